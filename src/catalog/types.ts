@@ -1,0 +1,43 @@
+import type * as z from 'zod';
+
+/**
+ * How fast a dataset's data changes; the client's cache time-to-live follows from it.
+ * `static` is for reference data such as directories.
+ */
+export type CacheClass = 'intraday' | 'daily' | 'filings' | 'static';
+
+export type QueryShape = Record<string, z.ZodType>;
+
+export interface DatasetDefinition {
+  /** Dotted operation id, as in the upstream OpenAPI document (`flow.ticker_overview`). */
+  readonly operationId: string;
+  /** Path under the base URL, with `{ticker}` where the ticker goes. */
+  readonly path: `/v1/${string}`;
+  readonly title: string;
+  /** What the dataset holds and when an agent should reach for it. */
+  readonly description: string;
+  /** Schema of the `{ticker}` path parameter, when the path has one. */
+  readonly ticker?: z.ZodType<string>;
+  /** Query parameters; names not in here are refused with VALIDATION_ERROR. Non-optional ones are required. */
+  readonly query: QueryShape;
+  /** Built on demand: the first request may answer 202 or READ_MODEL_UNAVAILABLE. */
+  readonly onDemand: boolean;
+  readonly cacheClass: CacheClass;
+  /** Only configured administrator user ids may call it (spec: endpoint 1). */
+  readonly adminOnly?: boolean;
+  /** Whether index underlyings (SPX, NDX, VIX...) are served; false answers INDEX_UNSUPPORTED. */
+  readonly indexesSupported?: boolean;
+  /** Days of history kept; a `from` older than this answers RANGE_TOO_DEEP. */
+  readonly retentionDays?: number;
+  /** A capability the service can switch off (SERVICE_DISABLED). */
+  readonly capability?: string;
+  /** Response schema, where the spec gives one. */
+  readonly response?: z.ZodType;
+}
+
+export interface MetaEndpoint {
+  readonly operationId: string;
+  readonly path: `/v1/${string}`;
+  readonly title: string;
+  readonly description: string;
+}
