@@ -57,6 +57,7 @@ test('a hostile string is quoted back short and without control or bidi characte
   const result = validateRequest(dataset('stocks.dividends'), hostile, {});
   assert.ok(!result.ok);
   assert.ok(result.refusal.message.length < 100, result.refusal.message);
+  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(result.refusal.message, /[\u0000-\u001f\u202e]/);
 });
 
