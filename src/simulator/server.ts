@@ -37,6 +37,9 @@ export interface SimulatorOptions {
 }
 
 export interface RequestRecord {
+  /** Arrival and answer instants (epoch ms). */
+  readonly at: number;
+  readonly doneAt: number;
   readonly method: string;
   readonly path: string;
   readonly query: string;
@@ -135,8 +138,11 @@ export class SimulatedApi {
     this.inFlightTotal += 1;
     this.maxInFlightSeen = Math.max(this.maxInFlightSeen, this.inFlightTotal);
 
+    const arrivedAt = Date.now();
     const finish = (reply: Reply): void => {
       this.requests.push({
+        at: arrivedAt,
+        doneAt: Date.now(),
         method,
         path: url.pathname,
         query: url.search,

@@ -1,0 +1,297 @@
+/**
+ * The one client every tool call goes through. It refuses what it can decide locally
+ * (missing config, latched quota, remembered SERVICE_DISABLED), answers from the cache,
+ * shares identical requests, and otherwise sends through the account limiter, retrying
+ * by the policy table within the call's deadline.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { missingForData, type Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { sanitizeText } from '../sanitize.js';
+import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
+import { ApiError, errorFromResponse } from './errors.js';
+import { abortError, AccountLimiter, type BudgetView } from './limiter.js';
+import { RETRY_POLICY, retryDelayMs } from './retry-policy.js';
+import { HttpTransport, type RawResponse } from './transport.js';
+
+export interface ResultMeta {
+  operation_id: string;
+  request_id: string | null;
+  cache_hit: boolean;
+  /** Seconds since this answer left the API (0 when fresh). */
+  age_seconds: number;
+  data_freshness_seconds: number | null;
+  next_cursor: string | null;
+  truncated: boolean;
+  notice: string | null;
+  rate_limit_remaining: number | null;
+  quota_remaining: number | null;
+  quota_remaining_pct: number | null;
+  data_source: string | null;
+}
+
+export interface ApiResult {
+  data: unknown;
+  meta: ResultMeta;
+}
+
+export interface ProgressEvent {
+  /** What the call waits for, in words an agent or a person can read. */
+  message: string;
+  waitMs: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the configured per-call deadline. */
+  deadlineMs?: number;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ClientDeps {
+  config: Config;
+  log: Logger;
+  /** Base URL to use in demo mode (the embedded simulator) or to override config. */
+  baseUrl?: string;
+  apiKey?: string;
+  limiter?: AccountLimiter;
+  now?: () => number;
+  random?: () => number;
+  userAgent?: string;
+}
+
+/** Where a request goes: a dataset with validated parameters, or a meta endpoint. */
+export interface RequestTarget {
+  operationId: string;
+  path: `/v1/${string}`;
+  ticker?: string | undefined;
+  query: QueryValues;
+  cacheTtlMs: number;
+  /** Key under which SERVICE_DISABLED is remembered. */
+  capability: string;
+}
+
+export class MarketDataClient {
+  readonly limiter: AccountLimiter;
+  private readonly transport: HttpTransport | undefined;
+  private readonly cache: ResponseCache<ApiResult>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly configProblem: string | undefined;
+
+  constructor(private readonly deps: ClientDeps) {
+    this.now = deps.now ?? Date.now;
+    this.random = deps.random ?? Math.random;
+    this.limiter = deps.limiter ?? new AccountLimiter({ now: this.now });
+    this.cache = new ResponseCache<ApiResult>(deps.config.cacheEntries, this.now);
+    const baseUrl = deps.baseUrl ?? deps.config.baseUrl;
+    const apiKey = deps.apiKey ?? deps.config.apiKey;
+    this.configProblem = deps.baseUrl && deps.apiKey ? undefined : missingForData(deps.config);
+    this.transport =
+      baseUrl && apiKey
+        ? new HttpTransport({ baseUrl, apiKey, maxResponseBytes: deps.config.maxResponseBytes, userAgent: deps.userAgent ?? 'market-data-mcp', connections: this.limiter.maxInFlight + 2 })
+        : undefined;
+  }
+
+  /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
+  dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
+    return this.request({ operationId: dataset.operationId, path: dataset.path, ticker, query, cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass], capability: dataset.capability ?? dataset.operationId }, options);
+  }
+
+  /** A free meta endpoint (discover, health, openapi.json). */
+  meta(path: '/v1/discover' | '/v1/health' | '/v1/openapi.json', options: CallOptions & { cacheTtlMs?: number } = {}): Promise<ApiResult> {
+    return this.request({ operationId: `meta.${path.slice(4).replace('.json', '')}`, path, query: {}, cacheTtlMs: options.cacheTtlMs ?? 0, capability: path }, options);
+  }
+
+  budget(): BudgetView & { cache_entries: number } {
+    return { ...this.limiter.view(), cache_entries: this.cache.size };
+  }
+
+  async close(): Promise<void> {
+    await this.limiter.close();
+    await this.transport?.close();
+  }
+
+  async request(target: RequestTarget, options: CallOptions = {}): Promise<ApiResult> {
+    const transport = this.transport;
+    if (!transport) {
+      throw new ApiError({ code: 'CONFIG_INVALID', status: null, message: 'The server has no API key or base URL configured.', hint: this.configProblem, local: true });
+    }
+    const disabledFor = this.limiter.disabledFor(target.capability);
+    if (disabledFor !== undefined) {
+      throw new ApiError({
+        code: 'SERVICE_DISABLED',
+        status: 503,
+        message: `This capability answered SERVICE_DISABLED recently; not asking again for ${disabledFor} s.`,
+        hint: 'Degrade: use another dataset for now and retry at low frequency.',
+        local: true,
+      });
+    }
+    const path = buildPath(target);
+    const key = requestKey(path, target.query);
+    const cached = target.cacheTtlMs > 0 ? this.cache.get(key) : undefined;
+    if (cached) {
+      const age = Math.max(0, Math.round((this.now() - cached.storedAt) / 1000));
+      this.deps.log.debug({ op: target.operationId, cache_hit: true, age_seconds: age }, 'cache hit');
+      return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
+    }
+    const deadline = this.now() + (options.deadlineMs ?? this.deps.config.deadlineMs);
+    const callerSignal = options.signal ?? new AbortController().signal;
+    const { promise } = this.cache.shared(key, (signal) => this.send(transport, target, `${path}${key.slice(path.length)}`, deadline, signal, options), withDeadline(callerSignal, deadline, this.now));
+    const result = await promise.catch((error: unknown) => {
+      throw error instanceof ApiError ? error : new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
+    });
+    if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);
+    return result;
+  }
+
+  private async send(transport: HttpTransport, target: RequestTarget, pathAndQuery: string, deadline: number, signal: AbortSignal, options: CallOptions): Promise<ApiResult> {
+    const retries = new Map<string, number>();
+    const progress = (message: string, waitMs: number): void => options.onProgress?.({ message, waitMs });
+    for (let attempt = 1; ; attempt += 1) {
+      const started = this.now();
+      const response = await this.limiter
+        .run(() => transport.get(pathAndQuery, signal), { signal, deadline, onWait: (ms) => progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms) })
+        .catch((error: unknown) => this.failure(error, signal));
+      if (response instanceof ApiError) {
+        if (response.local || response.code === 'CANCELLED' || response.code === 'DEADLINE_EXCEEDED') throw response;
+        await this.retryOrThrow(response, retries, deadline, signal, progress);
+        continue;
+      }
+      this.limiter.observe(response.limits);
+      const error = this.classify(response);
+      this.deps.log.info(
+        {
+          op: target.operationId,
+          status: response.status,
+          code: error?.code,
+          ms: this.now() - started,
+          request_id: response.requestId,
+          cache_hit: false,
+          attempt,
+          rate_remaining: response.limits.rateRemaining,
+          quota_remaining: response.limits.quotaRemaining,
+        },
+        'upstream request',
+      );
+      if (!error) return toResult(target.operationId, response);
+      if (error.code === 'NOT_READY') {
+        const rule = RETRY_POLICY.NOT_READY;
+        const wait = response.retryAfterSeconds !== undefined ? response.retryAfterSeconds * 1000 : retryDelayMs(rule, attempt, this.random);
+        if (this.now() + wait > deadline) throw error;
+        progress(`The API is building this dataset (202); checking again in ${Math.ceil(wait / 1000)} s.`, wait);
+        await sleep(wait, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) throw abortError(signal);
+        continue;
+      }
+      if (error.code === 'QUOTA_EXHAUSTED') this.limiter.latchQuota(response.limits.quotaResetAt ?? this.now() + (error.retryAfterSeconds ?? 3600) * 1000);
+      await this.retryOrThrow(error, retries, deadline, signal, progress, target);
+    }
+  }
+
+  /** Applies the policy table: returns after the wait when the call should go again, throws otherwise. */
+  private async retryOrThrow(
+    error: ApiError,
+    retries: Map<string, number>,
+    deadline: number,
+    signal: AbortSignal,
+    progress: (message: string, waitMs: number) => void,
+    target?: RequestTarget,
+  ): Promise<void> {
+    const rule = RETRY_POLICY[error.code];
+    if (rule.kind === 'remember-disabled' && target) this.limiter.rememberDisabled(target.capability, this.now() + rule.rememberMs);
+    if (rule.kind !== 'wait-server' && rule.kind !== 'jitter' && rule.kind !== 'backoff') throw error;
+    const used = (retries.get(error.code) ?? 0) + 1;
+    if (used > rule.maxRetries) throw error;
+    retries.set(error.code, used);
+    const wait = rule.kind === 'wait-server' ? (error.retryAfterSeconds ?? 1) * 1000 : retryDelayMs(rule, used, this.random);
+    if (this.now() + wait > deadline) {
+      // Answer now rather than let the host time the call out.
+      throw new ApiError({ code: error.code, status: error.status, message: error.message, hint: error.hint, recoverable: true, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), docsUrl: error.docsUrl, requestId: error.requestId, tags: error.tags });
+    }
+    if (rule.kind === 'wait-server' && rule.pauseAccount) {
+      // The whole account waits, not just this call: the limiter holds every queued job.
+      this.limiter.pause(this.now() + wait);
+      progress(`${error.code}: the account pauses for ${Math.ceil(wait / 1000)} s as the API asked.`, wait);
+      return;
+    }
+    progress(`${error.code}: retrying in ${Math.ceil(wait / 1000)} s.`, wait);
+    await sleep(wait, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) throw abortError(signal);
+  }
+
+  private failure(error: unknown, signal: AbortSignal): ApiError {
+    if (signal.aborted) return abortError(signal);
+    if (error instanceof ApiError) return error;
+    return new ApiError({ code: 'NETWORK_ERROR', status: null, message: 'The request failed before an answer arrived.' });
+  }
+
+  private classify(response: RawResponse): ApiError | undefined {
+    if (response.status === 200) {
+      if (response.bodyInvalid || typeof response.body !== 'object' || response.body === null) {
+        return new ApiError({ code: 'RESPONSE_INVALID', status: 200, message: 'The API answered 200 with a body that is not valid JSON.', hint: 'Retry later; report the request id if it persists.', requestId: response.requestId ?? null });
+      }
+      return undefined;
+    }
+    if (response.status === 202) {
+      const body = response.body as { retry_after_seconds?: unknown } | undefined;
+      const retry = typeof body?.retry_after_seconds === 'number' ? body.retry_after_seconds : response.retryAfterSeconds;
+      return new ApiError({ code: 'NOT_READY', status: 202, message: 'The API is still building this dataset (on-demand materialization).', hint: 'Call again shortly; waiting for it is not charged.', retryAfterSeconds: retry ?? 2, requestId: response.requestId ?? null });
+    }
+    return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
+  }
+}
+
+/** The path with its ticker encoded; nothing that could become a `.`/`..` segment survives. */
+function buildPath(target: RequestTarget): string {
+  if (!target.path.includes('{ticker}')) return target.path;
+  const ticker = target.ticker ?? '';
+  if (ticker === '' || ticker === '.' || ticker === '..' || ticker.includes('/')) {
+    throw new ApiError({ code: 'TICKER_INVALID', status: null, message: 'The ticker is missing or not a path segment.', local: true });
+  }
+  return target.path.replace('{ticker}', encodeURIComponent(ticker));
+}
+
+/** The caller's signal, plus the call's deadline, as one signal whose reason says which fired. */
+function withDeadline(signal: AbortSignal, deadline: number, now: () => number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new ApiError({ code: 'DEADLINE_EXCEEDED', status: null, message: 'The call ran out of time before the API answered.', hint: 'Retry; if it keeps happening, ask for less data.', recoverable: true, retryAfterSeconds: 1, local: true })),
+    Math.max(0, deadline - now()),
+  );
+  timer.unref();
+  const onAbort = (): void => {
+    clearTimeout(timer);
+    controller.abort(new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled by the client.', local: true }));
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return controller.signal;
+}
+
+function toResult(operationId: string, response: RawResponse): ApiResult {
+  const body = response.body as Record<string, unknown>;
+  const upstream = (typeof body['_meta'] === 'object' && body['_meta'] !== null ? body['_meta'] : {}) as Record<string, unknown>;
+  const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
+  const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  const data = '_meta' in body || 'data' in body ? body['data'] : body;
+  return {
+    data,
+    meta: {
+      operation_id: operationId,
+      request_id: str(upstream['request_id'], 100) ?? response.requestId ?? null,
+      cache_hit: false,
+      age_seconds: 0,
+      data_freshness_seconds: num(upstream['data_freshness_seconds']),
+      next_cursor: str(upstream['next_cursor'], 512),
+      truncated: upstream['truncated'] === true,
+      notice: str(upstream['notice']),
+      rate_limit_remaining: response.limits.rateRemaining ?? num(upstream['rate_limit_remaining']),
+      quota_remaining: response.limits.quotaRemaining ?? null,
+      quota_remaining_pct: num(upstream['quota_remaining_pct']),
+      data_source: str(upstream['data_source'], 100),
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * One validated Config from the environment and the command line. A problem names the
+ * variable and the fix; the API key is never echoed, whatever else is printed.
+ */
+import * as z from 'zod';
+import { LOG_LEVELS } from './log.js';
+
+export const ENV = {
+  apiKey: 'MARKET_DATA_API_KEY',
+  baseUrl: 'MARKET_DATA_BASE_URL',
+  logLevel: 'MARKET_DATA_LOG_LEVEL',
+  deadlineMs: 'MARKET_DATA_DEADLINE_MS',
+  maxResponseBytes: 'MARKET_DATA_MAX_RESPONSE_BYTES',
+  cacheEntries: 'MARKET_DATA_CACHE_ENTRIES',
+  toolsets: 'MARKET_DATA_TOOLSETS',
+  resultTokens: 'MARKET_DATA_RESULT_TOKENS',
+  demo: 'MARKET_DATA_DEMO',
+  cacheDir: 'MARKET_DATA_CACHE_DIR',
+} as const;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+const baseUrl = z
+  .string()
+  .transform((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not a URL; use e.g. https://api.example.com' });
+      return z.NEVER;
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+      ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts such as 127.0.0.1)' });
+      return z.NEVER;
+    }
+    if (url.username || url.password || url.search || url.hash) {
+      ctx.addIssue({ code: 'custom', message: 'must not carry credentials, a query or a fragment; the key goes in MARKET_DATA_API_KEY' });
+      return z.NEVER;
+    }
+    return url.origin + url.pathname.replace(/\/+$/, '');
+  });
+
+const integer = (min: number, max: number): z.ZodCoercedNumber => z.coerce.number().int().min(min).max(max);
+
+export const ConfigSchema = z.object({
+  /** Never printed. Absent: the server still starts and data tools answer CONFIG_INVALID. */
+  apiKey: z.string().trim().min(8, 'looks too short for an API key').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  baseUrl: baseUrl.optional(),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
+  /** Every tool call answers within this, a bit under the 60 s hosts commonly allow. */
+  deadlineMs: integer(1000, 600_000).default(50_000),
+  maxResponseBytes: integer(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+  cacheEntries: integer(0, 100_000).default(500),
+  toolsets: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .optional(),
+  resultTokens: integer(500, 200_000).default(8000),
+  demo: z.boolean().default(false),
+  cacheDir: z.string().optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export interface ConfigProblem {
+  readonly variable: string;
+  readonly message: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[] };
+
+/** Flags win over the environment. Empty variables count as unset (hosts often pass ""). */
+export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof Config, unknown>> = {}): ConfigResult {
+  const raw: Record<string, unknown> = {};
+  for (const [field, variable] of Object.entries(ENV)) {
+    const value = env[variable];
+    if (value !== undefined && value.trim() !== '') raw[field] = value;
+  }
+  if (typeof raw['demo'] === 'string') raw['demo'] = ['1', 'true', 'yes'].includes(String(raw['demo']).toLowerCase());
+  for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
+  const parsed = ConfigSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((issue) => {
+      const field = String(issue.path[0] ?? '');
+      const variable = ENV[field as keyof typeof ENV] ?? field;
+      // zod messages can quote the input; for the key, say only what is wrong.
+      return { variable, message: `${variable} ${field === 'apiKey' ? 'is not a valid API key' : issue.message}` };
+    }),
+  };
+}
+
+/** What a data call needs and is missing, as the fix a user can apply. */
+export function missingForData(config: Config): string | undefined {
+  if (config.demo) return undefined;
+  const missing = [!config.apiKey && ENV.apiKey, !config.baseUrl && ENV.baseUrl].filter(Boolean);
+  if (missing.length === 0) return undefined;
+  return `Set ${missing.join(' and ')} in the MCP server's environment (your host's server config), or start it with --demo to use the built-in simulator.`;
+}
