@@ -152,14 +152,18 @@ export class MarketDataClient {
     for (let attempt = 1; ; attempt += 1) {
       const started = this.now();
       const response = await this.limiter
-        .run(() => transport.get(pathAndQuery, signal), { signal, deadline, onWait: (ms) => progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms) })
+        .run(() => transport.get(pathAndQuery, signal), {
+          signal,
+          deadline,
+          limitsOf: (answer) => answer.limits,
+          onWait: (ms) => progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms),
+        })
         .catch((error: unknown) => this.failure(error, signal));
       if (response instanceof ApiError) {
         if (response.local || response.code === 'CANCELLED' || response.code === 'DEADLINE_EXCEEDED') throw response;
         await this.retryOrThrow(response, retries, deadline, signal, progress);
         continue;
       }
-      this.limiter.observe(response.limits);
       const error = this.classify(response);
       this.deps.log.info(
         {

@@ -1,9 +1,11 @@
 /**
- * One limiter per account. bottleneck holds the queue, the in-flight cap and a reservoir
- * of requests left in the server's rate window; the server's headers are the truth and
- * re-align the reservoir after every response. Nothing here refreshes on a timer of its
- * own choosing: the reservoir refills at the instant the server says its window resets,
- * or when a Retry-After pause ends.
+ * One limiter per account. bottleneck holds the queue and the in-flight cap. The budget
+ * of requests left in the server's rate window is counted here, synchronously: a job
+ * takes one unit of budget just before it sends, so no adjustment can race a send (an
+ * absolute bottleneck reservoir update is applied asynchronously and did race). The
+ * server's headers are the truth and re-align the budget after every response; it
+ * refills at the instant the server says its window resets, or when a Retry-After
+ * pause ends, never on a timer of its own choosing.
  */
 import Bottleneck from 'bottleneck';
 import { ApiError } from './errors.js';
@@ -57,21 +59,27 @@ export class AccountLimiter {
   private quota: { limit: number | null; remaining: number | null; resetAt: number | null } = { limit: null, remaining: null, resetAt: null };
   private quotaLatchedUntil: number | null = null;
   private readonly disabledUntil = new Map<string, number>();
-  private running = 0;
+  /** Jobs that took budget and have not had their answer yet: the server may not have counted them. */
+  private sending = 0;
+  private readonly budgetWaiters = new Set<() => void>();
+  private closed = false;
 
   constructor(options: LimiterOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 5;
     this.rateLimit = options.perWindow ?? 60;
     this.reservoir = this.rateLimit;
     this.now = options.now ?? Date.now;
-    this.bottleneck = new Bottleneck({ maxConcurrent: this.maxInFlight, reservoir: this.rateLimit });
+    this.bottleneck = new Bottleneck({ maxConcurrent: this.maxInFlight });
   }
 
   /**
    * Runs `send` (exactly one HTTP request) when the account has budget. Fails at once,
    * without a request, when the quota is latched or the wait would cross `deadline`.
    */
-  async run<T>(send: () => Promise<T>, options: { signal: AbortSignal; deadline: number; onWait?: (waitMs: number) => void }): Promise<T> {
+  async run<T>(
+    send: () => Promise<T>,
+    options: { signal: AbortSignal; deadline: number; onWait?: (waitMs: number) => void; limitsOf?: (answer: T) => LimitHeaders },
+  ): Promise<T> {
     this.assertQuotaOpen();
     const wait = this.expectedWaitMs();
     if (wait > 0) {
@@ -89,18 +97,16 @@ export class AccountLimiter {
       options.onWait?.(wait);
     }
     const job = this.bottleneck.schedule(async () => {
-      // A job whose caller is gone sends nothing and gives its budget back.
-      if (options.signal.aborted) {
-        this.reservoir += 1;
-        await this.bottleneck.incrementReservoir(1);
-        return undefined;
-      }
-      this.reservoir = Math.max(0, this.reservoir - 1);
-      this.running += 1;
+      // A job whose caller is gone sends nothing.
+      if (!(await this.takeBudget(options.signal))) return undefined;
+      this.sending += 1;
       try {
-        return { value: await send() };
+        const value = await send();
+        // Align before the slot frees: the next queued job must see the server's budget.
+        if (options.limitsOf) this.observe(options.limitsOf(value));
+        return { value };
       } finally {
-        this.running -= 1;
+        this.sending -= 1;
       }
     });
     const outcome = await raceAbort(job, options.signal);
@@ -112,8 +118,8 @@ export class AccountLimiter {
   observe(headers: LimitHeaders): void {
     if (headers.rateLimit !== undefined) this.rateLimit = headers.rateLimit;
     if (headers.rateRemaining !== undefined && headers.rateResetAt !== undefined) {
-      // Requests still in flight may not have been counted by the server yet.
-      const serverLeft = Math.max(0, headers.rateRemaining - Math.max(0, this.running - 1));
+      // Other requests already sent may not have been counted by the server yet.
+      const serverLeft = Math.max(0, headers.rateRemaining - Math.max(0, this.sending - 1));
       const paused = this.pausedUntil > this.now();
       if (this.windowResetAt === null || headers.rateResetAt > this.windowResetAt) {
         this.windowResetAt = headers.rateResetAt;
@@ -165,7 +171,7 @@ export class AccountLimiter {
       rate_remaining: this.reservoir,
       rate_window_resets_at: iso(this.windowResetAt),
       paused_until: this.pausedUntil > this.now() ? iso(this.pausedUntil) : null,
-      in_flight: this.running,
+      in_flight: this.sending,
       queued: counts.QUEUED + counts.RECEIVED,
       max_in_flight: this.maxInFlight,
       quota_limit: this.quota.limit,
@@ -177,7 +183,9 @@ export class AccountLimiter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.refillTimer);
+    for (const wake of [...this.budgetWaiters]) wake();
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 
@@ -204,14 +212,34 @@ export class AccountLimiter {
     const now = this.now();
     if (this.pausedUntil > now) return this.pausedUntil - now;
     const counts = this.bottleneck.counts();
-    const ahead = counts.QUEUED + counts.RECEIVED;
+    const ahead = counts.QUEUED + counts.RECEIVED + this.budgetWaiters.size;
     if (this.reservoir - ahead > 0 || this.refillAt === null) return 0;
     return Math.max(0, this.refillAt - now);
   }
 
   private setReservoir(value: number): void {
     this.reservoir = value;
-    this.bottleneck.updateSettings({ reservoir: value });
+    if (value > 0) for (const wake of [...this.budgetWaiters]) wake();
+  }
+
+  /** Takes one request of budget, waiting for a refill when it is spent; false if aborted first. */
+  private async takeBudget(signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted && !this.closed) {
+      if (this.reservoir > 0 && this.pausedUntil <= this.now()) {
+        this.reservoir -= 1;
+        return true;
+      }
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          this.budgetWaiters.delete(wake);
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.budgetWaiters.add(wake);
+        signal.addEventListener('abort', wake, { once: true });
+      });
+    }
+    return false;
   }
 
   private scheduleRefill(at: number): void {

@@ -133,7 +133,7 @@ function transportError(error: unknown, signal: AbortSignal): ApiError {
     return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
   }
   if (error instanceof ApiError) return error;
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : 'unknown';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : 'unknown';
   return new ApiError({
     code: 'NETWORK_ERROR',
     status: null,
