@@ -1,32 +1,76 @@
 #!/usr/bin/env node
 /**
- * Entry point. Kept thin: parse the command line, build the pieces, wire a transport.
- *   market-data-mcp simulator [--port N] [--host 127.0.0.1]
+ * Entry point, kept thin: parse the command line, build the runtime, wire a transport.
+ *   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]    stdio (default)
+ *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  Streamable HTTP
+ *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
  */
 import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
+import { createRuntime, packageVersion } from './runtime.js';
+import { serveHttp } from './transports/http.js';
+import { serveOverStdio } from './transports/stdio.js';
 import { startSimulator } from './simulator/server.js';
 
-const log = createLogger((process.env['MARKET_DATA_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
+const USAGE = `market-data-mcp ${packageVersion()}: MCP server for the Market Data Read API
+
+Usage:
+  market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]   serve MCP over stdio (default)
+  market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  serve MCP over Streamable HTTP
+  market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
+  market-data-mcp demo                                              a short scripted session on the simulator
+
+Environment: MARKET_DATA_API_KEY, MARKET_DATA_BASE_URL, MARKET_DATA_TOOLSETS, MARKET_DATA_LOG_LEVEL,
+MARKET_DATA_DEADLINE_MS, MARKET_DATA_RESULT_TOKENS, MARKET_DATA_DEMO. Logs go to stderr.`;
+
+function port(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`${flag} must be 0 to 65535, got ${value}`);
+  return parsed;
+}
 
 async function runSimulator(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } }, strict: true });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535, got ${values.port}`);
-  const sim = await startSimulator({ port, host: values.host });
+  const sim = await startSimulator({ port: port(values.port, '--port'), host: values.host });
   process.stderr.write(`Market Data Read API simulator listening on ${sim.url}\nTry: curl -H 'Authorization: Bearer sim-live-key' ${sim.url}/v1/derived/dealer-gex/SPY/history\n`);
   const stop = (): void => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
+async function runServer(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      demo: { type: 'boolean' },
+      http: { type: 'boolean' },
+      port: { type: 'string', default: '3000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      toolsets: { type: 'string' },
+      'hide-inaccessible': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    strict: true,
+  });
+  if (values.help || values.version) {
+    process.stderr.write(`${values.help ? USAGE : packageVersion()}\n`);
+    return;
+  }
+  const runtime = await createRuntime(process.env, { demo: values.demo, toolsets: values.toolsets, hideInaccessible: values['hide-inaccessible'] });
+  if (values.http) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host });
+  else serveOverStdio(runtime);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'simulator') return runSimulator(rest);
-  throw new Error(`Unknown command ${command ?? ''}`);
+  if (command === 'demo') return (await import('./demo.js')).runDemo();
+  return runServer(argv);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  log.fatal({ err: error }, 'market-data-mcp failed to start');
+  createLogger('info').fatal({ err: error instanceof Error ? { message: error.message } : String(error) }, 'market-data-mcp failed to start');
+  process.stderr.write(`market-data-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

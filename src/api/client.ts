@@ -10,26 +10,11 @@ import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
+import type { ResultMeta } from './result-meta.js';
 import { ApiError, errorFromResponse } from './errors.js';
 import { abortError, AccountLimiter, type BudgetView } from './limiter.js';
 import { RETRY_POLICY, retryDelayMs } from './retry-policy.js';
 import { HttpTransport, type RawResponse } from './transport.js';
-
-export interface ResultMeta {
-  operation_id: string;
-  request_id: string | null;
-  cache_hit: boolean;
-  /** Seconds since this answer left the API (0 when fresh). */
-  age_seconds: number;
-  data_freshness_seconds: number | null;
-  next_cursor: string | null;
-  truncated: boolean;
-  notice: string | null;
-  rate_limit_remaining: number | null;
-  quota_remaining: number | null;
-  quota_remaining_pct: number | null;
-  data_source: string | null;
-}
 
 export interface ApiResult {
   data: unknown;
@@ -43,10 +28,10 @@ export interface ProgressEvent {
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the configured per-call deadline. */
-  deadlineMs?: number;
-  onProgress?: (event: ProgressEvent) => void;
+  deadlineMs?: number | undefined;
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
 }
 
 export interface ClientDeps {
@@ -59,6 +44,8 @@ export interface ClientDeps {
   now?: () => number;
   random?: () => number;
   userAgent?: string;
+  /** A configuration problem to report as CONFIG_INVALID on every call (the server still starts). */
+  configProblem?: string | undefined;
 }
 
 /** Where a request goes: a dataset with validated parameters, or a meta endpoint. */
@@ -87,9 +74,9 @@ export class MarketDataClient {
     this.cache = new ResponseCache<ApiResult>(deps.config.cacheEntries, this.now);
     const baseUrl = deps.baseUrl ?? deps.config.baseUrl;
     const apiKey = deps.apiKey ?? deps.config.apiKey;
-    this.configProblem = deps.baseUrl && deps.apiKey ? undefined : missingForData(deps.config);
+    this.configProblem = deps.configProblem ?? (deps.baseUrl && deps.apiKey ? undefined : missingForData(deps.config));
     this.transport =
-      baseUrl && apiKey
+      baseUrl && apiKey && !deps.configProblem
         ? new HttpTransport({ baseUrl, apiKey, maxResponseBytes: deps.config.maxResponseBytes, userAgent: deps.userAgent ?? 'market-data-mcp', connections: this.limiter.maxInFlight + 2 })
         : undefined;
   }
@@ -116,7 +103,7 @@ export class MarketDataClient {
   async request(target: RequestTarget, options: CallOptions = {}): Promise<ApiResult> {
     const transport = this.transport;
     if (!transport) {
-      throw new ApiError({ code: 'CONFIG_INVALID', status: null, message: 'The server has no API key or base URL configured.', hint: this.configProblem, local: true });
+      throw new ApiError({ code: 'CONFIG_INVALID', status: null, message: 'The server is not configured to reach the API.', hint: this.configProblem, local: true });
     }
     const disabledFor = this.limiter.disabledFor(target.capability);
     if (disabledFor !== undefined) {

@@ -21,8 +21,9 @@ export const dealerSummary = z.object({
 
 export const dealerSnapshot = z.object({
   ticker: z.string(),
-  snapshot_at: z.iso.datetime({ offset: true }),
-  session_date_et: z.iso.date(),
+  // Formats, not regexes: the zod ISO regexes would add kilobytes to every tools/list.
+  snapshot_at: z.string().meta({ format: 'date-time' }),
+  session_date_et: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ format: 'date' }),
   state: z.string(),
   spot_usd: z.number(),
   strikes: z.array(dealerStrike),

@@ -13,7 +13,7 @@ export const OSI_CONTRACT_PATTERN = /^([A-Z][A-Z0-9.]{0,5})(\d{2})(\d{2})(\d{2})
 /** The code the API answers when a value of this schema is refused; VALIDATION_ERROR otherwise. */
 const refusalCodes = new WeakMap<z.ZodType, ApiErrorCode>();
 
-function refusedAs<T extends z.ZodType>(schema: T, code: ApiErrorCode): T {
+export function refusedAs<T extends z.ZodType>(schema: T, code: ApiErrorCode): T {
   refusalCodes.set(schema, code);
   return schema;
 }

@@ -1,0 +1,1 @@
+export async function runDemo(): Promise<void> { await Promise.resolve(); }

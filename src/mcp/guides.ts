@@ -1,0 +1,68 @@
+/** Resources (the API's own descriptions) and prompts that show an agent a good path. */
+import type { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { MarketDataClient } from '../api/client.js';
+import { buildOpenApiDocument } from '../catalog/index.js';
+import type { DatasetRegistry } from './registry.js';
+
+export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
+  server.registerResource('openapi', 'market-data://openapi.json', { title: 'Market Data Read API: OpenAPI document', description: "The upstream's /v1/openapi.json (the built-in catalog's when the upstream is unreachable).", mimeType: 'application/json' }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(registry.document() ?? buildOpenApiDocument(registry.datasets())) }],
+  }));
+  server.registerResource('discover', 'market-data://discover', { title: 'Market Data Read API: discover', description: "The key's access scope, datasets with coverage, and quota (free).", mimeType: 'application/json' }, async (uri) => {
+    const result = await client.meta('/v1/discover', { deadlineMs: 10_000 });
+    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result.data) }] };
+  });
+}
+
+export function registerPrompts(server: McpServer): void {
+  server.registerPrompt(
+    'dealer_positioning_briefing',
+    {
+      title: 'Dealer positioning briefing',
+      description: 'Brief one ticker: dealer gamma levels, volatility skew and short activity.',
+      argsSchema: z.object({ ticker: z.string().describe('Upper-case ticker of 1 to 5 letters, e.g. SPY') }),
+    },
+    ({ ticker }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: [
+              `Brief me on dealer positioning in ${ticker}.`,
+              `1. Call derived_dealer_gex_history with ticker=${ticker} and limit=1: report spot, king strike, gamma flip, call wall and put wall, and whether spot is above the flip (dealers long gamma, dampening) or below it (short gamma, amplifying).`,
+              `2. Call volatility_risk_reversal_skew for ${ticker} to say whether puts or calls are bid.`,
+              `3. Call shorts_volume_and_ratio for ${ticker} for the recent short ratio.`,
+              'Keep it to one short paragraph per step and a one-line conclusion. If a tool returns an error, follow its guidance instead of guessing numbers.',
+            ].join('\n'),
+          },
+        },
+      ],
+    }),
+  );
+  server.registerPrompt(
+    'short_squeeze_screen',
+    {
+      title: 'Short-squeeze screen',
+      description: 'Find heavily shorted names and check the best candidates.',
+      argsSchema: z.object({ min_short_float_pct: z.string().describe('Minimum short interest as percent of float, e.g. 20').optional() }),
+    },
+    ({ min_short_float_pct }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: [
+              `Screen for short-squeeze candidates.`,
+              `1. Call shorts_short_screener with min_short_float_pct=${min_short_float_pct ?? '20'}, limit=10 and fields=["ticker","short_float_pct","days_to_cover"].`,
+              '2. For the top three by days to cover, call shorts_volume_and_ratio to see whether short volume is rising.',
+              '3. Rank them with a one-line reason each. Every successful call costs one unit of quota: do not call more than needed.',
+            ].join('\n'),
+          },
+        },
+      ],
+    }),
+  );
+}

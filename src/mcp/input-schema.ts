@@ -1,0 +1,60 @@
+/**
+ * What a dataset tool advertises and how its arguments are checked. The advertised
+ * JSON Schema is a flat object with the spec's exact patterns and enums; the SDK's own
+ * validation is bypassed on purpose so that a bad ticker comes back as the API's own
+ * code (TICKER_INVALID, with "use SPY") instead of a generic schema message.
+ */
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { isRequiredParam, paramJsonSchema, type DatasetDefinition } from '../catalog/index.js';
+
+export type ToolArguments = Record<string, unknown>;
+type JsonSchemaObject = Record<string, unknown>;
+
+/** Projection is offered where rows are flat; the dealer history keeps its output schema whole. */
+export function supportsFields(dataset: DatasetDefinition): boolean {
+  return dataset.response === undefined;
+}
+
+export const FIELDS_PARAM = 'fields';
+
+export function toolInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  if (dataset.ticker) {
+    const { schema, description } = paramJsonSchema(dataset.ticker);
+    properties['ticker'] = { ...schema, ...(description ? { description } : {}) };
+    required.push('ticker');
+  }
+  for (const [name, zodSchema] of Object.entries(dataset.query)) {
+    const { schema, description } = paramJsonSchema(zodSchema);
+    properties[name] = { ...schema, ...(description ? { description } : {}) };
+    if (isRequiredParam(zodSchema)) required.push(name);
+  }
+  if (supportsFields(dataset)) {
+    properties[FIELDS_PARAM] = {
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-z0-9_]{1,60}$' },
+      maxItems: 30,
+      description: 'Only these fields of each row (e.g. ["ticker","short_float_pct"]); smaller results.',
+    };
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+/**
+ * A Standard Schema that advertises `json` and lets any object through to the handler,
+ * which validates against the catalog and answers with the API's error codes.
+ */
+export function advertisedSchema(json: JsonSchemaObject): StandardSchemaWithJSON<ToolArguments, ToolArguments> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'market-data-mcp',
+      validate: (value: unknown) =>
+        typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? { value: value as ToolArguments }
+          : { issues: [{ message: 'arguments must be a JSON object' }] },
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * stdio: stdout carries only MCP messages. The transport gets the real stdout; every
+ * other writer in the process (console.log in a dependency, a stray process.stdout.write)
+ * is sent to stderr instead, so nothing can corrupt the protocol channel.
+ */
+import { Writable } from 'node:stream';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { createServer } from '../mcp/server.js';
+import type { Runtime } from '../runtime.js';
+
+function claimStdout(): Writable {
+  // eslint-disable-next-line no-restricted-properties -- the one place that owns stdout
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout);
+  const protocol = new Writable({
+    write(chunk: Buffer | string, encoding, done) {
+      write(chunk, encoding, (error) => done(error ?? null));
+    },
+  });
+  const toStderr = (...args: Parameters<typeof process.stderr.write>): boolean => process.stderr.write(...(args as [string]));
+  stdout.write = toStderr as typeof stdout.write;
+  for (const method of ['log', 'info', 'debug'] as const) {
+    // eslint-disable-next-line no-console -- redirecting, not logging
+    console[method] = (...args: unknown[]) => process.stderr.write(`${args.map(String).join(' ')}\n`);
+  }
+  return protocol;
+}
+
+export function serveOverStdio(runtime: Runtime): void {
+  const transport = new StdioServerTransport(process.stdin, claimStdout());
+  const handle = serveStdio(() => createServer(runtime.deps, true), {
+    transport,
+    onerror: (error) => runtime.log.error({ err: { message: error.message } }, 'stdio transport error'),
+  });
+  const shutdown = (): void => {
+    void handle
+      .close()
+      .then(() => runtime.close())
+      .finally(() => process.exit(0));
+  };
+  process.stdin.once('end', shutdown);
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  runtime.log.info({ tools: runtime.registry.datasets().length + 1, demo: runtime.simulator !== undefined }, 'market-data-mcp serving on stdio');
+}
