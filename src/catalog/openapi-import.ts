@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { sanitizeText } from '../sanitize.js';
 import { DATASETS } from './datasets.js';
 import { paramJsonSchema } from './openapi.js';
-import { refusedAs } from './params.js';
+import { isRealCalendarDate, refusedAs } from './params.js';
 import type { CacheClass, DatasetDefinition } from './types.js';
 
 const OPERATION_ID = /^[a-z][a-z0-9_]{0,30}(\.[a-z0-9_]{1,40}){1,2}$/;
@@ -61,16 +61,29 @@ function cleanSchema(raw: unknown): Record<string, unknown> | undefined {
 }
 
 function toZod(name: string, schema: Record<string, unknown>, description: string | undefined, required: boolean): z.ZodType {
-  let converted: z.ZodType = z.fromJSONSchema(schema);
+  // zod turns format "date" into its own long ISO regex; keep the upstream's pattern and
+  // format as they are, and check real calendar dates the way the catalog does.
+  const { format, ...rest } = schema;
+  const values = rest['enum'];
+  // A one-value enum would come back from zod as `const`; build string enums directly.
+  let converted: z.ZodType =
+    Array.isArray(values) && values.length > 0 && values.every((v): v is string => typeof v === 'string') ? z.enum(values as [string, ...string[]]) : z.fromJSONSchema(rest);
+  if (format === 'date') converted = converted.refine((v) => typeof v === 'string' && isRealCalendarDate(v), { message: 'not a real calendar date' });
+  if (typeof format === 'string') converted = converted.meta({ format });
   if (description) converted = converted.describe(description);
   if (name === 'ticker' || name === 'tickers') converted = refusedAs(converted, 'TICKER_INVALID');
   if (name === 'contract') converted = refusedAs(converted, 'CONTRACT_SYMBOL_INVALID');
   return required ? converted : converted.optional();
 }
 
+/** JSON with keys sorted, so that key order never counts as a difference. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+}
+
 function sameParams(ours: DatasetDefinition, theirs: DatasetDefinition): boolean {
   const shape = (d: DatasetDefinition): string =>
-    JSON.stringify({
+    canonical({
       ticker: d.ticker ? paramJsonSchema(d.ticker).schema : null,
       query: Object.fromEntries(Object.entries(d.query).map(([k, v]) => [k, { ...paramJsonSchema(v).schema, required: !v.safeParse(undefined).success }])),
     });

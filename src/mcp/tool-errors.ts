@@ -41,7 +41,7 @@ function guidance(error: ApiError, action: NextAction): string {
   const wait = error.retryAfterSeconds;
   switch (action) {
     case 'fix_input':
-      return `${error.code}: ${error.message}${hint} Fix the arguments and call again; nothing was charged.`;
+      return `${error.code}: ${error.message}${hint} Fix the arguments (${error.action}) and call again; nothing was charged.`;
     case 'check_configuration':
       return `${error.code}: ${error.message}${hint} Retrying will not help; call api_status to check the key and its scope, or tell the user.`;
     case 'wait_for_quota_reset':

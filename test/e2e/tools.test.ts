@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DATASETS } from '../../src/catalog/index.js';
+import { withSimulator } from '../helpers/http.js';
+import { connectV1, connectV2 } from '../helpers/mcp.js';
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** The whole tools/list a host puts in the model's context; printed so a change shows. */
+const TOOLS_LIST_BUDGET_BYTES = 32 * 1024;
+const SNAPSHOT = fileURLToPath(new URL('../../../test/snapshots/tool-input-schemas.json', import.meta.url));
+
+const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
+  options_chain_history: { ticker: 'SPY', expiration: '2026-12-18', right: 'C' },
+  stocks_sector_tickers: { sector: 'Energy' },
+  market_correlations: { tickers: 'SPY,QQQ' },
+  macro_forex_rate: { pair: 'EURUSD' },
+};
+
+function argsFor(name: string, hasTicker: boolean): Record<string, unknown> {
+  return SAMPLE_ARGS[name] ?? (hasTicker ? { ticker: 'SPY' } : {});
+}
+
+test('every catalog dataset is a tool, and a valid call reaches its upstream path (v2 client over stdio)', async () => {
+  await withSimulator({}, async (sim) => {
+    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-admin-key' });
+    try {
+      const { tools } = await client.listTools();
+      const names = new Set(tools.map((t) => t.name));
+      for (const dataset of DATASETS) {
+        const name = dataset.operationId.replace('.', '_');
+        assert.ok(names.has(name), `tool ${name}`);
+        const before = sim.api.requests.length;
+        const result = await client.callTool({ name, arguments: argsFor(name, dataset.ticker !== undefined) });
+        assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        const expected = dataset.path.replace('{ticker}', 'SPY');
+        assert.ok(sim.api.requests.slice(before).some((r) => r.path === expected && r.status === 200), `${name} reached ${expected}`);
+      }
+      assert.ok(names.has('api_status'));
+    } finally {
+      await close();
+    }
+  });
+});
+
+test('tools/list passes a wire-level lint: flat object roots, names, descriptions, annotations, total size', async () => {
+  const { client, close } = await connectV2({ args: ['--demo'] });
+  try {
+    const { tools } = await client.listTools();
+    const size = Buffer.byteLength(JSON.stringify(tools));
+    process.stderr.write(`tools/list: ${tools.length} tools, ${size} bytes (budget ${TOOLS_LIST_BUDGET_BYTES})\n`);
+    assert.ok(size <= TOOLS_LIST_BUDGET_BYTES, `tools/list is ${size} bytes`);
+    for (const tool of tools) {
+      assert.match(tool.name, NAME);
+      assert.ok(tool.description && tool.description.length >= 40 && tool.description.length <= 600, `${tool.name} description length`);
+      const schema = tool.inputSchema as Record<string, unknown>;
+      assert.equal(schema['type'], 'object', `${tool.name} root is an object`);
+      for (const union of ['oneOf', 'anyOf', 'allOf', '$ref']) assert.ok(!(union in schema), `${tool.name} root has no ${union}`);
+      assert.equal(schema['additionalProperties'], false);
+      for (const [param, body] of Object.entries((schema['properties'] ?? {}) as Record<string, { description?: string }>)) {
+        assert.ok(body.description, `${tool.name}.${param} is described`);
+      }
+      assert.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`);
+      assert.equal(tool.annotations?.destructiveHint, false);
+      assert.equal(tool.annotations?.openWorldHint, true);
+    }
+    const dataTools = tools.filter((t) => t.name !== 'api_status');
+    assert.ok(dataTools.every((t) => /1 unit of the monthly quota/.test(t.description ?? '')), 'every data tool says what it costs');
+    assert.ok(tools.filter((t) => /on demand/i.test(t.description ?? '')).length >= 10, 'on-demand datasets say so');
+    const dealer = tools.find((t) => t.name === 'derived_dealer_gex_history');
+    assert.deepEqual((dealer?.inputSchema as { properties: Record<string, unknown> }).properties['ticker'], {
+      type: 'string',
+      pattern: '^[A-Z]{1,5}$',
+      description: 'Ticker of 1 to 5 upper-case letters, no suffix (e.g. SPY, QQQ, SPX).',
+    });
+    assert.ok(dealer?.outputSchema, 'the dealer GEX tool declares an output schema');
+  } finally {
+    await close();
+  }
+});
+
+test('every tool input schema matches the snapshot in test/snapshots (UPDATE_SNAPSHOTS=1 to accept a change)', async () => {
+  const { client, close } = await connectV2({ args: ['--demo'] });
+  try {
+    const { tools } = await client.listTools();
+    const current = Object.fromEntries([...tools].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.inputSchema]));
+    const text = `${JSON.stringify(current, null, 2)}\n`;
+    if (process.env['UPDATE_SNAPSHOTS'] === '1') writeFileSync(SNAPSHOT, text);
+    assert.deepEqual(JSON.parse(text), JSON.parse(readFileSync(SNAPSHOT, 'utf8')), 'a tool schema changed: review it, then run UPDATE_SNAPSHOTS=1 npm test');
+  } finally {
+    await close();
+  }
+});
+
+test('the legacy v1 SDK client lists the same tools and gets structured results', async () => {
+  const { client, close } = await connectV1({ args: ['--demo'] });
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, DATASETS.length + 1);
+    const ok = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 3 } });
+    assert.notEqual(ok.isError, true);
+    const structured = ok.structuredContent as { data: unknown[]; meta: { simulated: boolean; data_source: string } };
+    assert.equal(structured.data.length, 3);
+    assert.equal(structured.meta.simulated, true, 'demo results say they are simulated');
+    const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });
+    assert.equal(bad.isError, true);
+    assert.equal((bad.structuredContent as { error: { code: string } }).error.code, 'TICKER_INVALID');
+  } finally {
+    await close();
+  }
+});
+
+test('an unknown tool stays a protocol error', async () => {
+  const { client, close } = await connectV2({ args: ['--demo'] });
+  try {
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }));
+  } finally {
+    await close();
+  }
+});
