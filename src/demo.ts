@@ -1,1 +1,84 @@
-export async function runDemo(): Promise<void> { await Promise.resolve(); }
+/**
+ * `market-data-mcp demo`: a short scripted MCP session a person can read in a terminal.
+ * It starts this server in demo mode over stdio, exactly as a host would, and drives it
+ * with the official client: tools by toolset, SPY dealer gamma levels, the short
+ * screener, one structured error, and the budget from api_status.
+ */
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+interface Snapshot {
+  snapshot_at: string;
+  spot_usd: number;
+  summary: Record<string, number>;
+}
+
+// The demo is not the stdio server: its stdout is the terminal, for a person to read.
+// eslint-disable-next-line no-restricted-properties
+const print = (line = ''): boolean => process.stdout.write(`${line}\n`);
+const usd = (n: number): string => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+const billions = (n: number): string => `${n < 0 ? '-' : ''}$${(Math.abs(n) / 1e9).toFixed(2)}B`;
+
+export async function runDemo(): Promise<void> {
+  const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--demo'], env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' }, stderr: 'ignore' });
+  const client = new Client({ name: 'market-data-mcp-demo', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    print('market-data-mcp demo: an MCP session against the built-in simulator (synthetic data, no API key)');
+    print();
+    const { tools } = await client.listTools();
+    const byToolset = new Map<string, string[]>();
+    for (const tool of tools) {
+      const toolset = tool.name === 'api_status' ? 'status' : (tool.name.split('_')[0] ?? 'other');
+      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool.name]);
+    }
+    print(`${tools.length} tools, by toolset:`);
+    for (const [toolset, names] of [...byToolset].sort()) print(`  ${toolset.padEnd(14)}${names.join(', ')}`);
+    print();
+
+    const gex = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
+    const snapshot = (gex.structuredContent as { data: Snapshot[] } | undefined)?.data[0];
+    if (snapshot) {
+      const s = snapshot.summary;
+      const spot = snapshot.spot_usd;
+      const flip = s['gamma_flip_usd'] ?? spot;
+      print(`SPY dealer gamma exposure, snapshot ${snapshot.snapshot_at}:`);
+      print(`  spot            ${usd(spot)}`);
+      print(`  king strike     ${usd(s['king_strike_usd'] ?? 0)}   (largest absolute net GEX: price tends to pin here)`);
+      print(`  gamma flip      ${usd(flip)}   (spot ${spot >= flip ? 'above: dealers long gamma, moves dampened' : 'below: dealers short gamma, moves amplified'})`);
+      print(`  call wall       ${usd(s['call_wall_strike_usd'] ?? 0)}`);
+      print(`  put wall        ${usd(s['put_wall_strike_usd'] ?? 0)}`);
+      print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)}`);
+      print();
+    }
+
+    const screener = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5, fields: ['ticker', 'short_float_pct', 'days_to_cover'] } });
+    const rows = (screener.structuredContent as { data: { ticker: string; short_float_pct: number; days_to_cover: number }[] } | undefined)?.data ?? [];
+    print('Most shorted names (short interest as % of float):');
+    for (const row of rows) print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
+    print();
+
+    const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });
+    const error = (bad.structuredContent as { error: { code: string; action: string; hint: string } } | undefined)?.error;
+    print('A structured error: stocks_dividends with ticker "spy"');
+    print(`  code ${error?.code}, action ${error?.action}`);
+    print(`  hint: ${error?.hint}`);
+    print('  (refused before any request: nothing was sent or charged)');
+    print();
+
+    const status = await client.callTool({ name: 'api_status', arguments: {} });
+    const budget = (status.structuredContent as { budget: Record<string, number | string | null> } | undefined)?.budget;
+    if (budget) {
+      print('Budget, from api_status (free):');
+      print(`  requests left this minute  ${budget['rate_remaining']} of ${budget['rate_limit_per_window']}`);
+      print(`  monthly quota left         ${Number(budget['quota_remaining']).toLocaleString('en-US')} of ${Number(budget['quota_limit']).toLocaleString('en-US')} (resets ${budget['quota_resets_at']})`);
+      print(`  cached responses           ${budget['cache_entries']}`);
+    }
+    print();
+    print('Add it to your MCP host with MARKET_DATA_API_KEY and MARKET_DATA_BASE_URL set, or with --demo to keep exploring.');
+  } finally {
+    await client.close();
+  }
+}

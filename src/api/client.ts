@@ -10,7 +10,7 @@ import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
-import type { ResultMeta } from './result-meta.js';
+import { knownOnly, type ResultMeta } from './result-meta.js';
 import { ApiError, errorFromResponse } from './errors.js';
 import { abortError, AccountLimiter, type BudgetView } from './limiter.js';
 import { RETRY_POLICY, retryDelayMs } from './retry-policy.js';
@@ -270,7 +270,7 @@ function toResult(operationId: string, response: RawResponse): ApiResult {
   const data = '_meta' in body || 'data' in body ? body['data'] : body;
   return {
     data,
-    meta: {
+    meta: knownOnly<ResultMeta>({
       operation_id: operationId,
       request_id: str(upstream['request_id'], 100) ?? response.requestId ?? null,
       cache_hit: false,
@@ -283,6 +283,6 @@ function toResult(operationId: string, response: RawResponse): ApiResult {
       quota_remaining: response.limits.quotaRemaining ?? null,
       quota_remaining_pct: num(upstream['quota_remaining_pct']),
       data_source: str(upstream['data_source'], 100),
-    },
+    }),
   };
 }

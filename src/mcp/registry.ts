@@ -52,12 +52,15 @@ export class DatasetRegistry {
     return () => this.listeners.delete(listener);
   }
 
-  /** Loads the disk copy (fast), then asks the upstream, waiting at most `waitMs` for it. */
+  /**
+   * Loads the disk copy, then asks the upstream. With a disk copy the server starts at
+   * once and refreshes behind; without one it waits at most `waitMs` for the upstream.
+   */
   async start(waitMs: number): Promise<void> {
     const cached = await this.readDiskCopy();
     if (cached !== undefined) this.apply(cached, 'disk');
     const refresh = this.refresh();
-    await Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    if (cached === undefined) await Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
     const every = this.options.refreshMs ?? 15 * 60_000;
     this.timer = setInterval(() => void this.refresh(), every);
     this.timer.unref();

@@ -104,7 +104,7 @@ export function successResult(result: ApiResult, options: ShapeOptions): CallToo
   const data = options.fields && options.fields.length > 0 ? project(result.data, options.fields).data : result.data;
   const meta: ResultMeta = { ...result.meta, ...(options.simulated ? { simulated: true } : {}) };
   const metaSize = size(meta) + 300;
-  const fitted = fitToBudget(data, Math.max(1000, options.budgetTokens * CHARS_PER_TOKEN - metaSize), meta.next_cursor);
+  const fitted = fitToBudget(data, Math.max(1000, options.budgetTokens * CHARS_PER_TOKEN - metaSize), meta.next_cursor ?? null);
   const structured = { data: fitted.data, meta: fitted.trimmed ? { ...meta, truncated: true, trimmed: fitted.trimmed } : meta };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

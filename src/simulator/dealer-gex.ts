@@ -51,12 +51,13 @@ export function buildSnapshot(seed: number, entry: UniverseEntry, slot: Snapshot
   const step = strikeStep(spot);
   const center = Math.round(spot / step) * step;
   const flip = spot * (1 - 0.006 + sessionRandom() * 0.008);
-  const width = step * 6;
+  const width = step * 4;
   const scale = entry.spot * 2_000_000;
 
   const raw = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
     const strike = round(center + (i - Math.floor(STRIKES_PER_SNAPSHOT / 2)) * step);
-    const shape = ((strike - flip) / width) * Math.exp(-(((strike - spot) / (2 * width)) ** 2));
+    // Negative below the flip, positive above, concentrated within a few strikes of spot.
+    const shape = Math.tanh((strike - flip) / (2 * step)) * Math.exp(-(((strike - spot) / width) ** 2));
     return { strike, gex: Math.round(scale * (shape + (random() - 0.5) * 0.15)) };
   });
   const byStrength = [...raw].sort((a, b) => Math.abs(b.gex) - Math.abs(a.gex));
