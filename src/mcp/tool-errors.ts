@@ -62,19 +62,7 @@ export function errorResult(error: ApiError): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: guidance(error, action) }],
-    structuredContent: {
-      error: {
-        code: error.code,
-        status: error.status,
-        message: error.message,
-        hint: error.hint ?? null,
-        recoverable: error.recoverable,
-        retry_after_seconds: error.retryAfterSeconds ?? null,
-        action,
-        docs_url: error.docsUrl ?? null,
-        request_id: error.requestId,
-      },
-    },
+    structuredContent: { error: { ...error.toJSON(), action } },
   };
 }
 

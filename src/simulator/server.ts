@@ -5,14 +5,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_ERROR_CODES, buildOpenApiDocument, DATASETS, META_ENDPOINTS, scopeOf, toolsetOf, validateRequest, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { API_ERROR_CODES, DATASETS, META_ENDPOINTS, scopeOf, validateRequest, type ApiErrorCode, type DatasetDefinition } from '../catalog/index.js';
 import { ADMIN_USER_ID, AccountBook, builtInBook, type SimAccount, type SimKey } from './accounts.js';
-import { dealerHistoryPage, decodeCursor } from './dealer-gex.js';
+import { datasetReply, metaReply, type Reply } from './responses.js';
 import { errorEnvelope } from './envelope.js';
 import { FaultPlan, type Fault } from './faults.js';
 import { AccountLimits, FixedWindowCounter, SPEC_LIMITS, nextQuotaReset, type LimitSettings } from './limits.js';
-import { lookupTicker, shiftDate, toEt, UNIVERSE } from './market.js';
-import { generatePayload, summarize } from './synthetic.js';
+import { lookupTicker, shiftDate, toEt } from './market.js';
 
 export interface SimulatorOptions {
   port?: number;
@@ -50,13 +49,6 @@ export interface RequestRecord {
   readonly charged: boolean;
 }
 
-interface Reply {
-  status: number;
-  body: unknown;
-  code?: ApiErrorCode;
-  retryAfterSeconds?: number;
-  charged?: boolean;
-}
 
 const DOCS_PATH = '/docs/errors';
 
@@ -234,7 +226,7 @@ export class SimulatedApi {
 
     if (method !== 'GET') return { reply: fail('NOT_FOUND', { message: `${method} is not served: the API is read-only.`, hint: 'Use GET.' }) };
     if (!route) return { reply: fail('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' }) };
-    if (route.meta) return { reply: this.meta(route.meta, key, account, limits, now) };
+    if (route.meta) return { reply: metaReply(route.meta, { datasets: this.datasets, disabled: this.disabled, adminUserIds: this.adminUserIds, perWindow: this.limits.perWindow, inFlight: this.limits.inFlight }, key, account, limits, now) };
     const dataset = route.dataset;
     if (!dataset) return { reply: fail('NOT_FOUND') };
 
@@ -293,83 +285,7 @@ export class SimulatedApi {
       }
     }
 
-    return { reply: this.data(dataset, entry, checked.query, requestId, limits, now, fail), ...(fault ? { shape: fault } : {}) };
-  }
-
-  private data(
-    dataset: DatasetDefinition,
-    entry: ReturnType<typeof lookupTicker>,
-    query: QueryValues,
-    requestId: string,
-    limits: AccountLimits,
-    now: number,
-    fail: (code: ApiErrorCode, extra?: { message?: string; hint?: string }) => Reply,
-  ): Reply {
-    let data: unknown;
-    let nextCursor: string | null = null;
-    let freshness = 0;
-    if (dataset.operationId === 'derived.dealer_gex_history' && entry) {
-      const cursor = query['cursor'];
-      const offset = typeof cursor === 'string' ? decodeCursor(cursor, entry.ticker) : 0;
-      if (offset === undefined) return fail('VALIDATION_ERROR', { message: 'The cursor is invalid or belongs to another query.', hint: 'Use meta.next_cursor from the previous page of the same ticker, or drop cursor.' });
-      const page = dealerHistoryPage(this.seed, now, entry, offset, Number(query['limit'] ?? 6));
-      ({ data, nextCursor } = page);
-      freshness = page.freshnessSeconds;
-    } else {
-      const payload = generatePayload({ seed: this.seed, now, operationId: dataset.operationId, entry, query });
-      data = query['format'] === 'summary' ? summarize(payload) : payload;
-      freshness = dataset.cacheClass === 'intraday' ? 30 : 3600;
-    }
-    const quotaAfter = limits.quota.remaining(now) - 1;
-    const body = {
-      data,
-      _meta: {
-        request_id: requestId,
-        cache_hit: false,
-        data_freshness_seconds: freshness,
-        truncated: nextCursor !== null,
-        next_cursor: nextCursor,
-        notice: 'Simulated data from the market-data-mcp simulator; not market data.',
-        rate_limit_remaining: limits.rate.state(now).remaining,
-        quota_remaining_pct: Math.round((quotaAfter / limits.quota.limit) * 10000) / 100,
-        data_source: 'simulator',
-      },
-    };
-    if (Buffer.byteLength(JSON.stringify(body)) > this.ceilingBytes) {
-      return fail('RESPONSE_TOO_LARGE', { message: `The response would exceed the ${this.ceilingBytes}-byte ceiling.`, hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.' });
-    }
-    limits.quota.charge(now);
-    return { status: 200, body, charged: true };
-  }
-
-  private meta(operationId: string, key: SimKey, account: SimAccount, limits: AccountLimits, now: number): Reply {
-    if (operationId === 'meta.openapi') return { status: 200, body: buildOpenApiDocument(this.datasets) };
-    if (operationId === 'meta.health') return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: 'simulator' } };
-    return {
-      status: 200,
-      body: {
-        access_scope: key.scopes,
-        account_id: account.id,
-        data_source: 'simulator',
-        datasets: this.datasets.map((d) => ({
-          operation_id: d.operationId,
-          path: d.path,
-          toolset: toolsetOf(d),
-          scope: scopeOf(d),
-          on_demand: d.onDemand,
-          status: d.capability && this.disabled.has(d.capability) ? 'disabled' : 'ready',
-          accessible: key.scopes.includes(scopeOf(d)) && (!d.adminOnly || this.adminUserIds.has(account.userId)),
-          coverage: d.ticker ? { tickers: UNIVERSE.filter((u) => !u.isIndex || d.indexesSupported !== false).length } : { market_wide: true },
-        })),
-        capabilities: { dealer_heatmap: this.disabled.has('dealer_heatmap') ? 'disabled' : 'enabled' },
-        quota: {
-          monthly_limit: limits.quota.limit,
-          monthly_remaining: limits.quota.remaining(now),
-          resets_at: new Date(limits.quota.resetAtMs(now)).toISOString(),
-        },
-        limits: { requests_per_minute: this.limits.perWindow, in_flight: this.limits.inFlight },
-      },
-    };
+    return { reply: datasetReply({ seed: this.seed, ceilingBytes: this.ceilingBytes }, dataset, entry, checked.query, requestId, limits, now, fail), ...(fault ? { shape: fault } : {}) };
   }
 
   private async write(res: ServerResponse, reply: Reply, requestId: string, account: SimAccount | undefined, req: IncomingMessage, shape?: Fault): Promise<void> {

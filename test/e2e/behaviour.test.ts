@@ -3,23 +3,14 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import * as z from 'zod';
 import { resultMetaSchema } from '../../src/api/result-meta.js';
-import { dealerSnapshot, generalTicker, type DatasetDefinition } from '../../src/catalog/index.js';
+import { dealerSnapshot } from '../../src/catalog/index.js';
 import { sleep, withSimulator } from '../helpers/http.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
+import { ETF_FLOWS } from '../helpers/fixtures.js';
 
-const EXTRA: DatasetDefinition = {
-  operationId: 'etf.flows_by_ticker',
-  path: '/v1/etf/flows-by-ticker/{ticker}',
-  title: 'ETF flows',
-  description: 'Daily creations and redemptions of one ETF.',
-  ticker: generalTicker,
-  query: { days: z.coerce.number().int().min(1).max(90).describe('Days of history, 1 to 90.').optional() },
-  onDemand: false,
-  cacheClass: 'daily',
-};
 
 test('a dataset registered upstream that the catalog does not know becomes a tool with its parameters', async () => {
-  await withSimulator({ extraDatasets: [EXTRA] }, async (sim) => {
+  await withSimulator({ extraDatasets: [ETF_FLOWS] }, async (sim) => {
     const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
     try {
       const tool = (await client.listTools()).tools.find((t) => t.name === 'etf_flows_by_ticker');

@@ -2,22 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { buildOpenApiDocument, DATASETS, generalTicker, type DatasetDefinition } from '../../src/catalog/index.js';
+import { buildOpenApiDocument, DATASETS } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import { sleep, withSimulator } from '../helpers/http.js';
+import { ETF_FLOWS } from '../helpers/fixtures.js';
 
-const EXTRA: DatasetDefinition = {
-  operationId: 'etf.flows_by_ticker',
-  path: '/v1/etf/flows-by-ticker/{ticker}',
-  title: 'ETF flows',
-  description: 'Daily creations and redemptions of one ETF.',
-  ticker: generalTicker,
-  query: {},
-  onDemand: false,
-  cacheClass: 'daily',
-};
 
 test('a dataset registered upstream while the server runs becomes a tool and sends tools/list_changed', async () => {
   await withSimulator({}, async (sim) => {
@@ -31,7 +22,7 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
       await server.connect(serverTransport);
       await client.connect(clientTransport);
       assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'etf_flows_by_ticker'));
-      sim.api.registerDataset(EXTRA);
+      sim.api.registerDataset(ETF_FLOWS);
       await runtime.registry.refresh();
       for (let i = 0; i < 20 && changed === 0; i += 1) await sleep(25);
       assert.ok(changed >= 1, 'tools/list_changed was sent');

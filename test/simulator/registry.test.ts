@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as z from 'zod';
-import { DATASETS, generalTicker, META_ENDPOINTS, type DatasetDefinition } from '../../src/catalog/index.js';
+import { DATASETS, META_ENDPOINTS } from '../../src/catalog/index.js';
 import { KeyLimitReachedError } from '../../src/simulator/accounts.js';
 import { envelopeOf, get, withSimulator } from '../helpers/http.js';
+import { ETF_FLOWS } from '../helpers/fixtures.js';
 
 interface Doc {
   openapi: string;
@@ -11,16 +11,6 @@ interface Doc {
   paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] } }>;
 }
 
-const EXTRA: DatasetDefinition = {
-  operationId: 'etf.flows_by_ticker',
-  path: '/v1/etf/flows-by-ticker/{ticker}',
-  title: 'ETF flows',
-  description: 'Daily creations and redemptions of one ETF.',
-  ticker: generalTicker,
-  query: { days: z.coerce.number().int().min(1).max(90).describe('Days of history.').optional() },
-  onDemand: false,
-  cacheClass: 'daily',
-};
 
 test('/v1/openapi.json is OpenAPI 3.1.0 with every dataset, its dotted operation id and parameter schemas', async () => {
   await withSimulator({}, async (sim) => {
@@ -48,9 +38,9 @@ test('/v1/openapi.json is OpenAPI 3.1.0 with every dataset, its dotted operation
 });
 
 test('a dataset registered in the simulator appears in openapi, discover and the routes', async () => {
-  await withSimulator({ extraDatasets: [EXTRA] }, async (sim) => {
+  await withSimulator({ extraDatasets: [ETF_FLOWS] }, async (sim) => {
     const doc = (await get(sim, '/v1/openapi.json')).body as Doc;
-    assert.equal(doc.paths[EXTRA.path]?.get.operationId, 'etf.flows_by_ticker');
+    assert.equal(doc.paths[ETF_FLOWS.path]?.get.operationId, 'etf.flows_by_ticker');
     const discover = (await get(sim, '/v1/discover')).body as { datasets: { operation_id: string }[] };
     assert.ok(discover.datasets.some((d) => d.operation_id === 'etf.flows_by_ticker'));
     assert.equal((await get(sim, '/v1/etf/flows-by-ticker/SPY?days=5')).status, 200);
