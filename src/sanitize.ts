@@ -17,3 +17,13 @@ export function quoteValue(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return JSON.stringify(sanitizeText(text, 40));
 }
+
+/** Every string in an upstream payload, keys included, cleaned and capped; numbers and structure untouched. */
+export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
+  if (typeof value === 'string') return sanitizeText(value, maxLength);
+  if (Array.isArray(value)) return value.map((item) => sanitizeDeep(item, maxLength));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [sanitizeText(key, 100), sanitizeDeep(item, maxLength)]));
+  }
+  return value;
+}

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { sanitizeText } from '../sanitize.js';
+import { sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
 import { ApiError, errorFromResponse } from './errors.js';
@@ -267,7 +267,8 @@ function toResult(operationId: string, response: RawResponse): ApiResult {
   const upstream = (typeof body['_meta'] === 'object' && body['_meta'] !== null ? body['_meta'] : {}) as Record<string, unknown>;
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-  const data = '_meta' in body || 'data' in body ? body['data'] : body;
+  // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
+  const data = sanitizeDeep('_meta' in body || 'data' in body ? body['data'] : body);
   return {
     data,
     meta: knownOnly<ResultMeta>({

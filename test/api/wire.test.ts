@@ -17,6 +17,24 @@ test('malformed JSON in a 200 ends in RESPONSE_INVALID, not retried (it was char
   });
 });
 
+test('upstream strings reach the agent without control, zero-width or bidi characters, and capped', async () => {
+  await withSimulator({}, async (sim) => {
+    const { client, call } = makeClient(sim);
+    try {
+      const hostile = { data: [{ name: 'Ev\u202eil\u200b Corp\u0007', note: 'x'.repeat(5000), 'key\u2066': 1.5 }], _meta: { notice: 'ok\u200d', data_source: 'simulator' } };
+      sim.api.faults.inject({ kind: 'raw', status: 200, body: JSON.stringify(hostile), contentType: 'application/json' });
+      const result = await call('market.oi_change');
+      const [row] = result.data as Record<string, unknown>[];
+      assert.equal(row?.['name'], 'Evil Corp');
+      assert.ok(String(row?.['note']).length <= 2000);
+      assert.equal(row?.['key'], 1.5, 'numbers untouched, keys cleaned');
+      assert.equal(result.meta.notice, 'ok');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 test('an HTML 502 page maps to UPSTREAM_ERROR with a hint, after the backoff retries', async () => {
   await withSimulator({}, async (sim) => {
     const { client, call } = makeClient(sim);
