@@ -65,7 +65,7 @@ export class HttpTransport {
     };
     const result: Omit<RawResponse, 'body' | 'bodyInvalid'> = {
       status: response.statusCode,
-      limits: parseLimitHeaders(header),
+      limits: parseLimitHeaders(header, Date.now()),
       retryAfterSeconds: parseRetryAfter(header('retry-after')),
       requestId: header('x-request-id'),
     };
@@ -142,23 +142,38 @@ function transportError(error: unknown, signal: AbortSignal): ApiError {
   });
 }
 
-function parseLimitHeaders(header: (name: string) => string | undefined): LimitHeaders {
+/**
+ * Below this, a difference between the server's Date header (whole seconds) and the
+ * local clock is rounding, not skew.
+ */
+const SKEW_THRESHOLD_MS = 1500;
+
+/**
+ * The server's limit headers, with its reset instants moved onto the local clock: a
+ * server clock ahead of ours would otherwise make us wait too long, one behind would
+ * make us send into a window it has not reset yet.
+ */
+function parseLimitHeaders(header: (name: string) => string | undefined, localNow: number): LimitHeaders {
   const int = (name: string): number | undefined => {
     const value = header(name);
     if (value === undefined || value.trim() === '') return undefined;
     const parsed = Number(value);
     return Number.isFinite(parsed) ? parsed : undefined;
   };
+  const serverDate = Date.parse(header('date') ?? '');
+  // Date is truncated to the second: the server's time lies in [date, date + 1 s).
+  const skew = Number.isFinite(serverDate) ? serverDate + 500 - localNow : 0;
+  const toLocal = (serverInstant: number): number => (Math.abs(skew) > SKEW_THRESHOLD_MS ? serverInstant - skew : serverInstant);
   const resetEpoch = int('x-ratelimit-reset');
   const quotaReset = header('x-quota-reset-at');
   const quotaResetMs = quotaReset === undefined ? NaN : Date.parse(quotaReset);
   return {
     rateLimit: int('x-ratelimit-limit'),
     rateRemaining: int('x-ratelimit-remaining'),
-    rateResetAt: resetEpoch === undefined ? undefined : resetEpoch * 1000,
+    rateResetAt: resetEpoch === undefined ? undefined : toLocal(resetEpoch * 1000),
     quotaLimit: int('x-quota-limit'),
     quotaRemaining: int('x-quota-remaining'),
-    quotaResetAt: Number.isFinite(quotaResetMs) ? quotaResetMs : undefined,
+    quotaResetAt: Number.isFinite(quotaResetMs) ? toLocal(quotaResetMs) : undefined,
   };
 }
 

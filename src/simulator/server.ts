@@ -290,7 +290,8 @@ export class SimulatedApi {
 
   private async write(res: ServerResponse, reply: Reply, requestId: string, account: SimAccount | undefined, req: IncomingMessage, shape?: Fault): Promise<void> {
     const now = this.now();
-    const headers: Record<string, string> = { 'X-Request-Id': requestId, ...this.limitHeaders(account, req, now) };
+    // Date from the simulator's own clock, so tests can give it a skewed one.
+    const headers: Record<string, string> = { Date: new Date(now).toUTCString(), 'X-Request-Id': requestId, ...this.limitHeaders(account, req, now) };
     if (reply.retryAfterSeconds !== undefined && (reply.status === 429 || reply.status === 202 || reply.status === 503)) headers['Retry-After'] = String(reply.retryAfterSeconds);
     if (shape?.kind === 'raw') {
       res.writeHead(reply.status, { ...headers, 'Content-Type': shape.contentType, 'Content-Length': Buffer.byteLength(shape.body) });

@@ -36,6 +36,22 @@ test('a burst larger than the window budget completes with no 429, paced by the 
   });
 });
 
+for (const skewSeconds of [30, -30]) {
+  test(`a server clock ${skewSeconds > 0 ? 'ahead' : 'behind'} by ${Math.abs(skewSeconds)} s: the burst is still paced by the server's window, with no 429 and no extra wait`, async () => {
+    await withSimulator({ limits: { perWindow: 5, windowMs: 1500 }, now: () => Date.now() + skewSeconds * 1000 }, async (sim) => {
+      const { client, call } = makeClient(sim);
+      try {
+        const started = Date.now();
+        await Promise.all(TICKERS.slice(0, 12).map((t) => call('derived.dealer_gex_history', t, { limit: 1 })));
+        assert.deepEqual(sim.api.requests.filter((r) => r.status !== 200).map((r) => r.code), [], 'no request was refused');
+        assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
+
 for (const code of ['RATE_LIMITED', 'CIRCUIT_OPEN'] as const) {
   test(`a 429 ${code} pauses every queued call for Retry-After`, async () => {
     await withSimulator({}, async (sim) => {
