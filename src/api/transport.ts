@@ -162,7 +162,8 @@ function parseLimitHeaders(header: (name: string) => string | undefined, localNo
   };
   const serverDate = Date.parse(header('date') ?? '');
   // Date is truncated to the second: the server's time lies in [date, date + 1 s).
-  const skew = Number.isFinite(serverDate) ? serverDate + 500 - localNow : 0;
+  // Taking its start errs late, never early: an early refill would send into a spent window.
+  const skew = Number.isFinite(serverDate) ? serverDate - localNow : 0;
   const toLocal = (serverInstant: number): number => (Math.abs(skew) > SKEW_THRESHOLD_MS ? serverInstant - skew : serverInstant);
   const resetEpoch = int('x-ratelimit-reset');
   const quotaReset = header('x-quota-reset-at');
