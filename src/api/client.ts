@@ -116,6 +116,7 @@ export class MarketDataClient {
       });
     }
     const path = buildPath(target);
+    // The key is the request itself: path plus sorted query, also what is sent.
     const key = requestKey(path, target.query);
     const cached = target.cacheTtlMs > 0 ? this.cache.get(key) : undefined;
     if (cached) {
@@ -125,7 +126,7 @@ export class MarketDataClient {
     }
     const deadline = this.now() + (options.deadlineMs ?? this.deps.config.deadlineMs);
     const callerSignal = options.signal ?? new AbortController().signal;
-    const { promise } = this.cache.shared(key, (signal) => this.send(transport, target, `${path}${key.slice(path.length)}`, deadline, signal, options), withDeadline(callerSignal, deadline, this.now));
+    const { promise } = this.cache.shared(key, (signal) => this.send(transport, target, key, deadline, signal, options), withDeadline(callerSignal, deadline, this.now));
     const result = await promise.catch((error: unknown) => {
       throw error instanceof ApiError ? error : new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
     });
