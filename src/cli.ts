@@ -6,6 +6,7 @@
  *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
  */
 import { parseArgs } from 'node:util';
+import { ENV } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { serveHttp } from './transports/http.js';
@@ -20,8 +21,8 @@ Usage:
   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
   market-data-mcp demo                                              a short scripted session on the simulator
 
-Environment: MARKET_DATA_API_KEY, MARKET_DATA_BASE_URL, MARKET_DATA_TOOLSETS, MARKET_DATA_LOG_LEVEL,
-MARKET_DATA_DEADLINE_MS, MARKET_DATA_RESULT_TOKENS, MARKET_DATA_DEMO. Logs go to stderr.`;
+Environment: ${Object.values(ENV).join(', ')}.
+Logs go to stderr.`;
 
 function port(value: string, flag: string): number {
   const parsed = Number(value);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MarketDataClient } from './api/client.js';
-import { DATASETS } from './catalog/index.js';
+import { DATASETS, toolsetOf } from './catalog/index.js';
 import { ConfigSchema, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
@@ -66,7 +66,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
     toolsets: config.toolsets,
   });
-  const unknownToolsets = (config.toolsets ?? []).filter((t) => !DATASETS.some((d) => d.path.split('/')[2] === t));
+  const unknownToolsets = (config.toolsets ?? []).filter((t) => !DATASETS.some((d) => toolsetOf(d) === t));
   if (unknownToolsets.length > 0) log.warn({ unknownToolsets }, 'unknown toolsets in MARKET_DATA_TOOLSETS / --toolsets');
   if (baseUrl && !configProblem && (config.apiKey || simulator)) await registry.start(flags.registryWaitMs ?? 1500);
 

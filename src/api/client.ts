@@ -11,8 +11,8 @@ import type { Logger } from '../log.js';
 import { sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
-import { ApiError, errorFromResponse } from './errors.js';
-import { abortError, AccountLimiter, type BudgetView } from './limiter.js';
+import { abortError, ApiError, errorFromResponse } from './errors.js';
+import { AccountLimiter, type BudgetView } from './limiter.js';
 import { RETRY_POLICY, retryDelayMs } from './retry-policy.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 
@@ -46,6 +46,18 @@ export interface ClientDeps {
   userAgent?: string;
   /** A configuration problem to report as CONFIG_INVALID on every call (the server still starts). */
   configProblem?: string | undefined;
+}
+
+/** One call's retry state, shared by every attempt. */
+interface RetryContext {
+  retries: Map<string, number>;
+  deadline: number;
+  signal: AbortSignal;
+  /** Key under which SERVICE_DISABLED is remembered. */
+  capability: string;
+  /** From the answer being handled: when a QUOTA_EXHAUSTED lifts. */
+  quotaResetAt: number | undefined;
+  progress: (message: string, waitMs: number) => void;
 }
 
 /** Where a request goes: a dataset with validated parameters, or a meta endpoint. */
@@ -135,8 +147,14 @@ export class MarketDataClient {
   }
 
   private async send(transport: HttpTransport, target: RequestTarget, pathAndQuery: string, deadline: number, signal: AbortSignal, options: CallOptions): Promise<ApiResult> {
-    const retries = new Map<string, number>();
-    const progress = (message: string, waitMs: number): void => options.onProgress?.({ message, waitMs });
+    const call: RetryContext = {
+      retries: new Map<string, number>(),
+      deadline,
+      signal,
+      capability: target.capability,
+      quotaResetAt: undefined,
+      progress: (message, waitMs) => options.onProgress?.({ message, waitMs }),
+    };
     for (let attempt = 1; ; attempt += 1) {
       const started = this.now();
       const response = await this.limiter
@@ -144,12 +162,13 @@ export class MarketDataClient {
           signal,
           deadline,
           limitsOf: (answer) => answer.limits,
-          onWait: (ms) => progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms),
+          onWait: (ms) => call.progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms),
         })
         .catch((error: unknown) => this.failure(error, signal));
       if (response instanceof ApiError) {
-        if (response.local || response.code === 'CANCELLED' || response.code === 'DEADLINE_EXCEEDED') throw response;
-        await this.retryOrThrow(response, retries, deadline, signal, progress);
+        // Decided here without a request (latched quota, a wait past the deadline): final.
+        if (response.local) throw response;
+        await this.retryOrThrow(response, call);
         continue;
       }
       const error = this.classify(response);
@@ -168,49 +187,42 @@ export class MarketDataClient {
         'upstream request',
       );
       if (!error) return toResult(target.operationId, response);
-      if (error.code === 'NOT_READY') {
-        const rule = RETRY_POLICY.NOT_READY;
-        const wait = response.retryAfterSeconds !== undefined ? response.retryAfterSeconds * 1000 : retryDelayMs(rule, attempt, this.random);
-        if (this.now() + wait > deadline) throw error;
-        progress(`The API is building this dataset (202); checking again in ${Math.ceil(wait / 1000)} s.`, wait);
-        await sleep(wait, undefined, { signal }).catch(() => undefined);
-        if (signal.aborted) throw abortError(signal);
-        continue;
-      }
-      if (error.code === 'QUOTA_EXHAUSTED') this.limiter.latchQuota(response.limits.quotaResetAt ?? this.now() + (error.retryAfterSeconds ?? 3600) * 1000);
-      await this.retryOrThrow(error, retries, deadline, signal, progress, target);
+      await this.retryOrThrow(error, { ...call, quotaResetAt: response.limits.quotaResetAt });
     }
   }
 
   /** Applies the policy table: returns after the wait when the call should go again, throws otherwise. */
-  private async retryOrThrow(
-    error: ApiError,
-    retries: Map<string, number>,
-    deadline: number,
-    signal: AbortSignal,
-    progress: (message: string, waitMs: number) => void,
-    target?: RequestTarget,
-  ): Promise<void> {
+  private async retryOrThrow(error: ApiError, call: RetryContext): Promise<void> {
     const rule = RETRY_POLICY[error.code];
-    if (rule.kind === 'remember-disabled' && target) this.limiter.rememberDisabled(target.capability, this.now() + rule.rememberMs);
-    if (rule.kind !== 'wait-server' && rule.kind !== 'jitter' && rule.kind !== 'backoff') throw error;
-    const used = (retries.get(error.code) ?? 0) + 1;
-    if (used > rule.maxRetries) throw error;
-    retries.set(error.code, used);
-    const wait = rule.kind === 'wait-server' ? (error.retryAfterSeconds ?? 1) * 1000 : retryDelayMs(rule, used, this.random);
-    if (this.now() + wait > deadline) {
+    if (rule.kind === 'never') throw error;
+    if (rule.kind === 'latch-quota') {
+      this.limiter.latchQuota(call.quotaResetAt ?? this.now() + (error.retryAfterSeconds ?? 3600) * 1000);
+      throw error;
+    }
+    if (rule.kind === 'remember-disabled') {
+      this.limiter.rememberDisabled(call.capability, this.now() + rule.rememberMs);
+      throw error;
+    }
+    const used = (call.retries.get(error.code) ?? 0) + 1;
+    // A 202 is polled until the deadline: waiting for it costs nothing.
+    if (rule.kind !== 'poll' && used > rule.maxRetries) throw error;
+    call.retries.set(error.code, used);
+    const serverWait = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
+    const wait = rule.kind === 'wait-server' ? (serverWait ?? 1000) : rule.kind === 'poll' ? (serverWait ?? retryDelayMs(rule, used, this.random)) : retryDelayMs(rule, used, this.random);
+    if (this.now() + wait > call.deadline) {
       // Answer now rather than let the host time the call out.
       throw new ApiError({ code: error.code, status: error.status, message: error.message, hint: error.hint, recoverable: true, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), docsUrl: error.docsUrl, requestId: error.requestId, tags: error.tags });
     }
+    const seconds = Math.ceil(wait / 1000);
     if (rule.kind === 'wait-server' && rule.pauseAccount) {
       // The whole account waits, not just this call: the limiter holds every queued job.
       this.limiter.pause(this.now() + wait);
-      progress(`${error.code}: the account pauses for ${Math.ceil(wait / 1000)} s as the API asked.`, wait);
+      call.progress(`${error.code}: the account pauses for ${seconds} s as the API asked.`, wait);
       return;
     }
-    progress(`${error.code}: retrying in ${Math.ceil(wait / 1000)} s.`, wait);
-    await sleep(wait, undefined, { signal }).catch(() => undefined);
-    if (signal.aborted) throw abortError(signal);
+    call.progress(rule.kind === 'poll' ? `The API is building this dataset (202); checking again in ${seconds} s.` : `${error.code}: retrying in ${seconds} s.`, wait);
+    await sleep(wait, undefined, { signal: call.signal }).catch(() => undefined);
+    if (call.signal.aborted) throw abortError(call.signal);
   }
 
   private failure(error: unknown, signal: AbortSignal): ApiError {
@@ -229,7 +241,7 @@ export class MarketDataClient {
     if (response.status === 202) {
       const body = response.body as { retry_after_seconds?: unknown } | undefined;
       const retry = typeof body?.retry_after_seconds === 'number' ? body.retry_after_seconds : response.retryAfterSeconds;
-      return new ApiError({ code: 'NOT_READY', status: 202, message: 'The API is still building this dataset (on-demand materialization).', hint: 'Call again shortly; waiting for it is not charged.', retryAfterSeconds: retry ?? 2, requestId: response.requestId ?? null });
+      return new ApiError({ code: 'NOT_READY', status: 202, message: 'The API is still building this dataset (on-demand materialization).', hint: 'Call again shortly; waiting for it is not charged.', retryAfterSeconds: retry, requestId: response.requestId ?? null });
     }
     return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
   }

@@ -142,3 +142,10 @@ export function errorFromResponse(status: number, body: unknown, retryAfterHeade
     requestId: headerRequestId ?? null,
   });
 }
+
+/** The error for a call whose signal fired: the caller cancelled, or the deadline passed. */
+export function abortError(signal: AbortSignal): ApiError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ApiError) return reason;
+  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled before it finished.', local: true });
+}

@@ -8,7 +8,7 @@
  * pause ends, never on a timer of its own choosing.
  */
 import Bottleneck from 'bottleneck';
-import { ApiError } from './errors.js';
+import { abortError, ApiError } from './errors.js';
 
 export interface LimitHeaders {
   rateLimit?: number | undefined;
@@ -270,11 +270,4 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | und
       },
     );
   });
-}
-
-/** The error for a call whose signal fired: the caller cancelled, or the deadline passed. */
-export function abortError(signal: AbortSignal): ApiError {
-  const reason: unknown = signal.reason;
-  if (reason instanceof ApiError) return reason;
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled before it finished.', local: true });
 }

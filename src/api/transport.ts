@@ -4,7 +4,7 @@
  * body is read to the end or dumped; a body larger than the cap is cut off unread.
  */
 import { Pool } from 'undici';
-import { ApiError } from './errors.js';
+import { abortError, ApiError } from './errors.js';
 import type { LimitHeaders } from './limiter.js';
 
 export interface TransportOptions {
@@ -127,11 +127,7 @@ function errorInit(error: ApiError): ConstructorParameters<typeof ApiError>[0] {
 
 /** A failure below HTTP: the caller's abort or deadline, or the network. */
 function transportError(error: unknown, signal: AbortSignal): ApiError {
-  if (signal.aborted) {
-    const reason: unknown = signal.reason;
-    if (reason instanceof ApiError) return reason;
-    return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
-  }
+  if (signal.aborted) return abortError(signal);
   if (error instanceof ApiError) return error;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : 'unknown';
   return new ApiError({

@@ -17,7 +17,18 @@ export function supportsFields(dataset: DatasetDefinition): boolean {
 
 export const FIELDS_PARAM = 'fields';
 
+/** Converted once per dataset: HTTP builds a server per request and must not redo it. */
+const inputSchemas = new WeakMap<DatasetDefinition, JsonSchemaObject>();
+
 export function toolInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
+  const known = inputSchemas.get(dataset);
+  if (known) return known;
+  const schema = buildInputJsonSchema(dataset);
+  inputSchemas.set(dataset, schema);
+  return schema;
+}
+
+function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   if (dataset.ticker) {
