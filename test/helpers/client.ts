@@ -50,3 +50,13 @@ export async function rejection(promise: Promise<unknown>): Promise<import('../.
   }
   throw new Error('expected the call to fail');
 }
+
+/** Runs `run` with a client wired to `sim`, and closes the client afterwards. */
+export async function withClient<T>(sim: RunningSimulator, run: (client: TestClient) => Promise<T>, overrides: Partial<Config> = {}, key?: string): Promise<T> {
+  const wired = makeClient(sim, overrides, key);
+  try {
+    return await run(wired);
+  } finally {
+    await wired.client.close();
+  }
+}
