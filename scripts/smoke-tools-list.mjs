@@ -6,7 +6,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const [command, ...args] = process.argv.slice(2);
 const client = new Client({ name: 'smoke', version: '1.0.0' });
-await client.connect(new StdioClientTransport({ command, args, env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' }, stderr: 'inherit' }));
+await client.connect(
+  new StdioClientTransport({ command, args, env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' }, stderr: 'inherit' }),
+);
 const { tools } = await client.listTools();
 const call = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
 await client.close();

@@ -31,9 +31,15 @@ function port(value: string, flag: string): number {
 }
 
 async function runSimulator(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } },
+    strict: true,
+  });
   const sim = await startSimulator({ port: port(values.port, '--port'), host: values.host });
-  process.stderr.write(`Market Data Read API simulator listening on ${sim.url}\nTry: curl -H 'Authorization: Bearer sim-live-key' ${sim.url}/v1/derived/dealer-gex/SPY/history\n`);
+  process.stderr.write(
+    `Market Data Read API simulator listening on ${sim.url}\nTry: curl -H 'Authorization: Bearer sim-live-key' ${sim.url}/v1/derived/dealer-gex/SPY/history\n`,
+  );
   const stop = (): void => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -58,7 +64,11 @@ async function runServer(args: string[]): Promise<void> {
     process.stderr.write(`${values.help ? USAGE : packageVersion()}\n`);
     return;
   }
-  const runtime = await createRuntime(process.env, { demo: values.demo, toolsets: values.toolsets, hideInaccessible: values['hide-inaccessible'] });
+  const runtime = await createRuntime(process.env, {
+    demo: values.demo,
+    toolsets: values.toolsets,
+    hideInaccessible: values['hide-inaccessible'],
+  });
   if (values.http) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host });
   else serveOverStdio(runtime);
 }
@@ -71,7 +81,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  createLogger('info').fatal({ err: error instanceof Error ? { message: error.message } : String(error) }, 'market-data-mcp failed to start');
+  createLogger('info').fatal(
+    { err: error instanceof Error ? { message: error.message } : String(error) },
+    'market-data-mcp failed to start',
+  );
   process.stderr.write(`market-data-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -24,32 +24,35 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-const baseUrl = z
-  .string()
-  .transform((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not a URL; use e.g. https://api.example.com' });
-      return z.NEVER;
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-      ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts such as 127.0.0.1)' });
-      return z.NEVER;
-    }
-    if (url.username || url.password || url.search || url.hash) {
-      ctx.addIssue({ code: 'custom', message: 'must not carry credentials, a query or a fragment; the key goes in MARKET_DATA_API_KEY' });
-      return z.NEVER;
-    }
-    return url.origin + url.pathname.replace(/\/+$/, '');
-  });
+const baseUrl = z.string().transform((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a URL; use e.g. https://api.example.com' });
+    return z.NEVER;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts such as 127.0.0.1)' });
+    return z.NEVER;
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    ctx.addIssue({ code: 'custom', message: 'must not carry credentials, a query or a fragment; the key goes in MARKET_DATA_API_KEY' });
+    return z.NEVER;
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+});
 
 const integer = (min: number, max: number): z.ZodCoercedNumber => z.coerce.number().int().min(min).max(max);
 
 export const ConfigSchema = z.object({
   /** Never printed. Absent: the server still starts and data tools answer CONFIG_INVALID. */
-  apiKey: z.string().trim().min(8, 'looks too short for an API key').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  apiKey: z
+    .string()
+    .trim()
+    .min(8, 'looks too short for an API key')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   baseUrl: baseUrl.optional(),
   logLevel: z.enum(LOG_LEVELS).default('info'),
   /** Every tool call answers within this, a bit under the 60 s hosts commonly allow. */
@@ -58,7 +61,12 @@ export const ConfigSchema = z.object({
   cacheEntries: integer(0, 100_000).default(500),
   toolsets: z
     .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .optional(),
   resultTokens: integer(500, 200_000).default(8000),
   demo: z.boolean().default(false),

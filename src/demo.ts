@@ -22,7 +22,12 @@ const billions = (n: number): string => `${n < 0 ? '-' : ''}$${(Math.abs(n) / 1e
 
 export async function runDemo(): Promise<void> {
   const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--demo'], env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, '--demo'],
+    env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'market-data-mcp-demo', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -47,17 +52,25 @@ export async function runDemo(): Promise<void> {
       print(`SPY dealer gamma exposure, snapshot ${snapshot.snapshot_at}:`);
       print(`  spot            ${usd(spot)}`);
       print(`  king strike     ${usd(s['king_strike_usd'] ?? 0)}   (largest absolute net GEX: price tends to pin here)`);
-      print(`  gamma flip      ${usd(flip)}   (spot ${spot >= flip ? 'above: dealers long gamma, moves dampened' : 'below: dealers short gamma, moves amplified'})`);
+      print(
+        `  gamma flip      ${usd(flip)}   (spot ${spot >= flip ? 'above: dealers long gamma, moves dampened' : 'below: dealers short gamma, moves amplified'})`,
+      );
       print(`  call wall       ${usd(s['call_wall_strike_usd'] ?? 0)}`);
       print(`  put wall        ${usd(s['put_wall_strike_usd'] ?? 0)}`);
       print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)}`);
       print();
     }
 
-    const screener = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5, fields: ['ticker', 'short_float_pct', 'days_to_cover'] } });
-    const rows = (screener.structuredContent as { data: { ticker: string; short_float_pct: number; days_to_cover: number }[] } | undefined)?.data ?? [];
+    const screener = await client.callTool({
+      name: 'shorts_short_screener',
+      arguments: { limit: 5, fields: ['ticker', 'short_float_pct', 'days_to_cover'] },
+    });
+    const rows =
+      (screener.structuredContent as { data: { ticker: string; short_float_pct: number; days_to_cover: number }[] } | undefined)?.data ??
+      [];
     print('Most shorted names (short interest as % of float):');
-    for (const row of rows) print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
+    for (const row of rows)
+      print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
     print();
 
     const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });
@@ -73,7 +86,9 @@ export async function runDemo(): Promise<void> {
     if (budget) {
       print('Budget, from api_status (free):');
       print(`  requests left this minute  ${budget['rate_remaining']} of ${budget['rate_limit_per_window']}`);
-      print(`  monthly quota left         ${Number(budget['quota_remaining']).toLocaleString('en-US')} of ${Number(budget['quota_limit']).toLocaleString('en-US')} (resets ${budget['quota_resets_at']})`);
+      print(
+        `  monthly quota left         ${Number(budget['quota_remaining']).toLocaleString('en-US')} of ${Number(budget['quota_limit']).toLocaleString('en-US')} (resets ${budget['quota_resets_at']})`,
+      );
       print(`  cached responses           ${budget['cache_entries']}`);
     }
     print();

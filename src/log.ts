@@ -21,6 +21,9 @@ export const REDACT_PATHS = [
   'key',
 ];
 
-export function createLogger(level: LogLevel = 'info', destination: pino.DestinationStream = pino.destination({ dest: 2, sync: true })): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  destination: pino.DestinationStream = pino.destination({ dest: 2, sync: true }),
+): Logger {
   return pino({ level, base: { name: 'market-data-mcp' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
 }

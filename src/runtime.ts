@@ -47,7 +47,11 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   const config = loaded.ok ? loaded.config : ConfigSchema.parse({ demo: flags.demo ?? false });
   const log = createLogger(config.logLevel);
   const configProblem = loaded.ok ? undefined : loaded.problems.map((p) => p.message).join('; ');
-  if (configProblem) log.error({ problems: loaded.ok ? [] : loaded.problems }, 'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed');
+  if (configProblem)
+    log.error(
+      { problems: loaded.ok ? [] : loaded.problems },
+      'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed',
+    );
 
   const simulator = config.demo ? await startSimulator({ port: 0, host: '127.0.0.1', ...flags.simulator }) : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;

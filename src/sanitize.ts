@@ -4,8 +4,9 @@
  */
 // C0/C1 controls except tab and newline, zero-width characters, bidi embeddings,
 // overrides and isolates, the BOM, and the line/paragraph separators.
-// eslint-disable-next-line no-control-regex
-const HIDDEN_OR_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const HIDDEN_OR_CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 
 export function sanitizeText(value: string, maxLength = 2000): string {
   const clean = value.replace(HIDDEN_OR_CONTROL, '');
@@ -14,7 +15,7 @@ export function sanitizeText(value: string, maxLength = 2000): string {
 
 /** A user-supplied value quoted back in an error: short and printable. */
 export function quoteValue(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return JSON.stringify(sanitizeText(text, 40));
 }
 

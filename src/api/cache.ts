@@ -28,7 +28,10 @@ export class ResponseCache<T extends object> {
   private readonly entries: LRUCache<string, CachedEntry<T>> | undefined;
   private readonly underWay = new Map<string, Flight<T>>();
 
-  constructor(maxEntries: number, private readonly now: () => number = Date.now) {
+  constructor(
+    maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.entries = maxEntries > 0 ? new LRUCache<string, CachedEntry<T>>({ max: maxEntries, ttlAutopurge: false }) : undefined;
   }
 
@@ -92,7 +95,11 @@ export class ResponseCache<T extends object> {
 
 /** Path plus query sorted by name: the same request always has the same key. */
 export function requestKey(path: string, query: Readonly<Record<string, string | number>>): string {
-  const search = new URLSearchParams(Object.entries(query).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]): [string, string] => [k, String(v)]));
+  const search = new URLSearchParams(
+    Object.entries(query)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]): [string, string] => [k, String(v)]),
+  );
   const text = search.toString();
   return text ? `${path}?${text}` : path;
 }

@@ -89,18 +89,37 @@ export class MarketDataClient {
     this.configProblem = deps.configProblem ?? (deps.baseUrl && deps.apiKey ? undefined : missingForData(deps.config));
     this.transport =
       baseUrl && apiKey && !deps.configProblem
-        ? new HttpTransport({ baseUrl, apiKey, maxResponseBytes: deps.config.maxResponseBytes, userAgent: deps.userAgent ?? 'market-data-mcp', connections: this.limiter.maxInFlight + 2 })
+        ? new HttpTransport({
+            baseUrl,
+            apiKey,
+            maxResponseBytes: deps.config.maxResponseBytes,
+            userAgent: deps.userAgent ?? 'market-data-mcp',
+            connections: this.limiter.maxInFlight + 2,
+          })
         : undefined;
   }
 
   /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
   dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
-    return this.request({ operationId: dataset.operationId, path: dataset.path, ticker, query, cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass], capability: dataset.capability ?? dataset.operationId }, options);
+    return this.request(
+      {
+        operationId: dataset.operationId,
+        path: dataset.path,
+        ticker,
+        query,
+        cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
+        capability: dataset.capability ?? dataset.operationId,
+      },
+      options,
+    );
   }
 
   /** A free meta endpoint (discover, health, openapi.json). */
   meta(path: '/v1/discover' | '/v1/health' | '/v1/openapi.json', options: CallOptions & { cacheTtlMs?: number } = {}): Promise<ApiResult> {
-    return this.request({ operationId: `meta.${path.slice(4).replace('.json', '')}`, path, query: {}, cacheTtlMs: options.cacheTtlMs ?? 0, capability: path }, options);
+    return this.request(
+      { operationId: `meta.${path.slice(4).replace('.json', '')}`, path, query: {}, cacheTtlMs: options.cacheTtlMs ?? 0, capability: path },
+      options,
+    );
   }
 
   budget(): BudgetView & { cache_entries: number } {
@@ -115,7 +134,13 @@ export class MarketDataClient {
   async request(target: RequestTarget, options: CallOptions = {}): Promise<ApiResult> {
     const transport = this.transport;
     if (!transport) {
-      throw new ApiError({ code: 'CONFIG_INVALID', status: null, message: 'The server is not configured to reach the API.', hint: this.configProblem, local: true });
+      throw new ApiError({
+        code: 'CONFIG_INVALID',
+        status: null,
+        message: 'The server is not configured to reach the API.',
+        hint: this.configProblem,
+        local: true,
+      });
     }
     const disabledFor = this.limiter.disabledFor(target.capability);
     if (disabledFor !== undefined) {
@@ -138,7 +163,11 @@ export class MarketDataClient {
     }
     const deadline = this.now() + (options.deadlineMs ?? this.deps.config.deadlineMs);
     const callerSignal = options.signal ?? new AbortController().signal;
-    const { promise } = this.cache.shared(key, (signal) => this.send(transport, target, key, deadline, signal, options), withDeadline(callerSignal, deadline, this.now));
+    const { promise } = this.cache.shared(
+      key,
+      (signal) => this.send(transport, target, key, deadline, signal, options),
+      withDeadline(callerSignal, deadline, this.now),
+    );
     const result = await promise.catch((error: unknown) => {
       throw error instanceof ApiError ? error : new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
     });
@@ -146,7 +175,14 @@ export class MarketDataClient {
     return result;
   }
 
-  private async send(transport: HttpTransport, target: RequestTarget, pathAndQuery: string, deadline: number, signal: AbortSignal, options: CallOptions): Promise<ApiResult> {
+  private async send(
+    transport: HttpTransport,
+    target: RequestTarget,
+    pathAndQuery: string,
+    deadline: number,
+    signal: AbortSignal,
+    options: CallOptions,
+  ): Promise<ApiResult> {
     const call: RetryContext = {
       retries: new Map<string, number>(),
       deadline,
@@ -208,10 +244,25 @@ export class MarketDataClient {
     if (rule.kind !== 'poll' && used > rule.maxRetries) throw error;
     call.retries.set(error.code, used);
     const serverWait = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
-    const wait = rule.kind === 'wait-server' ? (serverWait ?? 1000) : rule.kind === 'poll' ? (serverWait ?? retryDelayMs(rule, used, this.random)) : retryDelayMs(rule, used, this.random);
+    const wait =
+      rule.kind === 'wait-server'
+        ? (serverWait ?? 1000)
+        : rule.kind === 'poll'
+          ? (serverWait ?? retryDelayMs(rule, used, this.random))
+          : retryDelayMs(rule, used, this.random);
     if (this.now() + wait > call.deadline) {
       // Answer now rather than let the host time the call out.
-      throw new ApiError({ code: error.code, status: error.status, message: error.message, hint: error.hint, recoverable: true, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), docsUrl: error.docsUrl, requestId: error.requestId, tags: error.tags });
+      throw new ApiError({
+        code: error.code,
+        status: error.status,
+        message: error.message,
+        hint: error.hint,
+        recoverable: true,
+        retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
+        docsUrl: error.docsUrl,
+        requestId: error.requestId,
+        tags: error.tags,
+      });
     }
     const seconds = Math.ceil(wait / 1000);
     if (rule.kind === 'wait-server' && rule.pauseAccount) {
@@ -220,7 +271,12 @@ export class MarketDataClient {
       call.progress(`${error.code}: the account pauses for ${seconds} s as the API asked.`, wait);
       return;
     }
-    call.progress(rule.kind === 'poll' ? `The API is building this dataset (202); checking again in ${seconds} s.` : `${error.code}: retrying in ${seconds} s.`, wait);
+    call.progress(
+      rule.kind === 'poll'
+        ? `The API is building this dataset (202); checking again in ${seconds} s.`
+        : `${error.code}: retrying in ${seconds} s.`,
+      wait,
+    );
     await sleep(wait, undefined, { signal: call.signal }).catch(() => undefined);
     if (call.signal.aborted) throw abortError(call.signal);
   }
@@ -234,14 +290,27 @@ export class MarketDataClient {
   private classify(response: RawResponse): ApiError | undefined {
     if (response.status === 200) {
       if (response.bodyInvalid || typeof response.body !== 'object' || response.body === null) {
-        return new ApiError({ code: 'RESPONSE_INVALID', status: 200, message: 'The API answered 200 with a body that is not valid JSON.', hint: 'Retry later; report the request id if it persists.', requestId: response.requestId ?? null });
+        return new ApiError({
+          code: 'RESPONSE_INVALID',
+          status: 200,
+          message: 'The API answered 200 with a body that is not valid JSON.',
+          hint: 'Retry later; report the request id if it persists.',
+          requestId: response.requestId ?? null,
+        });
       }
       return undefined;
     }
     if (response.status === 202) {
       const body = response.body as { retry_after_seconds?: unknown } | undefined;
       const retry = typeof body?.retry_after_seconds === 'number' ? body.retry_after_seconds : response.retryAfterSeconds;
-      return new ApiError({ code: 'NOT_READY', status: 202, message: 'The API is still building this dataset (on-demand materialization).', hint: 'Call again shortly; waiting for it is not charged.', retryAfterSeconds: retry, requestId: response.requestId ?? null });
+      return new ApiError({
+        code: 'NOT_READY',
+        status: 202,
+        message: 'The API is still building this dataset (on-demand materialization).',
+        hint: 'Call again shortly; waiting for it is not charged.',
+        retryAfterSeconds: retry,
+        requestId: response.requestId ?? null,
+      });
     }
     return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
   }
@@ -261,7 +330,18 @@ function buildPath(target: RequestTarget): string {
 function withDeadline(signal: AbortSignal, deadline: number, now: () => number): AbortSignal {
   const controller = new AbortController();
   const timer = setTimeout(
-    () => controller.abort(new ApiError({ code: 'DEADLINE_EXCEEDED', status: null, message: 'The call ran out of time before the API answered.', hint: 'Retry; if it keeps happening, ask for less data.', recoverable: true, retryAfterSeconds: 1, local: true })),
+    () =>
+      controller.abort(
+        new ApiError({
+          code: 'DEADLINE_EXCEEDED',
+          status: null,
+          message: 'The call ran out of time before the API answered.',
+          hint: 'Retry; if it keeps happening, ask for less data.',
+          recoverable: true,
+          retryAfterSeconds: 1,
+          local: true,
+        }),
+      ),
     Math.max(0, deadline - now()),
   );
   timer.unref();

@@ -10,7 +10,10 @@ export const CLIENT_ERROR_CODES = {
   NETWORK_ERROR: { recoverable: true, action: 'retry later; check the network and MARKET_DATA_BASE_URL' },
   DEADLINE_EXCEEDED: { recoverable: true, action: 'retry; the call ran out of time' },
   RESPONSE_INVALID: { recoverable: true, action: 'retry later; the API answered something that is not the expected JSON' },
-  RESPONSE_TOO_LARGE_LOCAL: { recoverable: false, action: 'narrow the request (limit, range, format=summary) or raise MARKET_DATA_MAX_RESPONSE_BYTES' },
+  RESPONSE_TOO_LARGE_LOCAL: {
+    recoverable: false,
+    action: 'narrow the request (limit, range, format=summary) or raise MARKET_DATA_MAX_RESPONSE_BYTES',
+  },
   CANCELLED: { recoverable: false, action: 'the caller cancelled the request' },
   CONFIG_INVALID: { recoverable: false, action: 'fix the server configuration' },
   NOT_READY: { recoverable: true, action: 'the data is being built; retry after retry_after_seconds' },
@@ -95,7 +98,13 @@ interface EnvelopeShape {
 }
 
 function isEnvelope(body: unknown): body is EnvelopeShape {
-  return typeof body === 'object' && body !== null && 'error' in body && typeof (body as EnvelopeShape).error === 'object' && (body as EnvelopeShape).error !== null;
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    'error' in body &&
+    typeof (body as EnvelopeShape).error === 'object' &&
+    (body as EnvelopeShape).error !== null
+  );
 }
 
 /** What a status means when the body is not an envelope (an HTML proxy page, an empty 503). */
@@ -114,7 +123,12 @@ export function codeForStatus(status: number): ApiErrorCode {
 }
 
 /** Builds the error for a non-2xx answer. `retryAfterHeader` is the `Retry-After` value. */
-export function errorFromResponse(status: number, body: unknown, retryAfterHeader: number | undefined, headerRequestId: string | undefined): ApiError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  retryAfterHeader: number | undefined,
+  headerRequestId: string | undefined,
+): ApiError {
   if (isEnvelope(body) && isApiErrorCode(body.error.code)) {
     const e = body.error;
     const code = body.error.code;

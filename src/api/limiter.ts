@@ -56,7 +56,11 @@ export class AccountLimiter {
   private pausedUntil = 0;
   private refillAt: number | null = null;
   private refillTimer: NodeJS.Timeout | undefined;
-  private quota: { limit: number | null; remaining: number | null; resetAt: number | null } = { limit: null, remaining: null, resetAt: null };
+  private quota: { limit: number | null; remaining: number | null; resetAt: number | null } = {
+    limit: null,
+    remaining: null,
+    resetAt: null,
+  };
   private quotaLatchedUntil: number | null = null;
   private readonly disabledUntil = new Map<string, number>();
   /** Jobs that took budget and have not had their answer yet: the server may not have counted them. */
@@ -245,11 +249,14 @@ export class AccountLimiter {
   private scheduleRefill(at: number): void {
     this.refillAt = at;
     clearTimeout(this.refillTimer);
-    this.refillTimer = setTimeout(() => {
-      this.refillAt = null;
-      this.pausedUntil = 0;
-      this.setReservoir(this.rateLimit);
-    }, Math.max(0, at - this.now()) + RESET_SLACK_MS);
+    this.refillTimer = setTimeout(
+      () => {
+        this.refillAt = null;
+        this.pausedUntil = 0;
+        this.setReservoir(this.rateLimit);
+      },
+      Math.max(0, at - this.now()) + RESET_SLACK_MS,
+    );
     this.refillTimer.unref();
   }
 }

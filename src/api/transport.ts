@@ -71,7 +71,12 @@ export class HttpTransport {
     };
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump();
-      throw new ApiError({ code: 'RESPONSE_INVALID', status: response.statusCode, message: `The API answered a ${response.statusCode} redirect, which this client does not follow.`, hint: 'Check MARKET_DATA_BASE_URL: it should be the API origin itself.' });
+      throw new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: response.statusCode,
+        message: `The API answered a ${response.statusCode} redirect, which this client does not follow.`,
+        hint: 'Check MARKET_DATA_BASE_URL: it should be the API origin itself.',
+      });
     }
     const declared = Number(header('content-length'));
     if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
@@ -129,7 +134,7 @@ function errorInit(error: ApiError): ConstructorParameters<typeof ApiError>[0] {
 function transportError(error: unknown, signal: AbortSignal): ApiError {
   if (signal.aborted) return abortError(signal);
   if (error instanceof ApiError) return error;
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : 'unknown';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unknown';
   return new ApiError({
     code: 'NETWORK_ERROR',
     status: null,

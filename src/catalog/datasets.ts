@@ -90,7 +90,12 @@ export const DATASETS: readonly DatasetDefinition[] = [
     description:
       'Market-wide short-interest screener for the latest disclosure period: short interest, percent of float, days to cover. Start here for short-squeeze candidates.',
     query: {
-      min_short_float_pct: z.coerce.number().min(0).max(100).describe('Keep rows with short interest at or above this percent of float.').optional(),
+      min_short_float_pct: z.coerce
+        .number()
+        .min(0)
+        .max(100)
+        .describe('Keep rows with short interest at or above this percent of float.')
+        .optional(),
       limit: p.limit(1000, 50),
       format: p.summaryFormat.optional(),
     },
@@ -262,9 +267,19 @@ export const DATASETS: readonly DatasetDefinition[] = [
 
 /** Free self-description endpoints: no quota charge. */
 export const META_ENDPOINTS: readonly MetaEndpoint[] = [
-  { operationId: 'meta.discover', path: '/v1/discover', title: 'Discover', description: "The key's access scope, available datasets and coverage, and quota." },
+  {
+    operationId: 'meta.discover',
+    path: '/v1/discover',
+    title: 'Discover',
+    description: "The key's access scope, available datasets and coverage, and quota.",
+  },
   { operationId: 'meta.health', path: '/v1/health', title: 'Health', description: 'Service health.' },
-  { operationId: 'meta.openapi', path: '/v1/openapi.json', title: 'OpenAPI document', description: 'Machine-readable description of the API (OpenAPI 3.1.0).' },
+  {
+    operationId: 'meta.openapi',
+    path: '/v1/openapi.json',
+    title: 'OpenAPI document',
+    description: 'Machine-readable description of the API (OpenAPI 3.1.0).',
+  },
 ];
 
 /** Toolset of a dataset: the first path segment after /v1 (`flow`, `derived`, `shorts`...). */

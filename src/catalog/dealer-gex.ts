@@ -23,7 +23,10 @@ export const dealerSnapshot = z.object({
   ticker: z.string(),
   // Formats, not regexes: the zod ISO regexes would add kilobytes to every tools/list.
   snapshot_at: z.string().meta({ format: 'date-time' }),
-  session_date_et: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ format: 'date' }),
+  session_date_et: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .meta({ format: 'date' }),
   state: z.string(),
   spot_usd: z.number(),
   strikes: z.array(dealerStrike),

@@ -51,12 +51,17 @@ function cleanSchema(raw: unknown): Record<string, unknown> | undefined {
   const clean: Record<string, unknown> = { type };
   if (typeof source['pattern'] === 'string' && source['pattern'].length <= 300) clean['pattern'] = source['pattern'];
   if (typeof source['format'] === 'string') clean['format'] = sanitizeText(source['format'], 30);
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (typeof source[key] === 'number') clean[key] = source[key];
+  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const)
+    if (typeof source[key] === 'number') clean[key] = source[key];
   const values: unknown = source['enum'];
   if (Array.isArray(values)) {
-    clean['enum'] = values.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').slice(0, 50).map((v) => (typeof v === 'string' ? sanitizeText(v, 80) : v));
+    clean['enum'] = values
+      .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+      .slice(0, 50)
+      .map((v) => (typeof v === 'string' ? sanitizeText(v, 80) : v));
   }
-  if (source['default'] !== undefined && ['string', 'number', 'boolean'].includes(typeof source['default'])) clean['default'] = source['default'];
+  if (source['default'] !== undefined && ['string', 'number', 'boolean'].includes(typeof source['default']))
+    clean['default'] = source['default'];
   return clean;
 }
 
@@ -67,8 +72,11 @@ function toZod(name: string, schema: Record<string, unknown>, description: strin
   const values = rest['enum'];
   // A one-value enum would come back from zod as `const`; build string enums directly.
   let converted: z.ZodType =
-    Array.isArray(values) && values.length > 0 && values.every((v): v is string => typeof v === 'string') ? z.enum(values as [string, ...string[]]) : z.fromJSONSchema(rest);
-  if (format === 'date') converted = converted.refine((v) => typeof v === 'string' && isRealCalendarDate(v), { message: 'not a real calendar date' });
+    Array.isArray(values) && values.length > 0 && values.every((v): v is string => typeof v === 'string')
+      ? z.enum(values as [string, ...string[]])
+      : z.fromJSONSchema(rest);
+  if (format === 'date')
+    converted = converted.refine((v) => typeof v === 'string' && isRealCalendarDate(v), { message: 'not a real calendar date' });
   if (typeof format === 'string') converted = converted.meta({ format });
   if (description) converted = converted.describe(description);
   if (name === 'ticker' || name === 'tickers') converted = refusedAs(converted, 'TICKER_INVALID');
@@ -78,14 +86,18 @@ function toZod(name: string, schema: Record<string, unknown>, description: strin
 
 /** JSON with keys sorted, so that key order never counts as a difference. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 }
 
 function sameParams(ours: DatasetDefinition, theirs: DatasetDefinition): boolean {
   const shape = (d: DatasetDefinition): string =>
     canonical({
       ticker: d.ticker ? paramJsonSchema(d.ticker).schema : null,
-      query: Object.fromEntries(Object.entries(d.query).map(([k, v]) => [k, { ...paramJsonSchema(v).schema, required: !v.safeParse(undefined).success }])),
+      query: Object.fromEntries(
+        Object.entries(d.query).map(([k, v]) => [k, { ...paramJsonSchema(v).schema, required: !v.safeParse(undefined).success }]),
+      ),
     });
   return shape(ours) === shape(theirs);
 }
@@ -152,7 +164,12 @@ export function datasetsFromOpenApi(document: unknown, catalog: readonly Dataset
     } else if (known.path !== path || !sameParams(known, imported)) {
       // Upstream wins on parameters; reviewed text and behaviour flags stay ours.
       report.changed.push(op.operationId);
-      report.datasets.push({ ...known, path: imported.path, query: imported.query, ...(imported.ticker ? { ticker: imported.ticker } : {}) });
+      report.datasets.push({
+        ...known,
+        path: imported.path,
+        query: imported.query,
+        ...(imported.ticker ? { ticker: imported.ticker } : {}),
+      });
     } else {
       report.datasets.push(known);
     }

@@ -56,7 +56,10 @@ function toParameter(name: string, location: 'path' | 'query', schema: z.ZodType
   };
 }
 
-const ERROR_RESPONSE = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+const ERROR_RESPONSE = {
+  description: 'Error envelope',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+};
 
 export function buildOpenApiDocument(datasets: readonly DatasetDefinition[]): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
@@ -91,7 +94,14 @@ export function buildOpenApiDocument(datasets: readonly DatasetDefinition[]): Op
   }
   for (const meta of META_ENDPOINTS) {
     paths[meta.path] = {
-      get: { operationId: meta.operationId, summary: meta.title, description: meta.description, tags: ['meta'], parameters: [], responses: { '200': { description: 'object payload' } } },
+      get: {
+        operationId: meta.operationId,
+        summary: meta.title,
+        description: meta.description,
+        tags: ['meta'],
+        parameters: [],
+        responses: { '200': { description: 'object payload' } },
+      },
     };
   }
   return {

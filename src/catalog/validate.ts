@@ -27,11 +27,7 @@ export function isRequiredParam(schema: z.ZodType): boolean {
   return !schema.safeParse(undefined).success;
 }
 
-export function validateRequest(
-  dataset: DatasetDefinition,
-  ticker: unknown,
-  query: Readonly<Record<string, unknown>>,
-): ValidatedRequest {
+export function validateRequest(dataset: DatasetDefinition, ticker: unknown, query: Readonly<Record<string, unknown>>): ValidatedRequest {
   let parsedTicker: string | undefined;
   if (dataset.ticker) {
     const result = dataset.ticker.safeParse(ticker);
@@ -96,7 +92,10 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
   const schema = param === 'ticker' ? dataset.ticker : dataset.query[param];
   const pattern = (schema && patternOf(schema)) ?? GENERAL_TICKER_PATTERN;
   if (param === 'tickers') {
-    const fixed = upper.split(',').map((t) => t.trim()).filter(Boolean);
+    const fixed = upper
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const fixable = fixed.length >= 2 && fixed.length <= 10 && fixed.every((t) => GENERAL_TICKER_PATTERN.test(t));
     return {
       code: 'TICKER_INVALID',
@@ -105,11 +104,22 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
       hint: fixable ? `Use "${fixed.join(',')}".` : 'Give 2 to 10 upper-case tickers separated by commas, e.g. SPY,QQQ,IWM.',
     };
   }
-  if (upper !== value && pattern.test(upper)) return { code: 'TICKER_INVALID', param, message, hint: `Tickers are upper case: use "${upper}".` };
+  if (upper !== value && pattern.test(upper))
+    return { code: 'TICKER_INVALID', param, message, hint: `Tickers are upper case: use "${upper}".` };
   if (pattern.source === DEALER_TICKER_PATTERN.source) {
-    return { code: 'TICKER_INVALID', param, message, hint: 'This endpoint takes 1 to 5 upper-case letters, no digits or class suffix (e.g. SPY, QQQ, SPX).' };
+    return {
+      code: 'TICKER_INVALID',
+      param,
+      message,
+      hint: 'This endpoint takes 1 to 5 upper-case letters, no digits or class suffix (e.g. SPY, QQQ, SPX).',
+    };
   }
-  return { code: 'TICKER_INVALID', param, message, hint: 'Tickers are upper-case letters and digits with an optional dotted suffix, e.g. SPY or BRK.B.' };
+  return {
+    code: 'TICKER_INVALID',
+    param,
+    message,
+    hint: 'Tickers are upper-case letters and digits with an optional dotted suffix, e.g. SPY or BRK.B.',
+  };
 }
 
 function patternOf(schema: z.ZodType): RegExp | undefined {

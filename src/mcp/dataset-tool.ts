@@ -69,7 +69,13 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   if (fields) {
     const { available } = project(result.data, fields);
     if (available.length > 0 && !fields.some((f) => available.includes(f))) {
-      throw new ApiError({ code: 'VALIDATION_ERROR', status: 400, message: 'None of the requested fields is in this dataset.', hint: `Fields available: ${available.slice(0, 30).join(', ')}.`, local: true });
+      throw new ApiError({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        message: 'None of the requested fields is in this dataset.',
+        hint: `Fields available: ${available.slice(0, 30).join(', ')}.`,
+        local: true,
+      });
     }
   }
   return successResult(result, { budgetTokens: deps.resultTokens, fields, simulated: deps.simulated });
@@ -77,15 +83,30 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
 function parseFields(raw: unknown): string[] | undefined {
   if (raw === undefined) return undefined;
-  const parsed = z.array(z.string().regex(/^[a-z0-9_]{1,60}$/)).max(30).safeParse(raw);
+  const parsed = z
+    .array(z.string().regex(/^[a-z0-9_]{1,60}$/))
+    .max(30)
+    .safeParse(raw);
   if (!parsed.success) {
-    throw new ApiError({ code: 'VALIDATION_ERROR', status: 400, message: `Invalid value ${quoteValue(raw)} for "fields".`, hint: '"fields" is a list of up to 30 snake_case field names, e.g. ["ticker","short_float_pct"].', local: true });
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: `Invalid value ${quoteValue(raw)} for "fields".`,
+      hint: '"fields" is a list of up to 30 snake_case field names, e.g. ["ticker","short_float_pct"].',
+      local: true,
+    });
   }
   return parsed.data;
 }
 
 function unknownParam(name: string, dataset: DatasetDefinition): ApiError {
-  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message: `Unknown parameter "${name}".`, hint: `Accepted parameters: ${[...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query)].join(', ')}.`, local: true });
+  return new ApiError({
+    code: 'VALIDATION_ERROR',
+    status: 400,
+    message: `Unknown parameter "${name}".`,
+    hint: `Accepted parameters: ${[...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query)].join(', ')}.`,
+    local: true,
+  });
 }
 
 /** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */
@@ -95,6 +116,8 @@ export function progressReporter(ctx: ServerContext): ((event: ProgressEvent) =>
   let progress = 0;
   return (event) => {
     progress += 1;
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: event.message } }).catch(() => undefined);
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: event.message } })
+      .catch(() => undefined);
   };
 }

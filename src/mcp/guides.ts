@@ -6,13 +6,37 @@ import { buildOpenApiDocument } from '../catalog/index.js';
 import type { DatasetRegistry } from './registry.js';
 
 export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
-  server.registerResource('openapi', 'market-data://openapi.json', { title: 'Market Data Read API: OpenAPI document', description: "The upstream's /v1/openapi.json (the built-in catalog's when the upstream is unreachable).", mimeType: 'application/json' }, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(registry.document() ?? buildOpenApiDocument(registry.datasets())) }],
-  }));
-  server.registerResource('discover', 'market-data://discover', { title: 'Market Data Read API: discover', description: "The key's access scope, datasets with coverage, and quota (free).", mimeType: 'application/json' }, async (uri) => {
-    const result = await client.meta('/v1/discover', { deadlineMs: 10_000 });
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result.data) }] };
-  });
+  server.registerResource(
+    'openapi',
+    'market-data://openapi.json',
+    {
+      title: 'Market Data Read API: OpenAPI document',
+      description: "The upstream's /v1/openapi.json (the built-in catalog's when the upstream is unreachable).",
+      mimeType: 'application/json',
+    },
+    (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify(registry.document() ?? buildOpenApiDocument(registry.datasets())),
+        },
+      ],
+    }),
+  );
+  server.registerResource(
+    'discover',
+    'market-data://discover',
+    {
+      title: 'Market Data Read API: discover',
+      description: "The key's access scope, datasets with coverage, and quota (free).",
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const result = await client.meta('/v1/discover', { deadlineMs: 10_000 });
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result.data) }] };
+    },
+  );
 }
 
 export function registerPrompts(server: McpServer): void {

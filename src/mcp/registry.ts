@@ -77,7 +77,10 @@ export class DatasetRegistry {
       this.apply(result.data, 'upstream');
       await this.writeDiskCopy(result.data);
     } catch (error) {
-      this.options.log.warn({ err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) }, 'upstream openapi.json unavailable; serving the built-in catalog');
+      this.options.log.warn(
+        { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
+        'upstream openapi.json unavailable; serving the built-in catalog',
+      );
     }
   }
 
@@ -88,7 +91,10 @@ export class DatasetRegistry {
     const before = new Set(this.current.map((d) => d.operationId));
     this.current = report.datasets;
     const added = report.datasets.filter((d) => !before.has(d.operationId));
-    this.options.log.info({ source, datasets: report.datasets.length, added: report.added, changed: report.changed, skipped: report.skipped.length }, 'dataset registry updated');
+    this.options.log.info(
+      { source, datasets: report.datasets.length, added: report.added, changed: report.changed, skipped: report.skipped.length },
+      'dataset registry updated',
+    );
     if (added.length > 0) for (const listener of this.listeners) listener(added);
   }
 

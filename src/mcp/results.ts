@@ -68,7 +68,9 @@ export function fitToBudget(data: unknown, budgetChars: number, nextCursor: stri
   if (Array.isArray(data)) rows = data;
   else if (isRow(data)) {
     // An object payload: trim its largest array.
-    const largest = Object.entries(data).filter(([, v]) => Array.isArray(v)).sort((a, b) => size(b[1]) - size(a[1]))[0];
+    const largest = Object.entries(data)
+      .filter(([, v]) => Array.isArray(v))
+      .sort((a, b) => size(b[1]) - size(a[1]))[0];
     if (largest) {
       rows = largest[1] as unknown[];
       wrap = (r) => ({ ...data, [largest[0]]: r });

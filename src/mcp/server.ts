@@ -35,13 +35,22 @@ const INSTRUCTIONS = [
  * tools on this instance (sending tools/list_changed); `close` stops listening.
  */
 export function createServer(deps: ServerDeps, live = false): McpServer {
-  const server = new McpServer({ name: 'market-data-mcp', title: 'Market Data', version: deps.version }, { instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
+    { instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS },
+  );
   const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated };
   const register = (dataset: DatasetDefinition): void => {
     if (!deps.hidden?.has(dataset.operationId)) registerDatasetTool(server, dataset, toolDeps);
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
-  registerStatusTool(server, { client: deps.client, simulated: deps.simulated, baseUrl: deps.baseUrl, keyConfigured: deps.keyConfigured, datasetCount: () => deps.registry.datasets().length });
+  registerStatusTool(server, {
+    client: deps.client,
+    simulated: deps.simulated,
+    baseUrl: deps.baseUrl,
+    keyConfigured: deps.keyConfigured,
+    datasetCount: () => deps.registry.datasets().length,
+  });
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   if (live) {

@@ -22,7 +22,13 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       description:
         "Free (no quota): whether the key works, its access scope, which capabilities are disabled, and the account's budget: requests left in this minute, in flight, monthly quota left and when each resets. Call it when a tool reports an auth, scope, quota or rate problem.",
       inputSchema: advertisedSchema({ type: 'object', properties: {}, additionalProperties: false }),
-      annotations: { title: 'API status and budget', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: {
+        title: 'API status and budget',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     async (_args, ctx): Promise<CallToolResult> => {
       const [discover, health] = await Promise.allSettled([
@@ -31,9 +37,19 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       ]);
       const discovered = discover.status === 'fulfilled' ? (discover.value.data as Record<string, unknown>) : undefined;
       const status = {
-        server: { base_url: deps.baseUrl ?? null, key_configured: deps.keyConfigured, simulated: deps.simulated, tools_for_datasets: deps.datasetCount() },
+        server: {
+          base_url: deps.baseUrl ?? null,
+          key_configured: deps.keyConfigured,
+          simulated: deps.simulated,
+          tools_for_datasets: deps.datasetCount(),
+        },
         key: discovered
-          ? { ok: true, access_scope: discovered['access_scope'] ?? null, capabilities: discovered['capabilities'] ?? null, quota: discovered['quota'] ?? null }
+          ? {
+              ok: true,
+              access_scope: discovered['access_scope'] ?? null,
+              capabilities: discovered['capabilities'] ?? null,
+              quota: discovered['quota'] ?? null,
+            }
           : { ok: false, error: discover.status === 'rejected' ? asApiError(discover.reason).toJSON() : null },
         health: health.status === 'fulfilled' ? health.value.data : { error: asApiError(health.reason).toJSON() },
         budget: deps.client.budget(),

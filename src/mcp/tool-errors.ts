@@ -7,7 +7,8 @@ import { ApiError, type ErrorCode } from '../api/errors.js';
 import type { ParamRefusal } from '../catalog/index.js';
 
 /** What the agent should do, by code. Anything not listed: do not retry as is. */
-export type NextAction = 'retry_after_wait' | 'fix_input' | 'check_configuration' | 'wait_for_quota_reset' | 'degrade' | 'retry_later' | 'do_not_retry';
+export type NextAction =
+  'retry_after_wait' | 'fix_input' | 'check_configuration' | 'wait_for_quota_reset' | 'degrade' | 'retry_later' | 'do_not_retry';
 
 const ACTIONS: Partial<Record<ErrorCode, NextAction>> = {
   VALIDATION_ERROR: 'fix_input',
@@ -73,5 +74,10 @@ export function refusalError(refusal: ParamRefusal): ApiError {
 
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  return new ApiError({ code: 'INTERNAL_ERROR', status: null, message: 'The server failed while handling this call.', hint: 'Retry later; if it persists, report it with the server log (stderr).' });
+  return new ApiError({
+    code: 'INTERNAL_ERROR',
+    status: null,
+    message: 'The server failed while handling this call.',
+    hint: 'Retry later; if it persists, report it with the server log (stderr).',
+  });
 }

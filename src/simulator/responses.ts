@@ -27,7 +27,7 @@ export interface ServiceView {
 }
 
 export function datasetReply(
-settings: { seed: number; ceilingBytes: number },
+  settings: { seed: number; ceilingBytes: number },
   dataset: DatasetDefinition,
   entry: UniverseEntry | undefined,
   query: QueryValues,
@@ -42,7 +42,11 @@ settings: { seed: number; ceilingBytes: number },
   if (dataset.operationId === 'derived.dealer_gex_history' && entry) {
     const cursor = query['cursor'];
     const offset = typeof cursor === 'string' ? decodeCursor(cursor, entry.ticker) : 0;
-    if (offset === undefined) return fail('VALIDATION_ERROR', { message: 'The cursor is invalid or belongs to another query.', hint: 'Use meta.next_cursor from the previous page of the same ticker, or drop cursor.' });
+    if (offset === undefined)
+      return fail('VALIDATION_ERROR', {
+        message: 'The cursor is invalid or belongs to another query.',
+        hint: 'Use meta.next_cursor from the previous page of the same ticker, or drop cursor.',
+      });
     const page = dealerHistoryPage(settings.seed, now, entry, offset, Number(query['limit'] ?? 6));
     ({ data, nextCursor } = page);
     freshness = page.freshnessSeconds;
@@ -67,15 +71,26 @@ settings: { seed: number; ceilingBytes: number },
     },
   };
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
-    return fail('RESPONSE_TOO_LARGE', { message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`, hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.' });
+    return fail('RESPONSE_TOO_LARGE', {
+      message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
+      hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.',
+    });
   }
   limits.quota.charge(now);
   return { status: 200, body, charged: true };
 }
 
-export function metaReply(operationId: string, service: ServiceView, key: SimKey, account: SimAccount, limits: AccountLimits, now: number): Reply {
+export function metaReply(
+  operationId: string,
+  service: ServiceView,
+  key: SimKey,
+  account: SimAccount,
+  limits: AccountLimits,
+  now: number,
+): Reply {
   if (operationId === 'meta.openapi') return { status: 200, body: buildOpenApiDocument(service.datasets) };
-  if (operationId === 'meta.health') return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: 'simulator' } };
+  if (operationId === 'meta.health')
+    return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: 'simulator' } };
   return {
     status: 200,
     body: {

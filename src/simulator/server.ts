@@ -5,7 +5,15 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_ERROR_CODES, DATASETS, META_ENDPOINTS, scopeOf, validateRequest, type ApiErrorCode, type DatasetDefinition } from '../catalog/index.js';
+import {
+  API_ERROR_CODES,
+  DATASETS,
+  META_ENDPOINTS,
+  scopeOf,
+  validateRequest,
+  type ApiErrorCode,
+  type DatasetDefinition,
+} from '../catalog/index.js';
 import { ADMIN_USER_ID, AccountBook, builtInBook, type SimAccount, type SimKey } from './accounts.js';
 import { datasetReply, metaReply, type Reply } from './responses.js';
 import { errorEnvelope } from './envelope.js';
@@ -49,7 +57,6 @@ export interface RequestRecord {
   readonly charged: boolean;
 }
 
-
 const DOCS_PATH = '/docs/errors';
 
 export class SimulatedApi {
@@ -75,7 +82,10 @@ export class SimulatedApi {
   constructor(options: SimulatorOptions = {}) {
     this.datasets = [...DATASETS, ...(options.extraDatasets ?? [])];
     const book = builtInBook(this.datasets);
-    this.book = new AccountBook({ accounts: [...book.accounts, ...(options.accounts ?? [])], keys: [...book.keys, ...(options.keys ?? [])] });
+    this.book = new AccountBook({
+      accounts: [...book.accounts, ...(options.accounts ?? [])],
+      keys: [...book.keys, ...(options.keys ?? [])],
+    });
     this.limits = { ...SPEC_LIMITS, ...options.limits };
     this.disabled = new Set(options.disabledCapabilities ?? []);
     this.adminUserIds = new Set(options.adminUserIds ?? [ADMIN_USER_ID]);
@@ -150,10 +160,18 @@ export class SimulatedApi {
       if (counted) counted.inFlight -= 1;
     });
 
-    const fail = (code: ApiErrorCode, extra: { message?: string; hint?: string; retryAfterSeconds?: number; status?: number } = {}): Reply => {
+    const fail = (
+      code: ApiErrorCode,
+      extra: { message?: string; hint?: string; retryAfterSeconds?: number; status?: number } = {},
+    ): Reply => {
       const envelope = errorEnvelope({ code, requestId, docsBase: `${this.origin}${DOCS_PATH}`, ...extra });
       const status = extra.status ?? API_ERROR_CODES[code].status;
-      return { status, body: envelope, code, ...(envelope.error.retry_after_seconds === undefined ? {} : { retryAfterSeconds: envelope.error.retry_after_seconds }) };
+      return {
+        status,
+        body: envelope,
+        code,
+        ...(envelope.error.retry_after_seconds === undefined ? {} : { retryAfterSeconds: envelope.error.retry_after_seconds }),
+      };
     };
 
     const reply = await this.pipeline(req, url, method, route, requestId, fail, {
@@ -178,7 +196,12 @@ export class SimulatedApi {
         if (pathname === dataset.path) return { dataset };
         continue;
       }
-      if (prefix !== undefined && pathname.startsWith(prefix) && pathname.endsWith(suffix) && pathname.length > prefix.length + suffix.length) {
+      if (
+        prefix !== undefined &&
+        pathname.startsWith(prefix) &&
+        pathname.endsWith(suffix) &&
+        pathname.length > prefix.length + suffix.length
+      ) {
         const raw = pathname.slice(prefix.length, pathname.length - suffix.length);
         if (raw.includes('/')) continue;
         return { dataset, ticker: safeDecode(raw) };
@@ -205,34 +228,72 @@ export class SimulatedApi {
     const account = this.book.account(key.accountId);
     if (!account) return { reply: fail('AUTH_INVALID') };
     track.setAccount(account);
-    if (account.subscription === 'lapsed') return { reply: fail('AUTH_PAUSED', { hint: 'Restore the subscription; the same key resumes.' }) };
+    if (account.subscription === 'lapsed')
+      return { reply: fail('AUTH_PAUSED', { hint: 'Restore the subscription; the same key resumes.' }) };
 
     const ip = req.socket.remoteAddress ?? 'unknown';
     let ipWindow = this.perIp.get(ip);
     if (!ipWindow) this.perIp.set(ip, (ipWindow = new FixedWindowCounter(this.limits.perIpPerWindow, this.limits.windowMs)));
     if (!ipWindow.tryTake(now)) {
-      return { reply: fail('RATE_LIMITED', { message: 'Too many requests from this IP in this minute.', retryAfterSeconds: secondsUntil(ipWindow.state(now).resetAtMs, now) }) };
+      return {
+        reply: fail('RATE_LIMITED', {
+          message: 'Too many requests from this IP in this minute.',
+          retryAfterSeconds: secondsUntil(ipWindow.state(now).resetAtMs, now),
+        }),
+      };
     }
     const limits = this.accountLimits(account.id);
     if (!limits.rate.tryTake(now)) {
-      return { reply: fail('RATE_LIMITED', { hint: `Wait for the window to reset; the account allows ${this.limits.perWindow} requests a window.`, retryAfterSeconds: secondsUntil(limits.rate.state(now).resetAtMs, now) }) };
+      return {
+        reply: fail('RATE_LIMITED', {
+          hint: `Wait for the window to reset; the account allows ${this.limits.perWindow} requests a window.`,
+          retryAfterSeconds: secondsUntil(limits.rate.state(now).resetAtMs, now),
+        }),
+      };
     }
     limits.inFlight += 1;
     track.setCounted(limits);
     limits.maxInFlightSeen = Math.max(limits.maxInFlightSeen, limits.inFlight);
     if (limits.inFlight > this.limits.inFlight) {
-      return { reply: fail('IN_FLIGHT_EXCEEDED', { hint: `At most ${this.limits.inFlight} requests in flight per account.`, retryAfterSeconds: 1 }) };
+      return {
+        reply: fail('IN_FLIGHT_EXCEEDED', {
+          hint: `At most ${this.limits.inFlight} requests in flight per account.`,
+          retryAfterSeconds: 1,
+        }),
+      };
     }
 
-    if (method !== 'GET') return { reply: fail('NOT_FOUND', { message: `${method} is not served: the API is read-only.`, hint: 'Use GET.' }) };
+    if (method !== 'GET')
+      return { reply: fail('NOT_FOUND', { message: `${method} is not served: the API is read-only.`, hint: 'Use GET.' }) };
     if (!route) return { reply: fail('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' }) };
-    if (route.meta) return { reply: metaReply(route.meta, { datasets: this.datasets, disabled: this.disabled, adminUserIds: this.adminUserIds, perWindow: this.limits.perWindow, inFlight: this.limits.inFlight }, key, account, limits, now) };
+    if (route.meta)
+      return {
+        reply: metaReply(
+          route.meta,
+          {
+            datasets: this.datasets,
+            disabled: this.disabled,
+            adminUserIds: this.adminUserIds,
+            perWindow: this.limits.perWindow,
+            inFlight: this.limits.inFlight,
+          },
+          key,
+          account,
+          limits,
+          now,
+        ),
+      };
     const dataset = route.dataset;
     if (!dataset) return { reply: fail('NOT_FOUND') };
 
     if (limits.quota.remaining(now) <= 0) {
       const resetAt = limits.quota.resetAtMs(now);
-      return { reply: fail('QUOTA_EXHAUSTED', { hint: `The quota resets at ${new Date(resetAt).toISOString()}.`, retryAfterSeconds: secondsUntil(resetAt, now) }) };
+      return {
+        reply: fail('QUOTA_EXHAUSTED', {
+          hint: `The quota resets at ${new Date(resetAt).toISOString()}.`,
+          retryAfterSeconds: secondsUntil(resetAt, now),
+        }),
+      };
     }
     const circuit = this.faults.circuitRetryAfter(now);
     if (circuit !== undefined) return { reply: fail('CIRCUIT_OPEN', { retryAfterSeconds: circuit }) };
@@ -240,23 +301,45 @@ export class SimulatedApi {
     const fault = this.faults.take();
     if (fault?.kind === 'reset') return 'reset';
     if (fault?.kind === 'error') {
-      return { reply: fail(fault.code, { ...(fault.status === undefined ? {} : { status: fault.status }), ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }), ...(fault.hint === undefined ? {} : { hint: fault.hint }) }) };
+      return {
+        reply: fail(fault.code, {
+          ...(fault.status === undefined ? {} : { status: fault.status }),
+          ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }),
+          ...(fault.hint === undefined ? {} : { hint: fault.hint }),
+        }),
+      };
     }
     if (fault?.kind === 'raw') return { reply: { status: fault.status, body: fault.body }, shape: fault };
 
     if (!key.scopes.includes(scopeOf(dataset))) {
-      return { reply: fail('SCOPE_INSUFFICIENT', { message: `This key lacks the scope ${scopeOf(dataset)}.`, hint: 'GET /v1/discover lists the key access_scope.' }) };
+      return {
+        reply: fail('SCOPE_INSUFFICIENT', {
+          message: `This key lacks the scope ${scopeOf(dataset)}.`,
+          hint: 'GET /v1/discover lists the key access_scope.',
+        }),
+      };
     }
     if (dataset.adminOnly && !this.adminUserIds.has(account.userId)) {
-      return { reply: fail('SCOPE_INSUFFICIENT', { message: 'This endpoint is limited to configured administrator user ids.', hint: 'Not available to this account at present.' }) };
+      return {
+        reply: fail('SCOPE_INSUFFICIENT', {
+          message: 'This endpoint is limited to configured administrator user ids.',
+          hint: 'Not available to this account at present.',
+        }),
+      };
     }
     if (dataset.capability && this.disabled.has(dataset.capability)) {
-      return { reply: fail('SERVICE_DISABLED', { message: `The ${dataset.capability} capability is disabled for now.`, hint: 'Degrade gracefully and retry at low frequency.' }) };
+      return {
+        reply: fail('SERVICE_DISABLED', {
+          message: `The ${dataset.capability} capability is disabled for now.`,
+          hint: 'Degrade gracefully and retry at low frequency.',
+        }),
+      };
     }
 
     const rawQuery: Record<string, string> = {};
     for (const [name, value] of url.searchParams) {
-      if (Object.hasOwn(rawQuery, name)) return { reply: fail('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' }) };
+      if (Object.hasOwn(rawQuery, name))
+        return { reply: fail('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' }) };
       rawQuery[name] = value;
     }
     const checked = validateRequest(dataset, route.ticker, rawQuery);
@@ -265,14 +348,31 @@ export class SimulatedApi {
     const entry = checked.ticker === undefined ? undefined : lookupTicker(checked.ticker);
     if (checked.ticker !== undefined) {
       if (entry?.isIndex && dataset.indexesSupported === false) {
-        return { reply: fail('INDEX_UNSUPPORTED', { message: `${checked.ticker} is an index; this endpoint serves single names and ETFs only.`, hint: 'Use a supported symbol (for SPX, try SPY).' }) };
+        return {
+          reply: fail('INDEX_UNSUPPORTED', {
+            message: `${checked.ticker} is an index; this endpoint serves single names and ETFs only.`,
+            hint: 'Use a supported symbol (for SPX, try SPY).',
+          }),
+        };
       }
-      if (!entry) return { reply: fail('NOT_FOUND', { message: `${checked.ticker} is not covered by the service.`, hint: 'Do not retry; check the symbol.' }) };
+      if (!entry)
+        return {
+          reply: fail('NOT_FOUND', {
+            message: `${checked.ticker} is not covered by the service.`,
+            hint: 'Do not retry; check the symbol.',
+          }),
+        };
     }
     const from = checked.query['from'];
     if (dataset.retentionDays !== undefined && typeof from === 'string') {
       const oldest = shiftDate(toEt(now).date, -dataset.retentionDays);
-      if (from < oldest) return { reply: fail('RANGE_TOO_DEEP', { message: `History before ${oldest} is outside the ${dataset.retentionDays}-day retention window.`, hint: `Move "from" to ${oldest} or later.` }) };
+      if (from < oldest)
+        return {
+          reply: fail('RANGE_TOO_DEEP', {
+            message: `History before ${oldest} is outside the ${dataset.retentionDays}-day retention window.`,
+            hint: `Move "from" to ${oldest} or later.`,
+          }),
+        };
     }
     if (dataset.onDemand && this.materializationMs > 0) {
       const readiness = `${dataset.operationId}|${checked.ticker ?? ''}|${JSON.stringify(checked.query)}`;
@@ -281,18 +381,48 @@ export class SimulatedApi {
       const readyIn = first + this.materializationMs - now;
       if (readyIn > 0) {
         const retry = Math.max(1, Math.ceil(readyIn / 1000));
-        return { reply: { status: 202, body: { status: 'materializing', request_id: requestId, retry_after_seconds: retry }, retryAfterSeconds: retry } };
+        return {
+          reply: {
+            status: 202,
+            body: { status: 'materializing', request_id: requestId, retry_after_seconds: retry },
+            retryAfterSeconds: retry,
+          },
+        };
       }
     }
 
-    return { reply: datasetReply({ seed: this.seed, ceilingBytes: this.ceilingBytes }, dataset, entry, checked.query, requestId, limits, now, fail), ...(fault ? { shape: fault } : {}) };
+    return {
+      reply: datasetReply(
+        { seed: this.seed, ceilingBytes: this.ceilingBytes },
+        dataset,
+        entry,
+        checked.query,
+        requestId,
+        limits,
+        now,
+        fail,
+      ),
+      ...(fault ? { shape: fault } : {}),
+    };
   }
 
-  private async write(res: ServerResponse, reply: Reply, requestId: string, account: SimAccount | undefined, req: IncomingMessage, shape?: Fault): Promise<void> {
+  private async write(
+    res: ServerResponse,
+    reply: Reply,
+    requestId: string,
+    account: SimAccount | undefined,
+    req: IncomingMessage,
+    shape?: Fault,
+  ): Promise<void> {
     const now = this.now();
     // Date from the simulator's own clock, so tests can give it a skewed one.
-    const headers: Record<string, string> = { Date: new Date(now).toUTCString(), 'X-Request-Id': requestId, ...this.limitHeaders(account, req, now) };
-    if (reply.retryAfterSeconds !== undefined && (reply.status === 429 || reply.status === 202 || reply.status === 503)) headers['Retry-After'] = String(reply.retryAfterSeconds);
+    const headers: Record<string, string> = {
+      Date: new Date(now).toUTCString(),
+      'X-Request-Id': requestId,
+      ...this.limitHeaders(account, req, now),
+    };
+    if (reply.retryAfterSeconds !== undefined && (reply.status === 429 || reply.status === 202 || reply.status === 503))
+      headers['Retry-After'] = String(reply.retryAfterSeconds);
     if (shape?.kind === 'raw') {
       res.writeHead(reply.status, { ...headers, 'Content-Type': shape.contentType, 'Content-Length': Buffer.byteLength(shape.body) });
       res.end(shape.body);
@@ -319,7 +449,11 @@ export class SimulatedApi {
   }
 
   private limitHeaders(account: SimAccount | undefined, req: IncomingMessage, now: number): Record<string, string> {
-    const window = account ? this.accountLimits(account.id).rate.state(now) : (this.perIp.get(req.socket.remoteAddress ?? 'unknown') ?? new FixedWindowCounter(this.limits.perIpPerWindow, this.limits.windowMs)).state(now);
+    const window = account
+      ? this.accountLimits(account.id).rate.state(now)
+      : (
+          this.perIp.get(req.socket.remoteAddress ?? 'unknown') ?? new FixedWindowCounter(this.limits.perIpPerWindow, this.limits.windowMs)
+        ).state(now);
     const quota = account ? this.accountLimits(account.id).quota : undefined;
     return {
       'X-RateLimit-Limit': String(window.limit),
@@ -331,7 +465,6 @@ export class SimulatedApi {
     };
   }
 }
-
 
 function secondsUntil(instant: number, now: number): number {
   return Math.max(1, Math.ceil((instant - now) / 1000));

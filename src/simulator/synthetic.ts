@@ -46,7 +46,16 @@ const STOCKS = UNIVERSE.filter((e) => !e.isIndex);
 const VENUES = ['FINRA ADF', 'NASDAQ TRF Carteret', 'NASDAQ TRF Chicago', 'NYSE TRF'];
 const LIT_VENUES = ['NASDAQ', 'NYSE', 'ARCA', 'BATS', 'IEX', 'EDGX', 'MEMX'];
 const MEMBERS = ['Rep. A. Rivera', 'Sen. B. Chen', 'Rep. C. Okafor', 'Sen. D. Lindqvist', 'Rep. E. Haddad'];
-const HOLDERS = ['Vanguard Group', 'BlackRock', 'State Street', 'Fidelity (FMR)', 'Geode Capital', 'Morgan Stanley', 'Northern Trust', 'T. Rowe Price'];
+const HOLDERS = [
+  'Vanguard Group',
+  'BlackRock',
+  'State Street',
+  'Fidelity (FMR)',
+  'Geode Capital',
+  'Morgan Stanley',
+  'Northern Trust',
+  'T. Rowe Price',
+];
 
 const GENERATORS: Record<string, Generator> = {
   'flow.ticker_overview': (ctx, random) => {
@@ -66,7 +75,13 @@ const GENERATORS: Record<string, Generator> = {
     const bars = { '1m': 390, '5m': 78, '10m': 39, '15m': 26, '30m': 13, '1h': 7 }[String(ctx.query['interval'] ?? '5m')] ?? 78;
     return Array.from({ length: Math.min(bars, 40) }, (_, i) => {
       const mid = round(spot * 0.02 * (1 + (random() - 0.5) * 0.2));
-      return { bar: i, expiration: String(ctx.query['expiration']), right: String(ctx.query['right']), bid_usd: round(mid * 0.98), ask_usd: round(mid * 1.02) };
+      return {
+        bar: i,
+        expiration: String(ctx.query['expiration']),
+        right: String(ctx.query['right']),
+        bid_usd: round(mid * 0.98),
+        ask_usd: round(mid * 1.02),
+      };
     });
   },
   'stocks.sector_tickers': (ctx) =>
@@ -82,11 +97,21 @@ const GENERATORS: Record<string, Generator> = {
     Array.from({ length: rowCount(ctx, 500) }, (_, i) => {
       const base = STOCKS[i % STOCKS.length] as UniverseEntry;
       const suffix = i < STOCKS.length ? '' : `${String.fromCharCode(65 + (i % 26))}${Math.floor(i / 26)}`;
-      return { ticker: `${base.ticker.replace('.', '')}${suffix}`, exchange: pick(random, LIT_VENUES), name: `${base.name}${suffix ? ' (vendor alias)' : ''}`, delisted: i >= STOCKS.length && random() < 0.3 };
+      return {
+        ticker: `${base.ticker.replace('.', '')}${suffix}`,
+        exchange: pick(random, LIT_VENUES),
+        name: `${base.name}${suffix ? ' (vendor alias)' : ''}`,
+        delisted: i >= STOCKS.length && random() < 0.3,
+      };
     }),
   'shorts.short_screener': (ctx, random) => {
     const min = typeof ctx.query['min_short_float_pct'] === 'number' ? ctx.query['min_short_float_pct'] : 0;
-    return STOCKS.map((e) => ({ ticker: e.ticker, short_interest_shares: Math.round(random() * 9e7), short_float_pct: round(random() * 35, 2), days_to_cover: round(0.5 + random() * 9, 2) }))
+    return STOCKS.map((e) => ({
+      ticker: e.ticker,
+      short_interest_shares: Math.round(random() * 9e7),
+      short_float_pct: round(random() * 35, 2),
+      days_to_cover: round(0.5 + random() * 9, 2),
+    }))
       .filter((row) => row.short_float_pct >= min)
       .sort((a, b) => b.short_float_pct - a.short_float_pct)
       .slice(0, rowCount(ctx, 50));
@@ -103,10 +128,21 @@ const GENERATORS: Record<string, Generator> = {
   'stocks.lit_trades_recent': (ctx, random) =>
     Array.from({ length: rowCount(ctx, 100) }, (_, i) => {
       const e = pick(random, STOCKS);
-      return { ticker: e.ticker, price_usd: round(e.spot * (1 + (random() - 0.5) * 0.01)), size: Math.round(100 + random() * 5000), venue: pick(random, LIT_VENUES), executed_at: new Date(ctx.now - i * 137).toISOString() };
+      return {
+        ticker: e.ticker,
+        price_usd: round(e.spot * (1 + (random() - 0.5) * 0.01)),
+        size: Math.round(100 + random() * 5000),
+        venue: pick(random, LIT_VENUES),
+        executed_at: new Date(ctx.now - i * 137).toISOString(),
+      };
     }),
   'volatility.character_top': (ctx, random) =>
-    STOCKS.map((e) => ({ ticker: e.ticker, iv30: round(0.15 + random() * 0.6, 4), rv30: round(0.1 + random() * 0.5, 4), term_slope: round((random() - 0.5) * 0.2, 4) }))
+    STOCKS.map((e) => ({
+      ticker: e.ticker,
+      iv30: round(0.15 + random() * 0.6, 4),
+      rv30: round(0.1 + random() * 0.5, 4),
+      term_slope: round((random() - 0.5) * 0.2, 4),
+    }))
       .map((r) => ({ ...r, iv_rv_spread: round(r.iv30 - r.rv30, 4) }))
       .sort((a, b) => b.iv_rv_spread - a.iv_rv_spread)
       .slice(0, rowCount(ctx, 25)),
@@ -115,7 +151,12 @@ const GENERATORS: Record<string, Generator> = {
       const e = pick(random, STOCKS);
       const strike = Math.round(e.spot * (0.9 + random() * 0.2));
       const right = random() < 0.5 ? 'C' : 'P';
-      return { contract: `${e.ticker.replace('.', '')}261218${right}${String(strike * 1000).padStart(8, '0')}`, underlying: e.ticker, oi_change: Math.round((random() - 0.3) * 40000), open_interest: Math.round(random() * 200000) };
+      return {
+        contract: `${e.ticker.replace('.', '')}261218${right}${String(strike * 1000).padStart(8, '0')}`,
+        underlying: e.ticker,
+        oi_change: Math.round((random() - 0.3) * 40000),
+        open_interest: Math.round(random() * 200000),
+      };
     }),
   'fundamentals.fundamental_breakdown': (ctx, random) =>
     Array.from({ length: rowCount(ctx, 8) }, (_, i) => ({
@@ -126,9 +167,22 @@ const GENERATORS: Record<string, Generator> = {
       top_segment: pick(random, ['Products', 'Services', 'Cloud', 'Advertising', 'Other']),
     })),
   'institutions.ownership_by_ticker': (ctx, random) =>
-    HOLDERS.slice(0, rowCount(ctx, 25)).map((holder, i) => ({ holder, shares: Math.round((9 - i) * 1e7 * (0.8 + random() * 0.4)), change_pct: round((random() - 0.5) * 10, 2), filed_on: shiftDate(new Date(ctx.now).toISOString().slice(0, 10), -30 - i) })),
+    HOLDERS.slice(0, rowCount(ctx, 25)).map((holder, i) => ({
+      holder,
+      shares: Math.round((9 - i) * 1e7 * (0.8 + random() * 0.4)),
+      change_pct: round((random() - 0.5) * 10, 2),
+      filed_on: shiftDate(new Date(ctx.now).toISOString().slice(0, 10), -30 - i),
+    })),
   'insider.buy_sells_by_ticker': (ctx, random) =>
-    days(ctx, 30).filter(() => random() < 0.4).map((date) => ({ date, buys: Math.floor(random() * 3), sells: Math.floor(random() * 5), buy_notional_usd: Math.round(random() * 2e6), sell_notional_usd: Math.round(random() * 9e6) })),
+    days(ctx, 30)
+      .filter(() => random() < 0.4)
+      .map((date) => ({
+        date,
+        buys: Math.floor(random() * 3),
+        sells: Math.floor(random() * 5),
+        buy_notional_usd: Math.round(random() * 2e6),
+        sell_notional_usd: Math.round(random() * 9e6),
+      })),
   'volatility.risk_reversal_skew': (ctx, random) => days(ctx, 60).map((date) => ({ date, rr25: round((random() - 0.65) * 0.08, 4) })),
   'shorts.volumes_by_exchange': (ctx, random) =>
     days(ctx, 20).flatMap((date) => VENUES.map((venue) => ({ date, venue, short_volume: Math.round(random() * 4e6) }))),
@@ -138,7 +192,12 @@ const GENERATORS: Record<string, Generator> = {
       const shortVolume = Math.round(total * (0.3 + random() * 0.35));
       return { date, short_volume: shortVolume, total_volume: total, short_ratio: round(shortVolume / total, 4) };
     }),
-  'volatility.anomaly': (ctx, random) => ({ ticker: ctx.entry?.ticker ?? '', anomaly_score: round(random() * 100, 1), iv30: round(0.15 + random() * 0.5, 4), iv_percentile_1y: round(random() * 100, 1) }),
+  'volatility.anomaly': (ctx, random) => ({
+    ticker: ctx.entry?.ticker ?? '',
+    anomaly_score: round(random() * 100, 1),
+    iv30: round(0.15 + random() * 0.5, 4),
+    iv_percentile_1y: round(random() * 100, 1),
+  }),
   'darkpool.by_ticker': (ctx, random) =>
     Array.from({ length: Math.min(rowCount(ctx, 50), 200) }, (_, i) => ({
       price_usd: round(spotOf(ctx) * (1 + (random() - 0.5) * 0.004)),
@@ -161,16 +220,32 @@ const GENERATORS: Record<string, Generator> = {
   },
   'macro.forex_rate': (ctx, random) => {
     const pair = String(ctx.query['pair']);
-    return { pair, base: pair.slice(0, 3), quote: pair.slice(3), rate: round(0.5 + random() * 1.2, 5), as_of: new Date(ctx.now).toISOString() };
+    return {
+      pair,
+      base: pair.slice(0, 3),
+      quote: pair.slice(3),
+      rate: round(0.5 + random() * 1.2, 5),
+      as_of: new Date(ctx.now).toISOString(),
+    };
   },
 };
 
 /** Rows for a dataset the catalog does not know (registered later upstream). */
 const GENERIC: Generator = (ctx, random) =>
-  Array.from({ length: Math.min(rowCount(ctx, 10), 100) }, (_, i) => ({ row: i + 1, ticker: ctx.entry?.ticker ?? null, value: round(random() * 100, 3) }));
+  Array.from({ length: Math.min(rowCount(ctx, 10), 100) }, (_, i) => ({
+    row: i + 1,
+    ticker: ctx.entry?.ticker ?? null,
+    value: round(random() * 100, 3),
+  }));
 
 export function generatePayload(ctx: GeneratorContext): Row[] | Row {
-  const random = seededRandom(ctx.seed, ctx.operationId, ctx.entry?.ticker ?? '', JSON.stringify(ctx.query), new Date(ctx.now).toISOString().slice(0, 10));
+  const random = seededRandom(
+    ctx.seed,
+    ctx.operationId,
+    ctx.entry?.ticker ?? '',
+    JSON.stringify(ctx.query),
+    new Date(ctx.now).toISOString().slice(0, 10),
+  );
   return (GENERATORS[ctx.operationId] ?? GENERIC)(ctx, random);
 }
 

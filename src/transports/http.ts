@@ -9,7 +9,10 @@ import { localhostHostValidation, localhostOriginValidation, toNodeHandler } fro
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 
-export async function serveHttp(runtime: Runtime, options: { port: number; host: string }): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveHttp(
+  runtime: Runtime,
+  options: { port: number; host: string },
+): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createMcpHandler(() => createServer(runtime.deps));
   runtime.registry.onAdded(() => handler.notify.toolsChanged());
   const nodeHandler = toNodeHandler(handler);

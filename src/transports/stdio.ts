@@ -41,5 +41,8 @@ export function serveOverStdio(runtime: Runtime): void {
   process.stdin.once('end', shutdown);
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
-  runtime.log.info({ tools: runtime.registry.datasets().length + 1, demo: runtime.simulator !== undefined }, 'market-data-mcp serving on stdio');
+  runtime.log.info(
+    { tools: runtime.registry.datasets().length + 1, demo: runtime.simulator !== undefined },
+    'market-data-mcp serving on stdio',
+  );
 }

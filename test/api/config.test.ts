@@ -25,7 +25,10 @@ test('a bad key is named but never echoed', () => {
 });
 
 test('numbers come from the environment, flags win, and empty variables count as unset', () => {
-  const result = loadConfig({ MARKET_DATA_DEADLINE_MS: '20000', MARKET_DATA_LOG_LEVEL: '', MARKET_DATA_TOOLSETS: 'shorts, derived' }, { demo: true });
+  const result = loadConfig(
+    { MARKET_DATA_DEADLINE_MS: '20000', MARKET_DATA_LOG_LEVEL: '', MARKET_DATA_TOOLSETS: 'shorts, derived' },
+    { demo: true },
+  );
   assert.ok(result.ok);
   assert.equal(result.config.deadlineMs, 20000);
   assert.equal(result.config.logLevel, 'info');

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DATASETS, META_ENDPOINTS, osiContractSymbol, refusalCodeOf, scopeOf, toolsetOf, validateRequest, type DatasetDefinition } from '../../src/catalog/index.js';
+import {
+  DATASETS,
+  META_ENDPOINTS,
+  osiContractSymbol,
+  refusalCodeOf,
+  scopeOf,
+  toolsetOf,
+  validateRequest,
+  type DatasetDefinition,
+} from '../../src/catalog/index.js';
 
 function dataset(operationId: string): DatasetDefinition {
   const found = DATASETS.find((d) => d.operationId === operationId);

@@ -8,7 +8,6 @@ import { sleep, withSimulator } from '../helpers/http.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 
-
 test('a dataset registered upstream that the catalog does not know becomes a tool with its parameters', async () => {
   await withSimulator({ extraDatasets: [ETF_FLOWS] }, async (sim) => {
     const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
@@ -75,7 +74,10 @@ test('progress arrives while a call waits for a 202, with both SDK clients', asy
     const v2 = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
     try {
       const updates: { message?: string | undefined }[] = [];
-      const result = await v2.client.callTool({ name: 'institutions_ownership_by_ticker', arguments: { ticker: 'NVDA' } }, { onprogress: (p) => updates.push(p) });
+      const result = await v2.client.callTool(
+        { name: 'institutions_ownership_by_ticker', arguments: { ticker: 'NVDA' } },
+        { onprogress: (p) => updates.push(p) },
+      );
       assert.notEqual(result.isError, true);
       assert.ok(updates.length >= 1, 'at least one progress notification');
       assert.match(updates[0]?.message ?? '', /building this dataset/);
@@ -85,7 +87,9 @@ test('progress arrives while a call waits for a 202, with both SDK clients', asy
     const v1 = await connectV1({ baseUrl: sim.url, key: 'sim-live-key' });
     try {
       const updates: unknown[] = [];
-      await v1.client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'KO' } }, undefined, { onprogress: (p) => updates.push(p) });
+      await v1.client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'KO' } }, undefined, {
+        onprogress: (p) => updates.push(p),
+      });
       assert.ok(updates.length >= 1);
     } finally {
       await v1.close();
@@ -117,13 +121,21 @@ test('stdout carries only JSON-RPC, and the key appears in no output', async () 
   await withSimulator({}, async (sim) => {
     const secret = 'sk-e2e-7c1d9f0b2a4e6c8d';
     sim.api.book.createKey('acct_admin', undefined, secret);
-    const child = spawn(process.execPath, [CLI], { env: { ...serverEnv({ baseUrl: sim.url, key: secret }), MARKET_DATA_LOG_LEVEL: 'trace' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI], {
+      env: { ...serverEnv({ baseUrl: sim.url, key: secret }), MARKET_DATA_LOG_LEVEL: 'trace' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const send = (message: object): void => void child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'market_oi_change', arguments: {} } });

@@ -6,11 +6,23 @@ import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 const INVALID: [string, string, Record<string, unknown>, string, RegExp][] = [
   ['a lower-case ticker', 'stocks_dividends', { ticker: 'spy' }, 'TICKER_INVALID', /use "SPY"/],
-  ['a dotted ticker where the pattern forbids it', 'derived_dealer_gex_history', { ticker: 'BRK.B' }, 'TICKER_INVALID', /1 to 5 upper-case letters/],
+  [
+    'a dotted ticker where the pattern forbids it',
+    'derived_dealer_gex_history',
+    { ticker: 'BRK.B' },
+    'TICKER_INVALID',
+    /1 to 5 upper-case letters/,
+  ],
   ['an unknown enum value', 'flow_ticker_overview', { ticker: 'SPY', window: '30d' }, 'VALIDATION_ERROR', /1d, 7d/],
   ['a broken cursor', 'derived_dealer_gex_history', { ticker: 'SPY', cursor: '../../etc/passwd' }, 'VALIDATION_ERROR', /cursor/],
   ['a date that does not exist', 'shorts_volume_and_ratio', { ticker: 'GME', from: '2026-02-30' }, 'VALIDATION_ERROR', /YYYY-MM-DD/],
-  ['an OSI symbol in the wrong format', 'options_chain_history', { ticker: 'SPY', expiration: '2026-12-18', right: 'C', contract: 'SPY 600C' }, 'CONTRACT_SYMBOL_INVALID', /OSI/],
+  [
+    'an OSI symbol in the wrong format',
+    'options_chain_history',
+    { ticker: 'SPY', expiration: '2026-12-18', right: 'C', contract: 'SPY 600C' },
+    'CONTRACT_SYMBOL_INVALID',
+    /OSI/,
+  ],
   ['an unknown parameter', 'market_oi_change', { colour: 'red' }, 'VALIDATION_ERROR', /Accepted parameters/],
   ['a missing required parameter', 'stocks_sector_tickers', {}, 'VALIDATION_ERROR', /sector/],
   ['a hostile string', 'stocks_dividends', { ticker: 'SPY\u202e\u0000/../../v1/discover' }, 'TICKER_INVALID', /upper-case/],
@@ -81,7 +93,10 @@ test('every upstream error code comes back structured with its guidance', async 
         sim.api.faults.clear();
         sim.api.faults.inject({ kind: 'error', code, retryAfterSeconds: 30 }, 3);
         // SERVICE_DISABLED is remembered per dataset: the next code needs another one.
-        const result = await second.client.callTool({ name: index === 0 ? 'shorts_short_screener' : 'congress_recent_trades', arguments: { limit: 10 + index } });
+        const result = await second.client.callTool({
+          name: index === 0 ? 'shorts_short_screener' : 'congress_recent_trades',
+          arguments: { limit: 10 + index },
+        });
         assert.equal(errorOf(result).code, code);
         assert.equal(errorOf(result).action, action);
         assert.match(textOf(result), guidance);

@@ -6,7 +6,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { CLI, serverEnv } from '../helpers/mcp.js';
 
 test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding protection)', async () => {
-  const child = spawn(process.execPath, [CLI, '--http', '--demo', '--port', '0'], { env: serverEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, '--http', '--demo', '--port', '0'], {
+    env: serverEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {

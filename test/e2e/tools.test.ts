@@ -35,7 +35,10 @@ test('every catalog dataset is a tool, and a valid call reaches its upstream pat
         const result = await client.callTool({ name, arguments: argsFor(name, dataset.ticker !== undefined) });
         assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
         const expected = dataset.path.replace('{ticker}', 'SPY');
-        assert.ok(sim.api.requests.slice(before).some((r) => r.path === expected && r.status === 200), `${name} reached ${expected}`);
+        assert.ok(
+          sim.api.requests.slice(before).some((r) => r.path === expected && r.status === 200),
+          `${name} reached ${expected}`,
+        );
       }
       assert.ok(names.has('api_status'));
     } finally {
@@ -66,7 +69,10 @@ test('tools/list passes a wire-level lint: flat object roots, names, description
       assert.equal(tool.annotations?.openWorldHint, true);
     }
     const dataTools = tools.filter((t) => t.name !== 'api_status');
-    assert.ok(dataTools.every((t) => /1 unit of the monthly quota/.test(t.description ?? '')), 'every data tool says what it costs');
+    assert.ok(
+      dataTools.every((t) => /1 unit of the monthly quota/.test(t.description ?? '')),
+      'every data tool says what it costs',
+    );
     assert.ok(tools.filter((t) => /on demand/i.test(t.description ?? '')).length >= 10, 'on-demand datasets say so');
     const dealer = tools.find((t) => t.name === 'derived_dealer_gex_history');
     assert.deepEqual((dealer?.inputSchema as { properties: Record<string, unknown> }).properties['ticker'], {
@@ -87,7 +93,11 @@ test('every tool input schema matches the snapshot in test/snapshots (UPDATE_SNA
     const current = Object.fromEntries([...tools].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.inputSchema]));
     const text = `${JSON.stringify(current, null, 2)}\n`;
     if (process.env['UPDATE_SNAPSHOTS'] === '1') writeFileSync(SNAPSHOT, text);
-    assert.deepEqual(JSON.parse(text), JSON.parse(readFileSync(SNAPSHOT, 'utf8')), 'a tool schema changed: review it, then run UPDATE_SNAPSHOTS=1 npm test');
+    assert.deepEqual(
+      JSON.parse(text),
+      JSON.parse(readFileSync(SNAPSHOT, 'utf8')),
+      'a tool schema changed: review it, then run UPDATE_SNAPSHOTS=1 npm test',
+    );
   } finally {
     await close();
   }

@@ -10,7 +10,12 @@ export interface TestClient {
   client: MarketDataClient;
   logs: string[];
   /** Validates like the MCP layer would, then calls the dataset. */
-  call: (operationId: string, ticker?: string, query?: Record<string, string | number>, options?: Parameters<MarketDataClient['dataset']>[3]) => ReturnType<MarketDataClient['dataset']>;
+  call: (
+    operationId: string,
+    ticker?: string,
+    query?: Record<string, string | number>,
+    options?: Parameters<MarketDataClient['dataset']>[3],
+  ) => ReturnType<MarketDataClient['dataset']>;
 }
 
 export function dataset(operationId: string): DatasetDefinition {
@@ -52,7 +57,12 @@ export async function rejection(promise: Promise<unknown>): Promise<import('../.
 }
 
 /** Runs `run` with a client wired to `sim`, and closes the client afterwards. */
-export async function withClient<T>(sim: RunningSimulator, run: (client: TestClient) => Promise<T>, overrides: Partial<Config> = {}, key?: string): Promise<T> {
+export async function withClient<T>(
+  sim: RunningSimulator,
+  run: (client: TestClient) => Promise<T>,
+  overrides: Partial<Config> = {},
+  key?: string,
+): Promise<T> {
   const wired = makeClient(sim, overrides, key);
   try {
     return await run(wired);

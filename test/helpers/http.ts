@@ -1,7 +1,14 @@
 /** Small HTTP helpers for tests that talk to the simulator directly. */
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 
-export const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset-at'] as const;
+export const LIMIT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-quota-limit',
+  'x-quota-remaining',
+  'x-quota-reset-at',
+] as const;
 
 export interface SimResponse {
   status: number;

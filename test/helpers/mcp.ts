@@ -37,7 +37,12 @@ export interface Connected<C> {
 }
 
 export async function connectV2(options: SpawnOptions): Promise<Connected<Client>> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, ...(options.args ?? [])], env: serverEnv(options), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, ...(options.args ?? [])],
+    env: serverEnv(options),
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'e2e-v2', version: '1.0.0' });
@@ -46,7 +51,12 @@ export async function connectV2(options: SpawnOptions): Promise<Connected<Client
 }
 
 export async function connectV1(options: SpawnOptions): Promise<Connected<LegacyClient>> {
-  const transport = new LegacyStdioClientTransport({ command: process.execPath, args: [CLI, ...(options.args ?? [])], env: serverEnv(options), stderr: 'pipe' });
+  const transport = new LegacyStdioClientTransport({
+    command: process.execPath,
+    args: [CLI, ...(options.args ?? [])],
+    env: serverEnv(options),
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new LegacyClient({ name: 'e2e-v1', version: '1.0.0' });

@@ -9,10 +9,13 @@ import { createRuntime } from '../../src/runtime.js';
 import { sleep, withSimulator } from '../helpers/http.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 
-
 test('a dataset registered upstream while the server runs becomes a tool and sends tools/list_changed', async () => {
   await withSimulator({}, async (sim) => {
-    const runtime = await createRuntime({ MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key', MARKET_DATA_LOG_LEVEL: 'silent' });
+    const runtime = await createRuntime({
+      MARKET_DATA_BASE_URL: sim.url,
+      MARKET_DATA_API_KEY: 'sim-live-key',
+      MARKET_DATA_LOG_LEVEL: 'silent',
+    });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     const server = createServer(runtime.deps, true);
     const client = new Client({ name: 't', version: '1' });
@@ -36,10 +39,16 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
 
 test('--toolsets keeps only the named toolsets; hidden tools are those discover says the key cannot use', async () => {
   await withSimulator({}, async (sim) => {
-    const runtime = await createRuntime({ MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-narrow-key', MARKET_DATA_LOG_LEVEL: 'silent' }, { toolsets: 'shorts,market', hideInaccessible: true });
+    const runtime = await createRuntime(
+      { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-narrow-key', MARKET_DATA_LOG_LEVEL: 'silent' },
+      { toolsets: 'shorts,market', hideInaccessible: true },
+    );
     try {
       const names = runtime.registry.datasets().map((d) => d.operationId);
-      assert.ok(names.every((n) => n.startsWith('shorts.') || n.startsWith('market.')), names.join(','));
+      assert.ok(
+        names.every((n) => n.startsWith('shorts.') || n.startsWith('market.')),
+        names.join(','),
+      );
       assert.ok(runtime.deps.hidden?.has('shorts.short_screener'), 'the narrow key cannot read shorts');
       assert.ok(!runtime.deps.hidden?.has('market.oi_change'));
     } finally {
@@ -49,10 +58,17 @@ test('--toolsets keeps only the named toolsets; hidden tools are those discover 
 });
 
 test('the upstream wins on parameters of a known dataset; hostile upstream text is sanitized and capped', () => {
-  const doc = buildOpenApiDocument(DATASETS) as unknown as { paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[]; description: string } }> };
+  const doc = buildOpenApiDocument(DATASETS) as unknown as {
+    paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[]; description: string } }>;
+  };
   const screener = doc.paths['/v1/shorts/short-screener']?.get;
   assert.ok(screener);
-  screener.parameters.push({ name: 'exchange', in: 'query', required: false, schema: { type: 'string', enum: ['NYSE', 'NASDAQ'] } } as never);
+  screener.parameters.push({
+    name: 'exchange',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', enum: ['NYSE', 'NASDAQ'] },
+  } as never);
   doc.paths['/v1/news/headlines'] = {
     get: {
       operationId: 'news.headlines',
@@ -76,7 +92,9 @@ test('the upstream wins on parameters of a known dataset; hostile upstream text 
 test('operations with unusable paths or parameters are skipped, not guessed', () => {
   const report = datasetsFromOpenApi({
     paths: {
-      '/v1/odd/{id}/x': { get: { operationId: 'odd.by_id', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
+      '/v1/odd/{id}/x': {
+        get: { operationId: 'odd.by_id', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] },
+      },
       '/v1/bad name': { get: { operationId: 'bad.name', parameters: [] } },
       '/v1/weird': { get: { operationId: 'weird.obj', parameters: [{ name: 'filter', in: 'query', schema: { type: 'object' } }] } },
     },

@@ -84,7 +84,8 @@ for (const [code, recipe] of Object.entries(RECIPES) as [ApiErrorCode, (typeof R
         assert.equal('recoverable' in error, false, 'no recoverable flag on permanent errors');
         assert.equal('retry_after_seconds' in error, false);
       }
-      if (response.status === 429) assert.equal(response.headers.get('retry-after'), String(error.retry_after_seconds), 'Retry-After equals retry_after_seconds');
+      if (response.status === 429)
+        assert.equal(response.headers.get('retry-after'), String(error.retry_after_seconds), 'Retry-After equals retry_after_seconds');
     });
   });
 }

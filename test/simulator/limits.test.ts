@@ -13,7 +13,10 @@ test('every kind of response carries the six limit headers', async () => {
       await get(sim, '/v1/openapi.json'), // meta
     ];
     responses.push(await get(sim, '/v1/health')); // 429: the window of 6 is spent
-    assert.deepEqual(responses.map((r) => r.status), [200, 202, 400, 401, 200, 200, 429]);
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 202, 400, 401, 200, 200, 429],
+    );
     for (const response of responses) {
       for (const header of LIMIT_HEADERS) assert.ok(response.headers.get(header), `${header} on a ${response.status}`);
       assert.ok(!Number.isNaN(Date.parse(response.headers.get('x-quota-reset-at') ?? '')));
@@ -24,7 +27,8 @@ test('every kind of response carries the six limit headers', async () => {
 
 test('only a 200 on a data endpoint costs a unit', async () => {
   await withSimulator({ materializationMs: 10_000 }, async (sim) => {
-    const quota = async (path: string, key?: string | null): Promise<number> => Number((await get(sim, path, key)).headers.get('x-quota-remaining'));
+    const quota = async (path: string, key?: string | null): Promise<number> =>
+      Number((await get(sim, path, key)).headers.get('x-quota-remaining'));
     const start = await quota('/v1/health');
     assert.equal(await quota('/v1/discover'), start, 'discover is free');
     assert.equal(await quota('/v1/openapi.json'), start, 'openapi is free');
@@ -46,7 +50,10 @@ test('the per-minute window is fixed: the 4th request of a 3-request window is R
     await sleep(2000 - (Date.now() % 2000) + 20);
     const statuses = [];
     for (let i = 0; i < 4; i += 1) statuses.push(await get(sim, '/v1/market/oi-change'));
-    assert.deepEqual(statuses.map((r) => r.status), [200, 200, 200, 429]);
+    assert.deepEqual(
+      statuses.map((r) => r.status),
+      [200, 200, 200, 429],
+    );
     const limited = statuses[3];
     assert.ok(limited);
     assert.equal(envelopeOf(limited).error.code, 'RATE_LIMITED');

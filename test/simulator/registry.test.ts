@@ -8,9 +8,11 @@ import { ETF_FLOWS } from '../helpers/fixtures.js';
 interface Doc {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] } }>;
+  paths: Record<
+    string,
+    { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] } }
+  >;
 }
-
 
 test('/v1/openapi.json is OpenAPI 3.1.0 with every dataset, its dotted operation id and parameter schemas', async () => {
   await withSimulator({}, async (sim) => {
@@ -27,7 +29,13 @@ test('/v1/openapi.json is OpenAPI 3.1.0 with every dataset, its dotted operation
       assert.match(op.operationId, /^[a-z]+\.[a-z0-9_]+$/);
     }
     const dealer = doc.paths['/v1/derived/dealer-gex/{ticker}/history']?.get.parameters.find((p) => p.name === 'ticker');
-    assert.deepEqual(dealer, { name: 'ticker', in: 'path', required: true, description: dealer?.['description' as keyof typeof dealer], schema: { type: 'string', pattern: '^[A-Z]{1,5}$' } });
+    assert.deepEqual(dealer, {
+      name: 'ticker',
+      in: 'path',
+      required: true,
+      description: dealer?.['description' as keyof typeof dealer],
+      schema: { type: 'string', pattern: '^[A-Z]{1,5}$' },
+    });
     const overview = doc.paths['/v1/flow/tickers/{ticker}/overview']?.get.parameters ?? [];
     assert.deepEqual(overview.find((p) => p.name === 'window')?.schema, { type: 'string', enum: ['1d', '7d'] });
     assert.equal(overview.find((p) => p.name === 'session_date')?.schema['format'], 'date');
@@ -57,7 +65,10 @@ test('discover lists the key access_scope, datasets with coverage, and monthly_r
     };
     assert.ok(body.access_scope.length > 0);
     assert.equal(body.datasets.length, 22);
-    assert.ok(body.datasets.some((d) => !d.accessible), 'the narrow key cannot read every dataset');
+    assert.ok(
+      body.datasets.some((d) => !d.accessible),
+      'the narrow key cannot read every dataset',
+    );
     assert.equal(body.quota.monthly_remaining, 100_000);
   });
 });
@@ -66,7 +77,10 @@ test('a sixth active key is refused with KEY_LIMIT_REACHED; revoking one makes r
   await withSimulator({}, async (sim) => {
     // acct_live holds sim-live-key and sim-narrow-key active (sim-revoked-key is revoked).
     const created = [sim.api.book.createKey('acct_live'), sim.api.book.createKey('acct_live'), sim.api.book.createKey('acct_live')];
-    assert.throws(() => sim.api.book.createKey('acct_live'), (error: unknown) => error instanceof KeyLimitReachedError && error.status === 409);
+    assert.throws(
+      () => sim.api.book.createKey('acct_live'),
+      (error: unknown) => error instanceof KeyLimitReachedError && error.status === 409,
+    );
     assert.equal((await get(sim, '/v1/market/oi-change', created[0] ?? '')).status, 200, 'a created key works');
     sim.api.book.revokeKey(created[0] ?? '');
     assert.equal(envelopeOf(await get(sim, '/v1/market/oi-change', created[0] ?? '')).error.code, 'AUTH_INVALID');
