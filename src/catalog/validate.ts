@@ -76,6 +76,11 @@ export function validateToolArguments(
   options: ToolArgumentsOptions = {},
 ): ValidatedRequest {
   const extra = options.extraParams ?? [];
+  // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
+  // (the SDK parses arguments as a record): a foreign prototype means one was sent.
+  const prototype: unknown = Object.getPrototypeOf(args);
+  if (prototype !== Object.prototype && prototype !== null)
+    return refuseUnknown(dataset, '__proto__', acceptedParams(dataset, extra), 'agent');
   const sent = new Map<string, unknown>();
   for (const name of Object.keys(args)) {
     const value = args[name];
