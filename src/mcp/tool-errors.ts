@@ -94,8 +94,8 @@ export function refusalError(refusal: ParamRefusal): ApiError {
  */
 export function asApiError(error: unknown, log?: Logger, tool?: string): ApiError {
   if (error instanceof ApiError) return error;
-  const err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
-  log?.error({ tool, err }, 'tool handler failed: a bug in market-data-mcp');
+  // pino's err serializer writes type, message and stack.
+  log?.error({ tool, err: error instanceof Error ? error : new Error(String(error)) }, 'tool handler failed: a bug in market-data-mcp');
   return new ApiError({
     code: 'INTERNAL_ERROR',
     status: null,
