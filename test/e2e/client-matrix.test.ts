@@ -133,18 +133,23 @@ test('Vercel AI SDK MCP client: the tool result in the prompt of the next model 
       };
       let step = 0;
       const model = new MockLanguageModelV3({
-        doGenerate: async (options) => {
+        doGenerate: (options) => {
           step += 1;
           if (step === 1) {
-            return {
+            return Promise.resolve({
               content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: c.tool, input: JSON.stringify(c.args) }],
               finishReason: { unified: 'tool-calls', raw: undefined },
               usage,
               warnings: [],
-            };
+            });
           }
           nextPrompt = options.prompt;
-          return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+          return Promise.resolve({
+            content: [{ type: 'text', text: 'done' }],
+            finishReason: { unified: 'stop', raw: undefined },
+            usage,
+            warnings: [],
+          });
         },
       });
       await generateText({ model, tools, prompt: 'Use the tool.', stopWhen: stepCountIs(2) });
