@@ -168,9 +168,8 @@ export class MarketDataClient {
       (signal) => this.send(transport, target, key, deadline, signal, options),
       withDeadline(callerSignal, deadline, this.now),
     );
-    const result = await promise.catch((error: unknown) => {
-      throw error instanceof ApiError ? error : new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled.' });
-    });
+    // Anything but an ApiError is a bug of ours: it goes up as it is, to be logged with its stack.
+    const result = await promise;
     if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);
     return result;
   }
@@ -361,7 +360,8 @@ function toResult(operationId: string, response: RawResponse): ApiResult {
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
-  const data = sanitizeDeep('_meta' in body || 'data' in body ? body['data'] : body);
+  // The spec shows `{data, _meta}` for one endpoint only: any other shape comes back whole, less `_meta`.
+  const data = sanitizeDeep('data' in body ? body['data'] : Object.fromEntries(Object.entries(body).filter(([k]) => k !== '_meta')));
   return {
     data,
     meta: knownOnly<ResultMeta>({

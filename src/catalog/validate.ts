@@ -3,6 +3,12 @@
  * server can refuse bad input before it costs anything and the simulator can answer
  * exactly the code the spec gives (TICKER_INVALID, CONTRACT_SYMBOL_INVALID,
  * VALIDATION_ERROR), each with a hint that names the fix.
+ *
+ * One path for both callers: `validateRequest` takes what arrives on the wire (path
+ * ticker, query strings), `validateToolArguments` what an agent sends (one JSON object);
+ * both end in the same per-parameter check, which looks at a value's type before any
+ * schema coerces it, caps its length before any pattern runs on it, and reads only
+ * properties the caller really sent.
  */
 import * as z from 'zod';
 import { quoteValue } from '../sanitize.js';
@@ -23,62 +29,224 @@ export type ValidatedRequest =
   | { readonly ok: true; readonly ticker: string | undefined; readonly query: QueryValues }
   | { readonly ok: false; readonly refusal: ParamRefusal };
 
+/**
+ * Properties some hosts add to every tool's arguments for their own use; they are not
+ * parameters of any dataset and are dropped rather than refused. Gemini CLI injects
+ * `wait_for_previous` into every tool schema and forwards it with each call.
+ */
+export const HOST_CONTROL_PROPERTIES: readonly string[] = ['wait_for_previous'];
+
+/** A string parameter with no `maxLength` of its own is refused above this many characters. */
+export const DEFAULT_MAX_STRING_LENGTH = 256;
+
+/** Names that would reach an object's prototype: never a parameter unless a dataset declares it. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** What a query string may hold for a number: plain decimal, no hex, exponent or blanks. */
+const DECIMAL = /^-?\d{1,15}(\.\d{1,15})?$/;
+
 export function isRequiredParam(schema: z.ZodType): boolean {
   return !schema.safeParse(undefined).success;
 }
 
+/** Where values come from: query strings (numbers are text) or an agent's JSON (numbers are numbers). */
+export type InputSource = 'wire' | 'agent';
+
+/** A request as it arrives on the wire: the path's ticker and the query string's values. */
 export function validateRequest(dataset: DatasetDefinition, ticker: unknown, query: Readonly<Record<string, unknown>>): ValidatedRequest {
+  const unknown = Object.keys(query).find((name) => !Object.hasOwn(dataset.query, name));
+  if (unknown !== undefined) return refuseUnknown(dataset, unknown, Object.keys(dataset.query), 'wire');
+  return checkParams(dataset, ticker, query, 'wire');
+}
+
+export interface ToolArgumentsOptions {
+  /** Parameters the tool adds beyond the dataset's own (e.g. `fields`), taken out before this check. */
+  readonly extraParams?: readonly string[];
+}
+
+/**
+ * An agent's arguments: `null` means omitted (OpenAI strict mode sends it for every
+ * optional property), host control properties are dropped, and every other name the
+ * dataset does not take is refused, `ticker` on a market-wide dataset included.
+ */
+export function validateToolArguments(
+  dataset: DatasetDefinition,
+  args: Readonly<Record<string, unknown>>,
+  options: ToolArgumentsOptions = {},
+): ValidatedRequest {
+  const extra = options.extraParams ?? [];
+  // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
+  // (the SDK parses arguments as a record): a foreign prototype means one was sent.
+  const prototype: unknown = Object.getPrototypeOf(args);
+  if (prototype !== Object.prototype && prototype !== null)
+    return refuseUnknown(dataset, '__proto__', acceptedParams(dataset, extra), 'agent');
+  const sent = new Map<string, unknown>();
+  for (const name of Object.keys(args)) {
+    const value = args[name];
+    if (HOST_CONTROL_PROPERTIES.includes(name) || extra.includes(name)) continue;
+    const declared = (name === 'ticker' && dataset.ticker !== undefined) || Object.hasOwn(dataset.query, name);
+    if (!declared) return refuseUnknown(dataset, name, acceptedParams(dataset, extra), 'agent');
+    if (value !== null) sent.set(name, value);
+  }
+  const ticker = sent.get('ticker');
+  sent.delete('ticker');
+  return checkParams(dataset, ticker, Object.fromEntries(sent), 'agent');
+}
+
+/** Every parameter a tool takes, in the order the schema lists them. */
+export function acceptedParams(dataset: DatasetDefinition, extra: readonly string[] = []): string[] {
+  return [...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query), ...extra];
+}
+
+function refuseUnknown(dataset: DatasetDefinition, name: string, accepted: readonly string[], source: InputSource): ValidatedRequest {
+  const hint = accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
+  if (PROTOTYPE_KEYS.has(name)) return refuse('VALIDATION_ERROR', name, `Parameter name ${quoteValue(name)} is not allowed.`, hint);
+  if (name === 'ticker' && source === 'agent') {
+    return refuse('VALIDATION_ERROR', name, `"ticker" does not apply: ${dataset.title} is market-wide, not per ticker.`, hint);
+  }
+  return refuse('VALIDATION_ERROR', name, `Unknown parameter ${quoteValue(name)}.`, hint);
+}
+
+function checkParams(
+  dataset: DatasetDefinition,
+  ticker: unknown,
+  query: Readonly<Record<string, unknown>>,
+  source: InputSource,
+): ValidatedRequest {
   let parsedTicker: string | undefined;
   if (dataset.ticker) {
-    const result = dataset.ticker.safeParse(ticker);
-    if (!result.success) return { ok: false, refusal: tickerRefusal(dataset, 'ticker', ticker) };
-    parsedTicker = result.data;
+    const checked = checkParam(dataset, 'ticker', dataset.ticker, ticker, source);
+    if (!checked.ok) return checked;
+    parsedTicker = typeof checked.value === 'string' ? checked.value : undefined;
   }
 
-  const accepted = Object.keys(dataset.query);
-  for (const name of Object.keys(query)) {
-    if (!Object.hasOwn(dataset.query, name)) {
-      return refuse('VALIDATION_ERROR', name, `Unknown parameter ${quoteValue(name)}.`, acceptedHint(accepted));
-    }
-  }
-
-  const parsed: QueryValues = {};
+  const parsed = new Map<string, string | number>();
   for (const [name, schema] of Object.entries(dataset.query)) {
-    const raw = query[name];
-    const result = schema.safeParse(raw);
-    if (!result.success) {
-      if (raw === undefined) return refuse('VALIDATION_ERROR', name, `Missing required parameter "${name}".`, describeParam(name, schema));
-      const code = refusalCodeOf(schema);
-      if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };
-      return refuse(code, name, `Invalid value ${quoteValue(raw)} for "${name}".`, describeParam(name, schema));
-    }
-    if (typeof result.data === 'string' || typeof result.data === 'number') parsed[name] = result.data;
+    // Own properties only: `constructor` or `toString` must not be read off the prototype.
+    const raw = Object.hasOwn(query, name) ? query[name] : undefined;
+    const checked = checkParam(dataset, name, schema, raw, source);
+    if (!checked.ok) return checked;
+    const value = checked.value;
+    if (typeof value === 'string' || typeof value === 'number') parsed.set(name, value);
+    // Booleans travel as the words the query string uses.
+    else if (typeof value === 'boolean') parsed.set(name, String(value));
   }
 
-  const from = parsed['from'];
-  const to = parsed['to'];
+  const from = parsed.get('from');
+  const to = parsed.get('to');
   if (typeof from === 'string' && typeof to === 'string' && from > to) {
     return refuse('VALIDATION_ERROR', 'from', `"from" (${from}) is after "to" (${to}).`, 'Swap the dates or widen the range.');
   }
-  return { ok: true, ticker: parsedTicker, query: parsed };
+  return { ok: true, ticker: parsedTicker, query: Object.fromEntries(parsed) };
 }
 
-function refuse(code: ApiErrorCode, param: string, message: string, hint: string): ValidatedRequest {
+type CheckedParam = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly refusal: ParamRefusal };
+
+function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType, raw: unknown, source: InputSource): CheckedParam {
+  if (raw === undefined) {
+    const result = schema.safeParse(undefined);
+    if (result.success) return { ok: true, value: result.data };
+    return refuse('VALIDATION_ERROR', name, `Missing required parameter "${name}".`, describeParam(name, schema));
+  }
+  const shape = shapeOf(schema);
+  const typed = asDeclaredType(raw, shape.type, source);
+  if (typed === undefined) {
+    return refuse(
+      refusalCodeOf(schema),
+      name,
+      `Invalid value ${quoteValue(raw)} for "${name}": expected ${article(shape.type)}.`,
+      describeParam(name, schema),
+    );
+  }
+  if (typeof typed === 'string') {
+    // Capped before any pattern runs on it, and checked whole before anything encodes it.
+    const tooLong = typed.length > (shape.maxLength ?? DEFAULT_MAX_STRING_LENGTH);
+    if (tooLong || LONE_SURROGATE.test(typed)) {
+      const why = tooLong ? `is too long (${typed.length} characters)` : 'is not well-formed text';
+      if (refusalCodeOf(schema) === 'TICKER_INVALID')
+        return { ok: false, refusal: { ...tickerRefusal(dataset, name, ''), message: `The value of "${name}" ${why}.` } };
+      return refuse(refusalCodeOf(schema), name, `The value of "${name}" ${why}.`, describeParam(name, schema));
+    }
+  }
+  const result = schema.safeParse(typed);
+  if (result.success) return { ok: true, value: result.data };
+  const code = refusalCodeOf(schema);
+  if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };
+  return refuse(code, name, `Invalid value ${quoteValue(raw)} for "${name}".`, describeParam(name, schema));
+}
+
+/**
+ * The value in the parameter's declared JSON type, or undefined when it is not of that
+ * type. On the wire everything is text, so a number must be plain decimal text; from an
+ * agent a number must be a JSON number: `true`, "0x10" and [5] are not limits.
+ */
+function asDeclaredType(raw: unknown, type: JsonType | undefined, source: InputSource): unknown {
+  switch (type) {
+    case 'number':
+    case 'integer':
+      if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
+      return source === 'wire' && typeof raw === 'string' && DECIMAL.test(raw) ? Number(raw) : undefined;
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      return source === 'wire' && (raw === 'true' || raw === 'false') ? raw === 'true' : undefined;
+    case 'string':
+      return typeof raw === 'string' ? raw : undefined;
+    case undefined:
+      return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : undefined;
+  }
+}
+
+type JsonType = 'string' | 'number' | 'integer' | 'boolean';
+
+interface ParamShape {
+  readonly type: JsonType | undefined;
+  readonly maxLength: number | undefined;
+  readonly json: ParamJson;
+}
+
+interface ParamJson {
+  type?: unknown;
+  enum?: unknown[];
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  format?: string;
+  pattern?: string;
+}
+
+/** Converted once per schema: the check runs on every call and every simulator request. */
+const shapes = new WeakMap<z.ZodType, ParamShape>();
+
+function shapeOf(schema: z.ZodType): ParamShape {
+  const known = shapes.get(schema);
+  if (known) return known;
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as ParamJson;
+  const declared = typeof json.type === 'string' ? json.type : undefined;
+  const fromEnum = json.enum?.every((v) => typeof v === 'string')
+    ? 'string'
+    : json.enum?.every((v) => typeof v === 'number')
+      ? 'number'
+      : undefined;
+  const type = ['string', 'number', 'integer', 'boolean'].includes(declared ?? '') ? (declared as JsonType) : fromEnum;
+  const shape = { type, maxLength: typeof json.maxLength === 'number' ? json.maxLength : undefined, json };
+  shapes.set(schema, shape);
+  return shape;
+}
+
+function article(type: JsonType | undefined): string {
+  if (type === 'integer') return 'an integer';
+  if (type === undefined) return 'a string or a number';
+  return `a ${type}`;
+}
+
+function refuse(code: ApiErrorCode, param: string, message: string, hint: string): { ok: false; refusal: ParamRefusal } {
   return { ok: false, refusal: { code, param, message, hint } };
 }
 
-function acceptedHint(accepted: readonly string[]): string {
-  return accepted.length === 0 ? 'This dataset takes no query parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
-}
-
 function describeParam(name: string, schema: z.ZodType): string {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-    enum?: unknown[];
-    description?: string;
-    minimum?: number;
-    maximum?: number;
-    format?: string;
-  };
+  const json = shapeOf(schema).json;
   if (json.enum) return `"${name}" must be one of: ${json.enum.map(String).join(', ')}.`;
   if (json.format === 'date') return `"${name}" must be a real calendar date as YYYY-MM-DD.`;
   const range = json.minimum !== undefined && json.maximum !== undefined ? ` (${json.minimum} to ${json.maximum})` : '';
@@ -123,6 +291,6 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
 }
 
 function patternOf(schema: z.ZodType): RegExp | undefined {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { pattern?: string };
-  return json.pattern === undefined ? undefined : new RegExp(json.pattern);
+  const pattern = shapeOf(schema).json.pattern;
+  return pattern === undefined ? undefined : new RegExp(pattern);
 }

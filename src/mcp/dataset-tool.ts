@@ -4,16 +4,20 @@ import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { resultMetaSchema } from '../api/result-meta.js';
-import { validateRequest, type DatasetDefinition } from '../catalog/index.js';
+import { validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { project, successResult } from './results.js';
+import { knownFields, rememberFields } from './field-names.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
 export interface ToolDeps {
   client: MarketDataClient;
   resultTokens: number;
   simulated: boolean;
+  /** Where a bug of ours is logged with its stack. */
+  log?: Logger | undefined;
 }
 
 /** `flow.ticker_overview` → `flow_ticker_overview`: stable, and within ^[a-zA-Z0-9_-]{1,64}$. */
@@ -35,8 +39,9 @@ function outputSchemaOf(dataset: DatasetDefinition): z.ZodType | undefined {
 
 export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
   const outputSchema = outputSchemaOf(dataset);
+  const name = toolNameOf(dataset);
   return server.registerTool(
-    toolNameOf(dataset),
+    name,
     {
       title: dataset.title,
       description: toolDescription(dataset),
@@ -48,41 +53,61 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       try {
         return await callDataset(dataset, args, ctx, deps);
       } catch (error) {
-        return errorResult(asApiError(error));
+        return errorResult(asApiError(error, deps.log, name), { structured: outputSchema === undefined });
       }
     },
   );
 }
 
 async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
-  const { [FIELDS_PARAM]: rawFields, ...rest } = args;
-  const fields = supportsFields(dataset) ? parseFields(rawFields) : undefined;
-  if (!supportsFields(dataset) && rawFields !== undefined) throw unknownParam(FIELDS_PARAM, dataset);
-  const { ticker, ...query } = dataset.ticker ? rest : { ticker: undefined, ...rest };
-  const checked = validateRequest(dataset, ticker, query);
+  const projectable = supportsFields(dataset);
+  const checked = validateToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
   if (!checked.ok) throw refusalError(checked.refusal);
+  const fields = projectable ? parseFields(Object.hasOwn(args, FIELDS_PARAM) ? args[FIELDS_PARAM] : undefined) : undefined;
+  const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
+  const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
+  if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
 
   const result = await deps.client.dataset(dataset, checked.ticker, checked.query, {
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
-  if (fields) {
-    const { available } = project(result.data, fields);
-    if (available.length > 0 && !fields.some((f) => available.includes(f))) {
-      throw new ApiError({
-        code: 'VALIDATION_ERROR',
-        status: 400,
-        message: 'None of the requested fields is in this dataset.',
-        hint: `Fields available: ${available.slice(0, 30).join(', ')}.`,
-        local: true,
-      });
-    }
-  }
-  return successResult(result, { budgetTokens: deps.resultTokens, fields, simulated: deps.simulated });
+  if (!projectable) return successResult(result, { budgetTokens: deps.resultTokens, simulated: deps.simulated });
+  const { available } = project(result.data, []);
+  rememberFields(deps.client, dataset, checked.query, available);
+  const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
+  if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after');
+  const reported =
+    unknown.length === 0
+      ? result
+      : {
+          ...result,
+          meta: { ...result.meta, notice: [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ') },
+        };
+  return successResult(reported, { budgetTokens: deps.resultTokens, fields, simulated: deps.simulated });
+}
+
+function unknownFieldsNotice(unknown: readonly string[], available: readonly string[]): string {
+  return `Not fields of this dataset, left out: ${unknown.join(', ')}. Fields available: ${available.slice(0, 30).join(', ')}.`;
+}
+
+/**
+ * `before`: refused from the names earlier answers showed, nothing sent. `after`: the
+ * first answer of this dataset showed none of them; it is cached, so asking again with
+ * names from the list costs nothing more.
+ */
+function unknownFieldsError(unknown: readonly string[], available: readonly string[], when: 'before' | 'after'): ApiError {
+  return new ApiError({
+    code: 'VALIDATION_ERROR',
+    status: when === 'before' ? 400 : null,
+    message: `Not fields of this dataset: ${unknown.map((f) => quoteValue(f)).join(', ')}.`,
+    hint: `Fields available: ${available.slice(0, 30).join(', ')}.${when === 'after' ? ' The rows are cached: asking again with these names is free.' : ''}`,
+    local: when === 'before',
+  });
 }
 
 function parseFields(raw: unknown): string[] | undefined {
-  if (raw === undefined) return undefined;
+  if (raw === undefined || raw === null) return undefined;
   const parsed = z
     .array(z.string().regex(/^[a-z0-9_]{1,60}$/))
     .max(30)
@@ -96,17 +121,7 @@ function parseFields(raw: unknown): string[] | undefined {
       local: true,
     });
   }
-  return parsed.data;
-}
-
-function unknownParam(name: string, dataset: DatasetDefinition): ApiError {
-  return new ApiError({
-    code: 'VALIDATION_ERROR',
-    status: 400,
-    message: `Unknown parameter "${name}".`,
-    hint: `Accepted parameters: ${[...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query)].join(', ')}.`,
-    local: true,
-  });
+  return parsed.data.length > 0 ? [...new Set(parsed.data)] : undefined;
 }
 
 /** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */

@@ -39,7 +39,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
     { instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS },
   );
-  const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated };
+  const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
   const register = (dataset: DatasetDefinition): void => {
     if (!deps.hidden?.has(dataset.operationId)) registerDatasetTool(server, dataset, toolDeps);
   };

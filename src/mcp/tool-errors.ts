@@ -1,10 +1,18 @@
 /**
- * Every failure becomes a tool result an agent can act on: `isError: true`, the error
- * as structured data, and one short paragraph saying what to do next.
+ * Every failure becomes a tool result an agent can act on: `isError: true`, one short
+ * paragraph saying what to do next, and the error itself as one line of JSON.
+ *
+ * The JSON rides in the text because the text is what reaches the model in most
+ * clients: LangChain's mcp-adapters throw the joined text of an error result, the AI
+ * SDK hands the model only `content`. `structuredContent` is added only where the tool
+ * declares no outputSchema: an error object there would not match a declared schema,
+ * and the v1 SDK client, the Inspector, LangChain, Mastra and Gemini CLI then reject the
+ * whole result (-32602) so the error never reaches the agent.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError, type ErrorCode } from '../api/errors.js';
 import type { ParamRefusal } from '../catalog/index.js';
+import type { Logger } from '../log.js';
 
 /** What the agent should do, by code. Anything not listed: do not retry as is. */
 export type NextAction =
@@ -42,7 +50,8 @@ function guidance(error: ApiError, action: NextAction): string {
   const wait = error.retryAfterSeconds;
   switch (action) {
     case 'fix_input':
-      return `${error.code}: ${error.message}${hint} Fix the arguments (${error.action}) and call again; nothing was charged.`;
+      // Refusals here and upstream 4xx cost nothing; a check made after a 200 cannot say so.
+      return `${error.code}: ${error.message}${hint} Fix the arguments (${error.action}) and call again${error.status === null && !error.local ? '.' : '; nothing was charged.'}`;
     case 'check_configuration':
       return `${error.code}: ${error.message}${hint} Retrying will not help; call api_status to check the key and its scope, or tell the user.`;
     case 'wait_for_quota_reset':
@@ -58,12 +67,18 @@ function guidance(error: ApiError, action: NextAction): string {
   }
 }
 
-export function errorResult(error: ApiError): CallToolResult {
+export interface ErrorResultOptions {
+  /** False for a tool that declares an outputSchema: the error then travels only as text. */
+  structured: boolean;
+}
+
+export function errorResult(error: ApiError, options: ErrorResultOptions = { structured: true }): CallToolResult {
   const action = nextAction(error);
+  const payload = { error: { ...error.toJSON(), action } };
   return {
     isError: true,
-    content: [{ type: 'text', text: guidance(error, action) }],
-    structuredContent: { error: { ...error.toJSON(), action } },
+    content: [{ type: 'text', text: `${guidance(error, action)}\n${JSON.stringify(payload)}` }],
+    ...(options.structured ? { structuredContent: payload } : {}),
   };
 }
 
@@ -72,12 +87,21 @@ export function refusalError(refusal: ParamRefusal): ApiError {
   return new ApiError({ code: refusal.code, status: 400, message: refusal.message, hint: refusal.hint, local: true });
 }
 
-export function asApiError(error: unknown): ApiError {
+/**
+ * Anything that is not an ApiError is a bug of ours: logged with its stack (when a log is
+ * given) and answered as a non-recoverable INTERNAL_ERROR, since the same call would fail
+ * the same way again.
+ */
+export function asApiError(error: unknown, log?: Logger, tool?: string): ApiError {
   if (error instanceof ApiError) return error;
+  // pino's err serializer writes type, message and stack.
+  log?.error({ tool, err: error instanceof Error ? error : new Error(String(error)) }, 'tool handler failed: a bug in market-data-mcp');
   return new ApiError({
     code: 'INTERNAL_ERROR',
     status: null,
-    message: 'The server failed while handling this call.',
-    hint: 'Retry later; if it persists, report it with the server log (stderr).',
+    message: 'The server failed while handling this call (a fault in market-data-mcp, not in the arguments).',
+    hint: 'Do not retry as is; tell the user, who can report it with the server log (stderr).',
+    recoverable: false,
+    local: true,
   });
 }

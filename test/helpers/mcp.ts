@@ -76,9 +76,24 @@ export interface ToolError {
   request_id: string | null;
 }
 
-export function errorOf(result: { structuredContent?: unknown; isError?: unknown }): ToolError {
+/**
+ * The error of an error result, read from its text as a model would see it (the last line
+ * is the error as JSON); where the result also carries structuredContent, both must agree.
+ */
+export function errorOf(result: { structuredContent?: unknown; isError?: unknown; content?: unknown }): ToolError {
   if (result.isError !== true) throw new Error(`expected an error result, got ${JSON.stringify(result).slice(0, 300)}`);
-  return (result.structuredContent as { error: ToolError }).error;
+  const fromText = errorInText(textOf(result));
+  if (result.structuredContent !== undefined) {
+    const structured = (result.structuredContent as { error: ToolError }).error;
+    if (JSON.stringify(structured) !== JSON.stringify(fromText)) throw new Error('structuredContent and text disagree');
+  }
+  return fromText;
+}
+
+/** The error JSON on the last line of an error's text, wherever that text was found. */
+export function errorInText(text: string): ToolError {
+  const line = text.trim().split('\n').at(-1) ?? '';
+  return (JSON.parse(line) as { error: ToolError }).error;
 }
 
 export function textOf(result: { content?: unknown }): string {

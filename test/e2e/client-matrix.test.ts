@@ -1,0 +1,163 @@
+/**
+ * The client matrix: the built binary (`--demo`) driven by the client libraries agents
+ * are built on, over an error and a success of a tool that declares an outputSchema
+ * (derived_dealer_gex_history) and of one that does not (market_total_options_volume).
+ * Each row asserts what the model finally sees, taken where that library hands it over:
+ *
+ * - v2 and v1 SDK clients: the result of callTool (the v1 client validates
+ *   structuredContent against the outputSchema even on errors, and throws -32602);
+ * - LangChain: the ToolMessage LangGraph's ToolNode builds (mcp-adapters throw a
+ *   ToolException carrying the joined text of an error result);
+ * - Vercel AI SDK: the tool result in the prompt of the model's next step (the MCP
+ *   client gives the model `content`, never `structuredContent`).
+ *
+ * The errors are answered by the demo's embedded API, so they carry a request id.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createMCPClient } from '@ai-sdk/mcp';
+import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { generateText, stepCountIs, type ToolSet } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { CLI, connectV1, connectV2, serverEnv, textOf } from '../helpers/mcp.js';
+
+interface Case {
+  what: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** What must be in front of the model. */
+  seen: RegExp[];
+}
+
+const ERROR_FIELDS = [/"action":"fix_input"/, /"request_id":"req_\w+"/, /"retry_after_seconds":null/, /Fix the arguments/];
+
+const CASES: Case[] = [
+  {
+    what: 'an error of the tool with an outputSchema',
+    tool: 'derived_dealer_gex_history',
+    args: { ticker: 'SPY', cursor: 'bogus' },
+    seen: [/"code":"VALIDATION_ERROR"/, /"hint":"Use meta\.next_cursor from the previous page/, /cursor is invalid/, ...ERROR_FIELDS],
+  },
+  {
+    what: 'a success of the tool with an outputSchema',
+    tool: 'derived_dealer_gex_history',
+    args: { ticker: 'SPY', limit: 1 },
+    seen: [/"king_strike_usd":/, /"gamma_flip_usd":/],
+  },
+  {
+    what: 'an error of a tool without an outputSchema',
+    tool: 'market_total_options_volume',
+    args: { from: '2001-01-02' },
+    seen: [/"code":"RANGE_TOO_DEEP"/, /"hint":"Move \\"from\\" to \d{4}-\d{2}-\d{2} or later\."/, ...ERROR_FIELDS],
+  },
+  {
+    what: 'a success of a tool without an outputSchema',
+    tool: 'market_total_options_volume',
+    args: { limit: 2 },
+    seen: [/"data":\[/, /"operation_id":"market\.total_options_volume"/],
+  },
+];
+
+function assertSeen(client: string, seen: string, expected: Case): void {
+  for (const pattern of expected.seen) assert.match(seen, pattern, `${client}, ${expected.what}: the model sees ${pattern}`);
+  assert.doesNotMatch(seen, /-32602|does not match the tool's output schema/, `${client}, ${expected.what}`);
+}
+
+/** Every string inside a prompt structure: the texts the model reads, unescaped. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+const DEMO = { args: ['--demo'], env: { MARKET_DATA_LOG_LEVEL: 'warn' } };
+
+test('v2 SDK client: errors and successes of both kinds of tool arrive whole', async () => {
+  const { client, close } = await connectV2(DEMO);
+  try {
+    await client.listTools(); // caches the output validators, as a host does
+    for (const c of CASES) assertSeen('v2', textOf(await client.callTool({ name: c.tool, arguments: c.args })), c);
+  } finally {
+    await close();
+  }
+});
+
+test('v1 SDK client: errors of the outputSchema tool are no longer rejected as -32602', async () => {
+  const { client, close } = await connectV1(DEMO);
+  try {
+    await client.listTools();
+    for (const c of CASES) {
+      const result = (await client.callTool({ name: c.tool, arguments: c.args })) as { content?: unknown };
+      assertSeen('v1', textOf(result), c);
+    }
+  } finally {
+    await close();
+  }
+});
+
+test("LangChain mcp-adapters: the ToolMessage LangGraph's ToolNode hands the model", async () => {
+  const mcp = new MultiServerMCPClient({
+    mcpServers: { market: { transport: 'stdio', command: process.execPath, args: [CLI, ...DEMO.args], env: serverEnv(DEMO) } },
+  });
+  try {
+    const tools = await mcp.getTools();
+    const node = new ToolNode(tools);
+    for (const [index, c] of CASES.entries()) {
+      const call = { id: `call_${index}`, name: c.tool, args: c.args, type: 'tool_call' as const };
+      const output = (await node.invoke({ messages: [new AIMessage({ content: '', tool_calls: [call] })] })) as { messages: ToolMessage[] };
+      const message = output.messages[0];
+      assert.ok(message, c.what);
+      assertSeen('LangChain', stringsIn(message.content).join('\n'), c);
+    }
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('Vercel AI SDK MCP client: the tool result in the prompt of the next model step', async () => {
+  const mcp = await createMCPClient({
+    transport: new Experimental_StdioMCPTransport({ command: process.execPath, args: [CLI, ...DEMO.args], env: serverEnv(DEMO) }),
+  });
+  try {
+    // The MCP client's tool type and ToolSet differ only under exactOptionalPropertyTypes.
+    const tools = (await mcp.tools()) as ToolSet;
+    for (const c of CASES) {
+      let nextPrompt: unknown;
+      const usage = {
+        inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 1, text: 1, reasoning: undefined },
+      };
+      let step = 0;
+      const model = new MockLanguageModelV3({
+        doGenerate: (options) => {
+          step += 1;
+          if (step === 1) {
+            return Promise.resolve({
+              content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: c.tool, input: JSON.stringify(c.args) }],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage,
+              warnings: [],
+            });
+          }
+          nextPrompt = options.prompt;
+          return Promise.resolve({
+            content: [{ type: 'text', text: 'done' }],
+            finishReason: { unified: 'stop', raw: undefined },
+            usage,
+            warnings: [],
+          });
+        },
+      });
+      await generateText({ model, tools, prompt: 'Use the tool.', stopWhen: stepCountIs(2) });
+      const toolMessages = ((nextPrompt ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === 'tool');
+      assert.equal(toolMessages.length, 1, `${c.what}: the model got the tool result`);
+      assertSeen('AI SDK', stringsIn(toolMessages).join('\n'), c);
+    }
+  } finally {
+    await mcp.close();
+  }
+});

@@ -1,0 +1,100 @@
+/**
+ * Answers the spec does not describe come back whole; a bug of ours is logged with its
+ * stack and answered as a non-recoverable INTERNAL_ERROR.
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { createLogger } from '../../src/log.js';
+import { createServer } from '../../src/mcp/server.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import { withSimulator } from '../helpers/http.js';
+import { errorOf, textOf } from '../helpers/mcp.js';
+
+async function withServer(sim: RunningSimulator, run: (client: Client, runtime: Runtime, logs: string[]) => Promise<void>): Promise<void> {
+  const runtime = await createRuntime({
+    MARKET_DATA_BASE_URL: sim.url,
+    MARKET_DATA_API_KEY: 'sim-admin-key',
+    MARKET_DATA_LOG_LEVEL: 'silent',
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const server = createServer({ ...runtime.deps, log: createLogger('info', sink) });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 't', version: '1' });
+  try {
+    await server.connect(serverTransport);
+    await client.connect(clientTransport);
+    await run(client, runtime, logs);
+  } finally {
+    await client.close();
+    await runtime.close();
+  }
+}
+
+test('a 200 whose body is not {data, _meta} comes back whole, less _meta, as a success', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client) => {
+      const body = { rows: [{ ticker: 'GME', short_float_pct: 21.5 }], period: '2026-11-14', _meta: { request_id: 'req_x', notice: 'n' } };
+      sim.api.faults.inject({ kind: 'raw', status: 200, body: JSON.stringify(body), contentType: 'application/json' });
+      const result = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 7 } });
+      assert.notEqual(result.isError, true, textOf(result));
+      const structured = result.structuredContent as { data: unknown; meta: { request_id?: string } };
+      assert.deepEqual(structured.data, { rows: body.rows, period: body.period });
+      assert.equal(structured.meta.request_id, 'req_x', 'the upstream _meta still feeds meta');
+    });
+  });
+});
+
+test('a bug in a tool handler is logged with its stack and answered as a non-recoverable INTERNAL_ERROR, never kept', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client, runtime, logs) => {
+      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      let calls = 0;
+      runtime.deps.client.dataset = (...args) => {
+        calls += 1;
+        if (calls === 1) throw new TypeError('cannot read properties of undefined (reading "rows")');
+        return real(...args);
+      };
+      const broken = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5 } });
+      const error = errorOf(broken);
+      assert.equal(error.code, 'INTERNAL_ERROR');
+      assert.equal(error.recoverable, false);
+      assert.equal(error.action, 'do_not_retry');
+      assert.match(textOf(broken), /Do not retry/);
+      const line = logs.find((l) => l.includes('tool handler failed'));
+      assert.ok(line, 'the failure is logged');
+      const logged = JSON.parse(line) as { tool: string; err: { type: string; stack: string } };
+      assert.equal(logged.tool, 'shorts_short_screener');
+      assert.equal(logged.err.type, 'TypeError');
+      assert.match(logged.err.stack, /at /, 'with its stack');
+      // The same call again asks anew: the failure was not kept as an answer.
+      const again = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5 } });
+      assert.notEqual(again.isError, true, textOf(again));
+    });
+  });
+});
+
+test('an error of a tool with an outputSchema carries no structuredContent; its text holds the whole error', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client) => {
+      sim.api.faults.inject({ kind: 'error', code: 'SCOPE_INSUFFICIENT', hint: 'GET /v1/discover lists the scope.' });
+      const result = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY' } });
+      assert.equal(result.isError, true);
+      assert.equal(result.structuredContent, undefined, 'nothing that could break the declared outputSchema');
+      const error = errorOf(result);
+      assert.equal(error.code, 'SCOPE_INSUFFICIENT');
+      assert.equal(error.hint, 'GET /v1/discover lists the scope.');
+      assert.equal(error.action, 'check_configuration');
+      assert.ok(error.request_id, 'the request id to quote');
+      assert.ok('retry_after_seconds' in error);
+    });
+  });
+});
