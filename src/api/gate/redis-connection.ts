@@ -102,6 +102,20 @@ export class RedisLink implements RedisCommander {
     await this.ensureSubscribed();
   }
 
+  /** Start-up must not hang on a Redis that is down: true once it answers, false after `withinMs`. */
+  async waitUntilReady(withinMs: number): Promise<boolean> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      try {
+        await this.ping();
+        return true;
+      } catch {
+        if (this.closed || Date.now() + 50 >= until) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const client of [this.client, this.subscriber]) {

@@ -38,24 +38,15 @@ export async function createAccountGate(options: AccountGateFactoryOptions): Pro
     ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
-  const reachable = await waitForRedis(shared, options.connectWaitMs ?? 1000);
+  const reachable =
+    (await link.waitUntilReady(options.connectWaitMs ?? 1000)) &&
+    (await shared.ping().then(
+      () => true,
+      () => false,
+    ));
   return new ResilientGate(shared, options.fallback, {
     log: options.log,
     startDown: !reachable,
     ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
   });
-}
-
-/** Start-up must not hang on a Redis that is down: try for a moment, then start on the fallback. */
-async function waitForRedis(gate: RedisAccountGate, withinMs: number): Promise<boolean> {
-  const until = Date.now() + withinMs;
-  for (;;) {
-    try {
-      await gate.ping();
-      return true;
-    } catch {
-      if (Date.now() + 50 >= until) return false;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
