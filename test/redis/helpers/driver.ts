@@ -9,10 +9,12 @@ import type { AccountGate } from '../../../src/api/gate/account-gate.js';
 import { createAccountGate } from '../../../src/api/gate/redis-factory.js';
 import { ResilientGate } from '../../../src/api/gate/redis-resilient.js';
 import { HttpTransport } from '../../../src/api/transport.js';
+import { createRedisCacheTier } from '../../../src/api/cache-redis.js';
+import { RedisLink } from '../../../src/api/gate/redis-connection.js';
 import { StandInGate } from './local-gate.js';
 
 export interface DriverSettings {
-  mode: 'load' | 'hold';
+  mode: 'load' | 'hold' | 'cache';
   redisUrl: string;
   simUrl: string;
   apiKey: string;
@@ -24,6 +26,8 @@ export interface DriverSettings {
   probeMs?: number;
   /** hold: permits to take and never give back. */
   hold?: number;
+  /** cache: how long a stored result stays fresh. */
+  ttlMs?: number;
 }
 
 export interface CallRecord {
@@ -56,6 +60,11 @@ async function main(): Promise<void> {
     }
     emit({ held: settings.hold ?? 1, mode: modeOf() });
     setInterval(() => undefined, 60_000);
+    return;
+  }
+  if (settings.mode === 'cache') {
+    await fetchThroughCache(gate, settings);
+    await gate.close();
     return;
   }
   const transport = new HttpTransport({
@@ -117,6 +126,38 @@ async function call(gate: AccountGate, transport: HttpTransport, modeOf: () => s
       await sleep(waitMs);
     } else return end(false, code ?? '429');
   }
+}
+
+/** One call through the Redis tier: served by a peer's result, or fetched (202s polled) and stored. */
+async function fetchThroughCache(gate: AccountGate, settings: DriverSettings): Promise<void> {
+  const link = new RedisLink({ url: settings.redisUrl });
+  await link.waitUntilReady(5000);
+  const tier = createRedisCacheTier<unknown>({ link, apiKey: settings.apiKey, flightLeaseMs: 3000 });
+  const transport = new HttpTransport({
+    baseUrl: settings.simUrl,
+    apiKey: settings.apiKey,
+    maxResponseBytes: 4_000_000,
+    userAgent: 'redis-test',
+  });
+  const signal = AbortSignal.timeout(settings.deadlineMs);
+  emit({ ready: true });
+  const outcome = await tier.shared(
+    settings.path,
+    settings.ttlMs ?? 30_000,
+    async () => {
+      for (;;) {
+        const permit = await gate.acquire({ free: false, deadline: Date.now() + settings.deadlineMs, signal });
+        const response = await transport.get(settings.path, signal).finally(() => undefined);
+        permit.release({ status: response.status, headers: response.limits });
+        if (response.status !== 202) return { value: response.body, cacheable: response.status === 200 };
+        await sleep(Math.max(1, response.retryAfterSeconds ?? 1) * 1000);
+      }
+    },
+    { signal },
+  );
+  emit({ cached: true, from: outcome.from, ageMs: outcome.ageMs, digest: JSON.stringify(outcome.value).length });
+  await transport.close();
+  await link.close();
 }
 
 function codeOf(error: unknown): string {
