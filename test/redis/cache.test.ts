@@ -65,7 +65,7 @@ describe('the Redis cache tier across processes', () => {
       const upstream = sim.api.requests.filter((r) => r.path === path);
       assert.equal(upstream.filter((r) => r.status === 200).length, 1, 'one 200: the lead’s');
       const polls = upstream.filter((r) => r.status === 202).length;
-    assert.ok(polls >= 1 && polls <= 3, `the dataset was being built, and only the lead polled: ${polls} answers 202`);
+      assert.ok(polls >= 1 && polls <= 3, `the dataset was being built, and only the lead polled: ${polls} answers 202`);
     },
   );
 });
