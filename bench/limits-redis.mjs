@@ -83,7 +83,7 @@ async function main(calls) {
       `acquire + release through Redis, one process, no waiting: ${(await roundTrip(redisUrl)).toFixed(3)} ms each (mean of 2000)`,
     );
     console.log(
-      'window math: the whole windows the calls need after the first one; "window use" counts full windows only (not the first, entered mid-way, nor the last).',
+      'time s: from spawning the processes (node start-up included). window math: the windows the calls need after the first, were it entered at its start; a first window entered mid-way makes first-to-last shorter. "window use" counts full windows only (not the first, entered mid-way, nor the last).',
     );
   } finally {
     redis.kill('SIGKILL');

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
+import { createSharedAccount } from '../../src/api/gate/redis-factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { StandInGate } from './helpers/local-gate.js';
 import type { DriverSettings } from './helpers/driver.js';
 import { startDriver } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
@@ -68,4 +70,20 @@ describe('the Redis cache tier across processes', () => {
       assert.ok(polls >= 1 && polls <= 3, `the dataset was being built, and only the lead polled: ${polls} answers 202`);
     },
   );
+
+  redisTest('createSharedAccount: one link for the gate and the tier; without a URL, the in-process gate alone', {}, async () => {
+    const fallback = new StandInGate(5);
+    const none = await createSharedAccount<{ n: number }>({ apiKey: 'key-shared-account-1', fallback });
+    assert.equal(none.gate, fallback);
+    assert.equal(none.cache, undefined);
+    const shared = await createSharedAccount<{ n: number }>({ redisUrl: redis?.url, apiKey: 'key-shared-account-1', fallback });
+    try {
+      assert.equal((await shared.gate.view()).mode, 'redis');
+      await shared.cache?.set('/v1/x', { n: 1 }, 10_000);
+      assert.deepEqual((await shared.cache?.get('/v1/x'))?.value, { n: 1 });
+      assert.equal(await shared.cache?.get('/v1/y'), undefined);
+    } finally {
+      await shared.close();
+    }
+  });
 });

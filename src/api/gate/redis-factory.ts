@@ -3,6 +3,7 @@
  * set (with the in-process gate as the fallback), the in-process gate alone otherwise.
  */
 import type { Logger } from '../../log.js';
+import { createRedisCacheTier, type RedisCacheTier } from '../cache-redis.js';
 import type { AccountGate } from './account-gate.js';
 import { RedisLink } from './redis-connection.js';
 import { RedisAccountGate } from './redis-gate.js';
@@ -14,7 +15,7 @@ export interface AccountGateFactoryOptions {
   apiKey: string;
   /** The in-process gate: the gate itself without Redis, the fallback with it. */
   fallback: AccountGate;
-  log?: Pick<Logger, 'warn' | 'info'> | undefined;
+  log?: Pick<Logger, 'warn' | 'info' | 'debug'> | undefined;
   /** A link to share with the cache tier; created (and closed with the gate) when absent. */
   link?: RedisLink | undefined;
   maxInFlight?: number;
@@ -49,4 +50,30 @@ export async function createAccountGate(options: AccountGateFactoryOptions): Pro
     startDown: !reachable,
     ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
   });
+}
+
+export interface SharedAccount<T> {
+  gate: AccountGate;
+  /** The second cache tier; undefined without Redis (the in-process LRU is then the only one). */
+  cache: RedisCacheTier<T> | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * What the client needs to share an account through Redis: the gate and the cache tier
+ * on one link (two connections per process). Without a URL: the fallback gate alone.
+ */
+export async function createSharedAccount<T>(options: AccountGateFactoryOptions): Promise<SharedAccount<T>> {
+  if (!options.redisUrl) return { gate: options.fallback, cache: undefined, close: () => options.fallback.close() };
+  const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const gate = await createAccountGate({ ...options, link });
+  const cache = createRedisCacheTier<T>({ link, apiKey: options.apiKey, log: options.log });
+  return {
+    gate,
+    cache,
+    close: async () => {
+      await gate.close();
+      if (!options.link) await link.close();
+    },
+  };
 }
