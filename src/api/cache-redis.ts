@@ -134,6 +134,12 @@ export class RedisCacheTier<T> {
       }
       if (lead) {
         done.cancel();
+        // The previous lead may have stored its result and let go between our read and our SET.
+        const stored = await this.get(requestKey);
+        if (stored) {
+          await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
+          return { ...stored, from: 'peer' };
+        }
         return this.lead(leadKey, token, tag, alone);
       }
       if (leftMs <= 0) {
