@@ -98,4 +98,36 @@ describe('when Redis goes away', () => {
       await gate.close();
     }
   });
+
+  redisTest(
+    'a frozen Redis (connections open, no answers): the call goes on through the fallback within the command timeout',
+    { timeout: 30_000 },
+    async () => {
+      assert.ok(redis);
+      const fallback = new StandInGate(5);
+      const gate = await createAccountGate({ redisUrl: redis.url, apiKey: 'key-frozen-test-1', fallback, probeMs: 300 });
+      const signal = new AbortController().signal;
+      try {
+        assert.equal((await gate.view()).mode, 'redis');
+        redis.freeze();
+        const deadline = Date.now() + 3000;
+        const permit = await gate.acquire({ free: false, deadline, signal });
+        assert.ok(Date.now() < deadline, 'answered before its deadline');
+        assert.equal(fallback.acquired, 1, 'the fallback gave the permit: never unguarded');
+        permit.release({ status: 200 });
+        const view = await gate.view();
+        assert.equal(view.mode, 'in-process');
+        assert.match(view.mode_reason ?? '', /no answer within/);
+        const started = Date.now();
+        (await gate.acquire({ free: false, deadline: Date.now() + 3000, signal })).release({ status: 200 });
+        assert.ok(Date.now() - started < 500, 'later calls do not wait on the frozen Redis again');
+        redis.thaw();
+        for (let i = 0; i < 50 && (await gate.view()).mode !== 'redis'; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal((await gate.view()).mode, 'redis', 'back on Redis once it answers');
+      } finally {
+        redis.thaw();
+        await gate.close();
+      }
+    },
+  );
 });

@@ -40,6 +40,7 @@ export class RedisLink implements RedisCommander {
   private readonly subscribed = new Set<string>();
   private readonly troubleListeners = new Set<(error: Error) => void>();
   private closed = false;
+  private unanswered: RedisUnavailableError | undefined;
 
   constructor(options: RedisLinkOptions) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
@@ -69,11 +70,21 @@ export class RedisLink implements RedisCommander {
   }
 
   async sendCommand(args: readonly string[]): Promise<unknown> {
+    // After a command went unanswered, refuse at once until a probe gets an answer: a
+    // frozen Redis must cost each call nothing, not a timeout each.
+    if (this.unanswered) throw this.unanswered;
+    return this.send(args);
+  }
+
+  private async send(args: readonly string[]): Promise<unknown> {
     if (this.closed) throw new RedisUnavailableError('closed');
     if (!this.client.isReady) throw new RedisUnavailableError('not connected');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+      timer = setTimeout(() => {
+        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
+        reject(this.unanswered);
+      }, this.commandTimeoutMs);
     });
     try {
       return await Promise.race([this.client.sendCommand([...args]), timeout]);
@@ -97,7 +108,8 @@ export class RedisLink implements RedisCommander {
 
   /** Resolves when both connections answer; the probe that decides to rejoin. */
   async ping(): Promise<void> {
-    await this.sendCommand(['PING']);
+    await this.send(['PING']);
+    this.unanswered = undefined;
     if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
     await this.ensureSubscribed();
   }

@@ -88,6 +88,15 @@ export class ThrowawayRedis {
     });
   }
 
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, like a hung host. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Kills it outright, as a crash would. */
   async kill(): Promise<void> {
     const child = this.child;
@@ -96,6 +105,7 @@ export class ThrowawayRedis {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
+      child.kill('SIGCONT');
     });
   }
 }
