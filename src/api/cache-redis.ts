@@ -151,6 +151,23 @@ export class RedisCacheTier<T> {
     }
   }
 
+  /**
+   * For the client, after its in-process LRU missed: the tier's entry, or one upstream
+   * request shared with the account's other processes (`send` resolves with a 200's
+   * result and throws otherwise). `storedAt` is on this process's clock, so age_seconds
+   * is right whichever process stored the entry.
+   */
+  async readThrough(
+    requestKey: string,
+    ttlMs: number,
+    send: () => Promise<T>,
+    options: { signal: AbortSignal; now?: () => number },
+  ): Promise<{ value: T; storedAt: number; fromPeer: boolean }> {
+    const now = options.now ?? Date.now;
+    const outcome = await this.shared(requestKey, ttlMs, async () => ({ value: await send(), cacheable: ttlMs > 0 }), options);
+    return { value: outcome.value, storedAt: now() - outcome.ageMs, fromPeer: outcome.from === 'peer' };
+  }
+
   private async lead(leadKey: string, token: string, tag: string, alone: () => Promise<SharedOutcome<T>>): Promise<SharedOutcome<T>> {
     const renew = setInterval(
       () => void this.eval(LEAD, [leadKey], [token, this.flightLeaseMs]).catch(() => undefined),

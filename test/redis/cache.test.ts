@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
+import { createRedisCacheTier } from '../../src/api/cache-redis.js';
+import { RedisLink } from '../../src/api/gate/redis-connection.js';
 import { createSharedAccount } from '../../src/api/gate/redis-factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { StandInGate } from './helpers/local-gate.js';
@@ -84,6 +86,37 @@ describe('the Redis cache tier across processes', () => {
       assert.equal(await shared.cache?.get('/v1/y'), undefined);
     } finally {
       await shared.close();
+    }
+  });
+
+  redisTest('readThrough, as the client calls it: concurrent identical calls in two processes send once', {}, async () => {
+    assert.ok(redis);
+    const links = [new RedisLink({ url: redis.url }), new RedisLink({ url: redis.url })];
+    try {
+      assert.ok((await Promise.all(links.map((l) => l.waitUntilReady(5000)))).every(Boolean));
+      const [a, b] = links.map((link) => createRedisCacheTier<{ rows: number[] }>({ link, apiKey: 'key-read-through-1' }));
+      assert.ok(a && b);
+      let sent = 0;
+      const send = async (): Promise<{ rows: number[] }> => {
+        sent += 1;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { rows: [1, 2, 3] };
+      };
+      const signal = new AbortController().signal;
+      const [first, second] = await Promise.all([
+        a.readThrough('/v1/x?limit=3', 30_000, send, { signal }),
+        b.readThrough('/v1/x?limit=3', 30_000, send, { signal }),
+      ]);
+      assert.equal(sent, 1, 'one upstream request for both');
+      assert.deepEqual(first.value, second.value);
+      assert.equal([first.fromPeer, second.fromPeer].filter(Boolean).length, 1);
+      assert.ok(first.storedAt <= Date.now() && second.storedAt <= Date.now());
+
+      const failing = (): Promise<{ rows: number[] }> => Promise.reject(new Error('404'));
+      await assert.rejects(a.readThrough('/v1/missing', 30_000, failing, { signal }), /404/);
+      assert.equal(await b.get('/v1/missing'), undefined, 'failures are not cached');
+    } finally {
+      await Promise.all(links.map((l) => l.close()));
     }
   });
 });
