@@ -17,6 +17,7 @@ const USAGE = `market-data-mcp ${packageVersion()}: MCP server for the Market Da
 
 Usage:
   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]   serve MCP over stdio (default)
+      [--redis-url redis://host:6379]  share the account's limits and cache with its other processes
   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  serve MCP over Streamable HTTP
   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
   market-data-mcp demo                                              a short scripted session on the simulator
@@ -55,6 +56,7 @@ async function runServer(args: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       toolsets: { type: 'string' },
       'hide-inaccessible': { type: 'boolean' },
+      'redis-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -68,6 +70,7 @@ async function runServer(args: string[]): Promise<void> {
     demo: values.demo,
     toolsets: values.toolsets,
     hideInaccessible: values['hide-inaccessible'],
+    redisUrl: values['redis-url'],
   });
   if (values.http) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host });
   else serveOverStdio(runtime);

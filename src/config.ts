@@ -16,6 +16,7 @@ export const ENV = {
   resultTokens: 'MARKET_DATA_RESULT_TOKENS',
   demo: 'MARKET_DATA_DEMO',
   cacheDir: 'MARKET_DATA_CACHE_DIR',
+  redisUrl: 'MARKET_DATA_REDIS_URL',
 } as const;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -42,6 +43,19 @@ const baseUrl = z.string().transform((value, ctx) => {
   }
   return url.origin + url.pathname.replace(/\/+$/, '');
 });
+
+/** Every process of an account shares its limits and cache through this Redis. The URL may hold a password: never echoed. */
+const redisUrl = z.string().refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
+);
 
 const integer = (min: number, max: number): z.ZodCoercedNumber => z.coerce.number().int().min(min).max(max);
 
@@ -71,6 +85,7 @@ export const ConfigSchema = z.object({
   resultTokens: integer(500, 200_000).default(8000),
   demo: z.boolean().default(false),
   cacheDir: z.string().optional(),
+  redisUrl: redisUrl.optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

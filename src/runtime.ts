@@ -26,6 +26,7 @@ export interface RuntimeFlags {
   demo?: boolean | undefined;
   toolsets?: string | undefined;
   hideInaccessible?: boolean | undefined;
+  redisUrl?: string | undefined;
   /** Options for the embedded simulator in demo mode (tests shorten its delays). */
   simulator?: SimulatorOptions | undefined;
   /** Wait at most this long for the upstream openapi.json before serving. */
@@ -43,7 +44,7 @@ export interface Runtime {
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
-  const loaded = loadConfig(env, { demo: flags.demo, toolsets: flags.toolsets });
+  const loaded = loadConfig(env, { demo: flags.demo, toolsets: flags.toolsets, redisUrl: flags.redisUrl });
   const config = loaded.ok ? loaded.config : ConfigSchema.parse({ demo: flags.demo ?? false });
   const log = createLogger(config.logLevel);
   const configProblem = loaded.ok ? undefined : loaded.problems.map((p) => p.message).join('; ');

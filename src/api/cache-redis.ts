@@ -1,0 +1,258 @@
+/**
+ * The second cache tier, shared by every process of the account through Redis (the
+ * in-process LRU stays the first). An entry holds the instant Redis stored it, so
+ * `age_seconds` stays true in whichever process reads it. Identical calls in several
+ * processes share one upstream request where it pays (a burst of one call; an on-demand
+ * dataset answering 202 while it is built): one process leads under a lease, the others
+ * wait for its completion message and read the result from the tier.
+ *
+ * Redis trouble never fails a call: a read misses, a write is skipped, and a shared
+ * request becomes this process's own.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from '../log.js';
+import { abortError } from './errors.js';
+import { accountKeys, requestTag, type AccountKeys } from './gate/redis-keys.js';
+import type { RedisCommander } from './gate/redis-scripts.js';
+
+/** What the tier needs from a Redis link (RedisLink has it). */
+export interface CacheLink extends RedisCommander {
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
+}
+
+export interface SharedEntry<T> {
+  value: T;
+  /** How long ago it was stored, by Redis's clock. */
+  ageMs: number;
+}
+
+export interface SharedOutcome<T> extends SharedEntry<T> {
+  /** upstream: this process sent the request; peer: another process did. */
+  from: 'upstream' | 'peer';
+}
+
+export interface RedisCacheOptions {
+  /** A leader that dies gives up its lead after this long; a live one renews at a third. */
+  flightLeaseMs?: number;
+  log?: Pick<Logger, 'debug'> | undefined;
+}
+
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+/** KEYS: entry. ARGV: json, ttl ms. */
+const STORE = `${NOW}
+redis.call('HSET', KEYS[1], 'at', now, 'v', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1`;
+/** KEYS: entry. Returns {age ms, json} or nil. */
+const LOAD = `${NOW}
+local e = redis.call('HMGET', KEYS[1], 'at', 'v')
+if not e[2] then return nil end
+return {now - tonumber(e[1]), e[2]}`;
+/** KEYS: lead. ARGV: token, ms (renew) or '' (give up). Only the holder of the lead may touch it. */
+const LEAD = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
+return redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))`;
+
+export class RedisCacheTier<T> {
+  private readonly flightLeaseMs: number;
+  private readonly waiting = new Map<string, Set<(message: string) => void>>();
+  private subscribed: Promise<void> | undefined;
+
+  constructor(
+    private readonly link: CacheLink,
+    private readonly keys: AccountKeys,
+    private readonly options: RedisCacheOptions = {},
+  ) {
+    this.flightLeaseMs = options.flightLeaseMs ?? 10_000;
+  }
+
+  /** The entry for `requestKey` (path plus sorted query), or undefined (also when Redis is away). */
+  async get(requestKey: string): Promise<SharedEntry<T> | undefined> {
+    try {
+      const reply = await this.eval(LOAD, [this.entryKey(requestKey)], []);
+      if (!Array.isArray(reply) || reply.length < 2) return undefined;
+      const [age, json] = reply as [unknown, unknown];
+      return { value: JSON.parse(String(json)) as T, ageMs: Math.max(0, Number(age)) };
+    } catch (error) {
+      this.options.log?.debug({ redis: String(error) }, 'redis cache read skipped');
+      return undefined;
+    }
+  }
+
+  /** Stores a 200's result for its cache class's TTL, stamped with Redis's clock. */
+  async set(requestKey: string, value: T, ttlMs: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    try {
+      await this.eval(STORE, [this.entryKey(requestKey)], [JSON.stringify(value), Math.round(ttlMs)]);
+    } catch (error) {
+      this.options.log?.debug({ redis: String(error) }, 'redis cache write skipped');
+    }
+  }
+
+  /**
+   * One upstream request for identical calls across processes. `start` sends the request
+   * (with its retries and 202 polls) and says whether its result may be cached; the lead
+   * stores it before telling the others, who then read it from the tier.
+   */
+  async shared(
+    requestKey: string,
+    ttlMs: number,
+    start: () => Promise<{ value: T; cacheable: boolean }>,
+    options: { signal: AbortSignal },
+  ): Promise<SharedOutcome<T>> {
+    const tag = requestTag(requestKey);
+    const leadKey = `${this.keys.flight}${tag}`;
+    const token = randomUUID();
+    const alone = async (): Promise<SharedOutcome<T>> => {
+      const result = await start();
+      if (result.cacheable) await this.set(requestKey, result.value, ttlMs);
+      return { value: result.value, ageMs: 0, from: 'upstream' };
+    };
+    try {
+      await this.listen();
+    } catch {
+      return alone();
+    }
+    for (;;) {
+      if (options.signal.aborted) throw abortError(options.signal);
+      // Listen before trying to lead: a completion after a failed attempt is not missed.
+      const done = this.nextMessage(tag, options.signal);
+      const hit = await this.get(requestKey);
+      if (hit) {
+        done.cancel();
+        return { ...hit, from: 'peer' };
+      }
+      let lead: boolean;
+      let leftMs: number;
+      try {
+        lead = (await this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)])) === 'OK';
+        leftMs = lead ? 0 : Number(await this.link.sendCommand(['PTTL', leadKey]));
+      } catch {
+        done.cancel();
+        return alone();
+      }
+      if (lead) {
+        done.cancel();
+        // The previous lead may have stored its result and let go between our read and our SET.
+        const stored = await this.get(requestKey);
+        if (stored) {
+          await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
+          return { ...stored, from: 'peer' };
+        }
+        return this.lead(leadKey, token, tag, alone);
+      }
+      if (leftMs <= 0) {
+        done.cancel();
+        continue;
+      }
+      const message = await done.within(leftMs + 50);
+      if (message === 'failed') return alone();
+    }
+  }
+
+  /**
+   * For the client, after its in-process LRU missed: the tier's entry, or one upstream
+   * request shared with the account's other processes (`send` resolves with a 200's
+   * result and throws otherwise). `storedAt` is on this process's clock, so age_seconds
+   * is right whichever process stored the entry.
+   */
+  async readThrough(
+    requestKey: string,
+    ttlMs: number,
+    send: () => Promise<T>,
+    options: { signal: AbortSignal; now?: () => number },
+  ): Promise<{ value: T; storedAt: number; fromPeer: boolean }> {
+    const now = options.now ?? Date.now;
+    const outcome = await this.shared(requestKey, ttlMs, async () => ({ value: await send(), cacheable: ttlMs > 0 }), options);
+    return { value: outcome.value, storedAt: now() - outcome.ageMs, fromPeer: outcome.from === 'peer' };
+  }
+
+  private async lead(leadKey: string, token: string, tag: string, alone: () => Promise<SharedOutcome<T>>): Promise<SharedOutcome<T>> {
+    const renew = setInterval(
+      () => void this.eval(LEAD, [leadKey], [token, this.flightLeaseMs]).catch(() => undefined),
+      Math.max(50, Math.floor(this.flightLeaseMs / 3)),
+    );
+    renew.unref();
+    let outcome: 'ok' | 'failed' = 'failed';
+    try {
+      const result = await alone();
+      outcome = 'ok';
+      return result;
+    } finally {
+      clearInterval(renew);
+      await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
+      await this.link.sendCommand(['PUBLISH', this.keys.flightDone, `${tag} ${outcome}`]).catch(() => undefined);
+    }
+  }
+
+  private listen(): Promise<void> {
+    this.subscribed ??= this.link
+      .subscribe(this.keys.flightDone, (message) => {
+        const [tag, outcome] = message.split(' ');
+        for (const wake of this.waiting.get(tag ?? '') ?? []) wake(outcome ?? 'failed');
+      })
+      .catch((error: unknown) => {
+        this.subscribed = undefined;
+        throw error;
+      });
+    return this.subscribed;
+  }
+
+  /** The next completion message for `tag`; `within` resolves 'timeout' when none comes in time. */
+  private nextMessage(tag: string, signal: AbortSignal): { within: (ms: number) => Promise<string>; cancel: () => void } {
+    let wake: ((message: string) => void) | undefined;
+    const arrived = new Promise<string>((resolve) => (wake = resolve));
+    const listener = (message: string): void => wake?.(message);
+    const set = this.waiting.get(tag) ?? new Set();
+    set.add(listener);
+    this.waiting.set(tag, set);
+    const cancel = (): void => {
+      set.delete(listener);
+      if (set.size === 0) this.waiting.delete(tag);
+    };
+    return {
+      cancel,
+      within: async (ms) => {
+        let timer: NodeJS.Timeout | undefined;
+        const onAbort = (): void => wake?.('aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+        const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+        try {
+          return await Promise.race([arrived, timeout]);
+        } finally {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          cancel();
+        }
+      },
+    };
+  }
+
+  private entryKey(requestKey: string): string {
+    return `${this.keys.cache}${requestTag(requestKey)}`;
+  }
+
+  private async eval(source: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const sha = scriptSha(source);
+    const tail = [String(keys.length), ...keys, ...args.map(String)];
+    try {
+      return await this.link.sendCommand(['EVALSHA', sha, ...tail]);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+      return this.link.sendCommand(['EVAL', source, ...tail]);
+    }
+  }
+}
+
+/** The tier for the account behind `apiKey`, on a link the process shares with its account gate. */
+export function createRedisCacheTier<T>(options: { link: CacheLink; apiKey: string } & RedisCacheOptions): RedisCacheTier<T> {
+  return new RedisCacheTier<T>(options.link, accountKeys(options.apiKey), options);
+}
+
+const shas = new Map<string, string>();
+function scriptSha(source: string): string {
+  let sha = shas.get(source);
+  if (!sha) shas.set(source, (sha = createHash('sha1').update(source).digest('hex')));
+  return sha;
+}

@@ -1,0 +1,166 @@
+/**
+ * Two connections to one Redis for one process: commands (the gate's scripts, the
+ * cache tier) and a subscriber (pub/sub wake-ups). Neither ever queues a command while
+ * Redis is away, and every command has a time limit: a caller learns at once that Redis
+ * is gone and falls back, rather than hanging.
+ */
+import { createClient } from 'redis';
+import type { RedisCommander } from './redis-scripts.js';
+
+export interface RedisLinkOptions {
+  url: string;
+  /** A command that takes longer counts as Redis being unreachable. */
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export class RedisUnavailableError extends Error {
+  readonly code = 'REDIS_UNAVAILABLE';
+  constructor(cause: unknown) {
+    super(`redis unreachable: ${describe(cause)}`);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+/** A short reason fit for api_status and logs: an error code or message, never the URL (it may carry a password). */
+export function describe(error: unknown): string {
+  if (error instanceof RedisUnavailableError) return error.message.replace(/^redis unreachable: /, '');
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/rediss?:\/\/\S*/g, '[redis url]').slice(0, 120);
+}
+
+type Client = ReturnType<typeof createClient>;
+
+export class RedisLink implements RedisCommander {
+  private readonly client: Client;
+  private readonly subscriber: Client;
+  private readonly commandTimeoutMs: number;
+  private readonly channels = new Map<string, (message: string) => void>();
+  private readonly subscribed = new Set<string>();
+  private readonly troubleListeners = new Set<(error: Error) => void>();
+  private closed = false;
+  private unanswered: RedisUnavailableError | undefined;
+
+  constructor(options: RedisLinkOptions) {
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
+    const connectTimeout = options.connectTimeoutMs ?? 1000;
+    const make = (): Client =>
+      createClient({
+        url: options.url,
+        disableOfflineQueue: true,
+        socket: {
+          connectTimeout,
+          // Keep reconnecting in the background; callers never wait for it.
+          reconnectStrategy: (retries: number) => Math.min(2000, 100 * 2 ** Math.min(retries, 5)),
+        },
+      });
+    this.client = make();
+    this.subscriber = make();
+    for (const client of [this.client, this.subscriber]) {
+      client.on('error', (error: unknown) => this.trouble(error));
+      // node-redis resolves connect() only once connected; it retries on its own meanwhile.
+      client.connect().catch((error: unknown) => this.trouble(error));
+    }
+  }
+
+  /** Told when a connection fails: queued requests move to the fallback at once. */
+  onTrouble(listener: (error: Error) => void): void {
+    this.troubleListeners.add(listener);
+  }
+
+  async sendCommand(args: readonly string[]): Promise<unknown> {
+    // After a command went unanswered, refuse at once until a probe gets an answer: a
+    // frozen Redis must cost each call nothing, not a timeout each.
+    if (this.unanswered) throw this.unanswered;
+    return this.send(args);
+  }
+
+  private async send(args: readonly string[]): Promise<unknown> {
+    if (this.closed) throw new RedisUnavailableError('closed');
+    if (!this.client.isReady) throw new RedisUnavailableError('not connected');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
+        reject(this.unanswered);
+      }, this.commandTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.client.sendCommand([...args]), timeout]);
+    } catch (error) {
+      if (error instanceof RedisUnavailableError || isConnectionError(error)) throw new RedisUnavailableError(error);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Listens on `channel`; the subscription is made again whenever Redis comes back. */
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
+    this.channels.set(channel, onMessage);
+    await this.ensureSubscribed();
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.sendCommand(['PUBLISH', channel, message]);
+  }
+
+  /** Resolves when both connections answer; the probe that decides to rejoin. */
+  async ping(): Promise<void> {
+    await this.send(['PING']);
+    this.unanswered = undefined;
+    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    await this.ensureSubscribed();
+  }
+
+  /** Start-up must not hang on a Redis that is down: true once it answers, false after `withinMs`. */
+  async waitUntilReady(withinMs: number): Promise<boolean> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      try {
+        await this.ping();
+        return true;
+      } catch {
+        if (this.closed || Date.now() + 50 >= until) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const client of [this.client, this.subscriber]) {
+      if (client.isOpen) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    }
+  }
+
+  private async ensureSubscribed(): Promise<void> {
+    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    for (const [channel, listener] of this.channels) {
+      if (this.subscribed.has(channel)) continue;
+      await this.subscriber.subscribe(channel, (message: string) => listener(message));
+      this.subscribed.add(channel);
+    }
+  }
+
+  private trouble(error: unknown): void {
+    if (this.closed) return;
+    const wrapped = new RedisUnavailableError(error);
+    for (const listener of this.troubleListeners) listener(wrapped);
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const name = error.name;
+  return (
+    name === 'ClientClosedError' ||
+    name === 'ClientOfflineError' ||
+    name === 'SocketClosedUnexpectedlyError' ||
+    name === 'ConnectionTimeoutError' ||
+    name === 'TimeoutError' ||
+    'code' in error
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * The account gate a process should use: shared on Redis when MARKET_DATA_REDIS_URL is
+ * set (with the in-process gate as the fallback), the in-process gate alone otherwise.
+ */
+import type { Logger } from '../../log.js';
+import { createRedisCacheTier, type RedisCacheTier } from '../cache-redis.js';
+import type { AccountGate } from './account-gate.js';
+import { RedisLink } from './redis-connection.js';
+import { RedisAccountGate } from './redis-gate.js';
+import { accountKeys } from './redis-keys.js';
+import { ResilientGate } from './redis-resilient.js';
+
+export interface AccountGateFactoryOptions {
+  redisUrl?: string | undefined;
+  apiKey: string;
+  /** The in-process gate: the gate itself without Redis, the fallback with it. */
+  fallback: AccountGate;
+  log?: Pick<Logger, 'warn' | 'info' | 'debug'> | undefined;
+  /** A link to share with the cache tier; created (and closed with the gate) when absent. */
+  link?: RedisLink | undefined;
+  maxInFlight?: number;
+  perWindow?: number;
+  windowMs?: number;
+  leaseMs?: number;
+  probeMs?: number;
+  /** How long to wait at start for Redis before starting on the fallback. */
+  connectWaitMs?: number;
+}
+
+export async function createAccountGate(options: AccountGateFactoryOptions): Promise<AccountGate> {
+  if (!options.redisUrl) return options.fallback;
+  const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const shared = new RedisAccountGate({
+    link,
+    keys: accountKeys(options.apiKey),
+    closeLink: options.link === undefined,
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    ...(options.perWindow === undefined ? {} : { perWindow: options.perWindow }),
+    ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+  const reachable =
+    (await link.waitUntilReady(options.connectWaitMs ?? 1000)) &&
+    (await shared.ping().then(
+      () => true,
+      () => false,
+    ));
+  return new ResilientGate(shared, options.fallback, {
+    log: options.log,
+    startDown: !reachable,
+    ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
+  });
+}
+
+export interface SharedAccount<T> {
+  gate: AccountGate;
+  /** The second cache tier; undefined without Redis (the in-process LRU is then the only one). */
+  cache: RedisCacheTier<T> | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * What the client needs to share an account through Redis: the gate and the cache tier
+ * on one link (two connections per process). Without a URL: the fallback gate alone.
+ */
+export async function createSharedAccount<T>(options: AccountGateFactoryOptions): Promise<SharedAccount<T>> {
+  if (!options.redisUrl) return { gate: options.fallback, cache: undefined, close: () => options.fallback.close() };
+  const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const gate = await createAccountGate({ ...options, link });
+  const cache = createRedisCacheTier<T>({ link, apiKey: options.apiKey, log: options.log });
+  return {
+    gate,
+    cache,
+    close: async () => {
+      await gate.close();
+      if (!options.link) await link.close();
+    },
+  };
+}
