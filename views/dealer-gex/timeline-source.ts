@@ -6,7 +6,7 @@
  * toolInfo), or found by trying `levels` once.
  */
 import { isRecord, num } from '../shared/format.js';
-import type { HostLink, ToolResult } from '../shared/host-link.js';
+import type { ToolResult } from '../shared/protocol.js';
 import { levelsPage, snapshotPage, type Levels, type Page, type Snapshot } from './model.js';
 
 export const TOOL = 'derived_dealer_gex_history';
@@ -38,6 +38,11 @@ export function shapeFromSchema(inputSchema: unknown): ToolShape | undefined {
 
 export class ToolError extends Error {}
 
+/** What the source needs of the host link: tools/call on our server (a fake one in tests). */
+export interface ToolCaller {
+  callServerTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+}
+
 function structuredOf(result: ToolResult): unknown {
   if (result.isError) {
     const text = result.content?.find((c) => c.type === 'text');
@@ -54,7 +59,7 @@ export class TimelineSource {
   private cursor: string | null | undefined = undefined;
 
   constructor(
-    private readonly link: HostLink,
+    private readonly link: ToolCaller,
     private readonly ticker: string,
     private shape: ToolShape | undefined,
   ) {}

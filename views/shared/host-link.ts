@@ -10,17 +10,15 @@
  */
 import type {
   LATEST_PROTOCOL_VERSION,
-  McpUiHostContext,
   McpUiInitializeRequest,
   McpUiInitializeResult,
   McpUiToolInputNotification,
-  McpUiToolResultNotification,
 } from '@modelcontextprotocol/ext-apps';
+import type { HostContext, ToolResult } from './protocol.js';
 
 const PROTOCOL_VERSION: typeof LATEST_PROTOCOL_VERSION = '2026-01-26';
 
-export type ToolResult = McpUiToolResultNotification['params'];
-export type HostContext = McpUiHostContext;
+export type { HostContext, ToolResult };
 
 interface JsonRpcMessage {
   jsonrpc: '2.0';
