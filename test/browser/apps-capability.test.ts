@@ -22,8 +22,8 @@ test('tools link their view; a result mentions it only to a host that renders vi
     assert.equal(without.tools.get('api_status')?._meta?.['ui'], undefined, 'tools without a picture link none');
 
     const args = { name: 'shorts_short_screener', arguments: { limit: 5 } };
-    const plain = (await without.client.callTool(args)) as CallToolResult;
-    const rendered = (await withViews.client.callTool(args)) as CallToolResult;
+    const plain = (await without.client.callTool(args));
+    const rendered = (await withViews.client.callTool(args));
     assert.equal(plain.content.length, 1, 'a host without views gets the result as before');
     assert.deepEqual(rendered.structuredContent, plain.structuredContent);
     assert.deepEqual(rendered.content[0], plain.content[0], 'the text block is unchanged');
@@ -34,11 +34,11 @@ test('tools link their view; a result mentions it only to a host that renders vi
     const refused = (await withViews.client.callTool({
       name: 'shorts_volume_and_ratio',
       arguments: { ticker: 'not a ticker' },
-    })) as CallToolResult;
+    }));
     assert.equal(refused.isError, true);
     assert.ok(!refused.content.some((c) => c.type === 'text' && /interactive chart/.test(c.text)), 'an error says nothing about a chart');
 
-    const untouched = (await withViews.client.callTool({ name: 'api_status', arguments: {} })) as CallToolResult;
+    const untouched = (await withViews.client.callTool({ name: 'api_status', arguments: {} }));
     assert.ok(!untouched.content.some((c) => c.type === 'text' && /interactive chart/.test(c.text)));
   } finally {
     await withViews.close();

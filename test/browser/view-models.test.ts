@@ -54,27 +54,25 @@ function fakeTool(withLevels: boolean): ToolCaller & { calls: Record<string, unk
       const offset = typeof args['cursor'] === 'string' ? Number(args['cursor']) : 0;
       const limit = Number(args['limit'] ?? 6);
       const full = args['view'] !== 'levels';
-      const rows = all
-        .slice(offset, offset + limit)
-        .map((r) =>
-          full
-            ? {
-                ticker: 'SPY',
-                state: 'final',
-                spot_usd: r['spot_usd'],
-                snapshot_at: r['snapshot_at'],
-                session_date_et: r['session_date_et'],
-                strikes: [{ strike_usd: 600, net_gex_usd: 1, node_type: 'king', rank: 1, relative_strength: 1 }],
-                summary: {
-                  gamma_flip_usd: r['gamma_flip_usd'],
-                  king_strike_usd: 610,
-                  call_wall_strike_usd: 615,
-                  put_wall_strike_usd: 590,
-                  total_gex_usd: 1,
-                },
-              }
-            : r,
-        );
+      const rows = all.slice(offset, offset + limit).map((r) =>
+        full
+          ? {
+              ticker: 'SPY',
+              state: 'final',
+              spot_usd: r['spot_usd'],
+              snapshot_at: r['snapshot_at'],
+              session_date_et: r['session_date_et'],
+              strikes: [{ strike_usd: 600, net_gex_usd: 1, node_type: 'king', rank: 1, relative_strength: 1 }],
+              summary: {
+                gamma_flip_usd: r['gamma_flip_usd'],
+                king_strike_usd: 610,
+                call_wall_strike_usd: 615,
+                put_wall_strike_usd: 590,
+                total_gex_usd: 1,
+              },
+            }
+          : r,
+      );
       return Promise.resolve(page(rows, offset + limit < all.length ? offset + limit : null));
     },
   };
