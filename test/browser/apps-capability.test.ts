@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/client';
 import { connectUiClient } from './harness.js';
 
 const LINKED = ['derived_dealer_gex_history', 'shorts_short_screener', 'shorts_volume_and_ratio', 'shorts_volumes_by_exchange'];
@@ -22,8 +21,8 @@ test('tools link their view; a result mentions it only to a host that renders vi
     assert.equal(without.tools.get('api_status')?._meta?.['ui'], undefined, 'tools without a picture link none');
 
     const args = { name: 'shorts_short_screener', arguments: { limit: 5 } };
-    const plain = (await without.client.callTool(args));
-    const rendered = (await withViews.client.callTool(args));
+    const plain = await without.client.callTool(args);
+    const rendered = await withViews.client.callTool(args);
     assert.equal(plain.content.length, 1, 'a host without views gets the result as before');
     assert.deepEqual(rendered.structuredContent, plain.structuredContent);
     assert.deepEqual(rendered.content[0], plain.content[0], 'the text block is unchanged');
@@ -31,14 +30,14 @@ test('tools link their view; a result mentions it only to a host that renders vi
     const note = rendered.content[1];
     assert.ok(note?.type === 'text' && /interactive chart/.test(note.text), 'the extra block says the person sees a chart');
 
-    const refused = (await withViews.client.callTool({
+    const refused = await withViews.client.callTool({
       name: 'shorts_volume_and_ratio',
       arguments: { ticker: 'not a ticker' },
-    }));
+    });
     assert.equal(refused.isError, true);
     assert.ok(!refused.content.some((c) => c.type === 'text' && /interactive chart/.test(c.text)), 'an error says nothing about a chart');
 
-    const untouched = (await withViews.client.callTool({ name: 'api_status', arguments: {} }));
+    const untouched = await withViews.client.callTool({ name: 'api_status', arguments: {} });
     assert.ok(!untouched.content.some((c) => c.type === 'text' && /interactive chart/.test(c.text)));
   } finally {
     await withViews.close();
