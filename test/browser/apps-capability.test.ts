@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { connectUiClient } from './harness.js';
+import { connectUiClient, viewHtml } from './harness.js';
 
 const LINKED = ['derived_dealer_gex_history', 'shorts_short_screener', 'shorts_volume_and_ratio', 'shorts_volumes_by_exchange'];
 
@@ -42,5 +42,26 @@ test('tools link their view; a result mentions it only to a host that renders vi
   } finally {
     await withViews.close();
     await without.close();
+  }
+});
+
+test('the views are self-contained ui:// resources with no network and under 250 KB', async () => {
+  const ui = await connectUiClient(true);
+  try {
+    for (const tool of ['derived_dealer_gex_history', 'shorts_short_screener', 'shorts_volume_and_ratio', 'shorts_volumes_by_exchange']) {
+      const { uri, html, mimeType, meta } = await viewHtml(ui, tool);
+      assert.match(uri, /^ui:\/\//);
+      assert.equal(mimeType, 'text/html;profile=mcp-app');
+      assert.ok(Buffer.byteLength(html) <= 250 * 1024, `${uri} is ${Buffer.byteLength(html)} bytes`);
+      assert.doesNotMatch(
+        html,
+        /<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/,
+        `${uri} refers to something outside itself`,
+      );
+      assert.deepEqual((meta as { ui: { csp: { connectDomains: unknown[]; resourceDomains: unknown[] } } }).ui.csp.connectDomains, []);
+      assert.deepEqual((meta as { ui: { csp: { connectDomains: unknown[]; resourceDomains: unknown[] } } }).ui.csp.resourceDomains, []);
+    }
+  } finally {
+    await ui.close();
   }
 });
