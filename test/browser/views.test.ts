@@ -143,6 +143,15 @@ test('dealer gamma view: a bar for every strike, levels labelled with their valu
   assert.equal(await frame.locator('[data-sessions] button[aria-pressed="true"]').getAttribute('data-session'), picked);
   await frame.locator('p.sub', { hasText: `session ${picked}` }).waitFor();
 
+  // A point of the timeline: the bars and levels switch to that snapshot.
+  const noon = times.find((t) => t.includes('T12:00')) ?? times[0] ?? '';
+  const point = switched.locator(`circle[data-at="${noon}"]`);
+  const tip = (await point.locator('title').textContent()) ?? '';
+  await point.click();
+  await frame.locator('p.sub', { hasText: `Snapshot ${noon}` }).waitFor();
+  assert.ok(tip.includes(`spot ${await legend('spot')}`), `the legend's spot is the clicked point's (${tip})`);
+  assert.ok((await frame.locator('svg[data-chart="gex"] rect[data-strike]').count()) > 0);
+
   await setTheme(browser, 'dark');
   await frame.locator('html[data-theme="dark"]').waitFor();
   await assertLooksRight('dealer-gex-dark', 'dark');
