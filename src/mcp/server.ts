@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
+import { linkView, registerViews } from './apps.js';
 import { registerDatasetTool } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { DatasetRegistry } from './registry.js';
@@ -41,7 +42,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
   );
   const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
   const register = (dataset: DatasetDefinition): void => {
-    if (!deps.hidden?.has(dataset.operationId)) registerDatasetTool(server, dataset, toolDeps);
+    if (!deps.hidden?.has(dataset.operationId)) linkView(server, registerDatasetTool(server, dataset, toolDeps), dataset);
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
   registerStatusTool(server, {
@@ -53,6 +54,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
   });
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
+  registerViews(server);
   if (live) {
     const stop = deps.registry.onAdded((added) => {
       const offered = new Set(deps.registry.datasets().map((d) => d.operationId));

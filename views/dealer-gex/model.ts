@@ -1,0 +1,98 @@
+/**
+ * From the dealer GEX tool's structuredContent to what the view draws. The payload's
+ * field names live here and nowhere else, read defensively (a summary nested or flat,
+ * data as a list or one object), so a change of shape is a change to this file only.
+ */
+import { isRecord, num, str } from '../shared/format.js';
+
+export interface StrikeBar {
+  strike: number;
+  netGex: number;
+  nodeType: string;
+}
+
+/** The levels of one snapshot: what the timeline plots and the legend labels. */
+export interface Levels {
+  at: string;
+  session: string;
+  spot: number;
+  flip: number | undefined;
+  king: number | undefined;
+  callWall: number | undefined;
+  putWall: number | undefined;
+  totalGex: number | undefined;
+}
+
+export interface Snapshot extends Levels {
+  ticker: string | undefined;
+  state: string | undefined;
+  /** Sorted by strike. */
+  strikes: StrikeBar[];
+}
+
+export interface Page<T> {
+  rows: T[];
+  nextCursor: string | null;
+}
+
+function rowsOf(structured: unknown): unknown[] {
+  const data = isRecord(structured) ? structured['data'] : undefined;
+  if (Array.isArray(data)) return data;
+  return data === undefined ? [] : [data];
+}
+
+function cursorOf(structured: unknown): string | null {
+  const meta = isRecord(structured) ? structured['meta'] : undefined;
+  return (isRecord(meta) ? str(meta['next_cursor']) : undefined) ?? null;
+}
+
+/** A field of the summary, or of the row itself when the summary is flattened (levels rows). */
+function level(row: Record<string, unknown>, ...names: string[]): number | undefined {
+  const summary = isRecord(row['summary']) ? row['summary'] : {};
+  for (const name of names) {
+    const value = num(summary[name]) ?? num(row[name]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+export function levelsOf(row: unknown): Levels | undefined {
+  if (!isRecord(row)) return undefined;
+  const at = str(row['snapshot_at']) ?? str(row['at']) ?? str(row['time']);
+  const spot = num(row['spot_usd']) ?? num(row['spot']);
+  if (at === undefined || spot === undefined) return undefined;
+  return {
+    at,
+    session: str(row['session_date_et']) ?? str(row['session_date']) ?? at.slice(0, 10),
+    spot,
+    flip: level(row, 'gamma_flip_usd', 'gamma_flip'),
+    king: level(row, 'king_strike_usd', 'king_strike'),
+    callWall: level(row, 'call_wall_strike_usd', 'call_wall_usd', 'call_wall'),
+    putWall: level(row, 'put_wall_strike_usd', 'put_wall_usd', 'put_wall'),
+    totalGex: level(row, 'total_gex_usd', 'total_gex'),
+  };
+}
+
+export function snapshotOf(row: unknown): Snapshot | undefined {
+  const levels = levelsOf(row);
+  if (!levels || !isRecord(row) || !Array.isArray(row['strikes'])) return undefined;
+  const strikes: StrikeBar[] = [];
+  for (const s of row['strikes'] as unknown[]) {
+    if (!isRecord(s)) continue;
+    const strike = num(s['strike_usd']) ?? num(s['strike']);
+    const netGex = num(s['net_gex_usd']) ?? num(s['net_gex']);
+    if (strike !== undefined && netGex !== undefined) strikes.push({ strike, netGex, nodeType: str(s['node_type']) ?? '' });
+  }
+  strikes.sort((a, b) => a.strike - b.strike);
+  return { ...levels, ticker: str(row['ticker']), state: str(row['state']), strikes };
+}
+
+/** Snapshots with strikes in a result, newest first as the tool gives them. */
+export function snapshotPage(structured: unknown): Page<Snapshot> {
+  return { rows: rowsOf(structured).flatMap((r) => snapshotOf(r) ?? []), nextCursor: cursorOf(structured) };
+}
+
+/** Level rows of a result, whether it holds compact levels rows or full snapshots. */
+export function levelsPage(structured: unknown): Page<Levels> {
+  return { rows: rowsOf(structured).flatMap((r) => levelsOf(r) ?? []), nextCursor: cursorOf(structured) };
+}
