@@ -16,6 +16,7 @@ export const ENV = {
   resultTokens: 'MARKET_DATA_RESULT_TOKENS',
   demo: 'MARKET_DATA_DEMO',
   cacheDir: 'MARKET_DATA_CACHE_DIR',
+  catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
 } as const;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -71,6 +72,8 @@ export const ConfigSchema = z.object({
   resultTokens: integer(500, 200_000).default(8000),
   demo: z.boolean().default(false),
   cacheDir: z.string().optional(),
+  /** How often the upstream's openapi.json is read again (free of quota). */
+  catalogRefreshS: integer(1, 86_400).default(900),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -69,6 +69,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     // The demo's simulator is in-process: nothing worth keeping on disk.
     cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
     toolsets: config.toolsets,
+    refreshMs: config.catalogRefreshS * 1000,
   });
   const unknownToolsets = (config.toolsets ?? []).filter((t) => !DATASETS.some((d) => toolsetOf(d) === t));
   if (unknownToolsets.length > 0) log.warn({ unknownToolsets }, 'unknown toolsets in MARKET_DATA_TOOLSETS / --toolsets');

@@ -58,7 +58,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const { [FIELDS_PARAM]: rawFields, ...rest } = args;
   const fields = supportsFields(dataset) ? parseFields(rawFields) : undefined;
   if (!supportsFields(dataset) && rawFields !== undefined) throw unknownParam(FIELDS_PARAM, dataset);
-  const { ticker, ...query } = dataset.ticker ? rest : { ticker: undefined, ...rest };
+  // A dataset without a path ticker may take `ticker` as a query parameter: leave it in the query then.
+  const { ticker, ...pathless } = rest;
+  const query = dataset.ticker ? pathless : rest;
   const checked = validateRequest(dataset, ticker, query);
   if (!checked.ok) throw refusalError(checked.refusal);
 

@@ -14,7 +14,7 @@ export async function serveHttp(
   options: { port: number; host: string },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createMcpHandler(() => createServer(runtime.deps));
-  runtime.registry.onAdded(() => handler.notify.toolsChanged());
+  runtime.registry.onChange(() => handler.notify.toolsChanged());
   const nodeHandler = toNodeHandler(handler);
   const validateHost = localhostHostValidation();
   const validateOrigin = localhostOriginValidation();
