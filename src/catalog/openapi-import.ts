@@ -129,26 +129,30 @@ function toZod(param: RawParameter, clean: CleanSchema, builtIn: z.ZodType | und
   return required ? converted : converted.optional();
 }
 
-function convert(name: string, clean: CleanSchema, builtIn: z.ZodType | undefined): z.ZodType {
+function convert(name: string, given: CleanSchema, builtIn: z.ZodType | undefined): z.ZodType {
+  let clean = given;
   const { type, format, pattern, enum: values } = clean;
   if (type === 'boolean') {
     // Sent as the text the API reads; a boolean is checked as a boolean first.
     return z.boolean().transform((value) => String(value));
   }
   if (Array.isArray(values)) {
-    const safe = (values as unknown[]).map((v) => (typeof v === 'string' ? registryEnumValue(v) : v));
-    if (safe.some((v) => v === undefined)) throw new Error(`enum of "${name}" has values outside the safe character set`);
+    // Values outside the safe set are dropped (the agent cannot send them); none left, no parameter.
+    const safe = (values as unknown[]).filter(
+      (v) => typeof v === 'number' || (typeof v === 'string' && registryEnumValue(v) !== undefined),
+    );
+    if (safe.length === 0) throw new Error(`enum of "${name}" has no value in the safe character set`);
     if (type === 'string') {
       if (!safe.every((v): v is string => typeof v === 'string')) throw new Error(`enum of "${name}" mixes types`);
       // A one-value enum would come back from zod as `const`; build string enums directly.
       return z.enum(safe as [string, ...string[]]);
     }
+    clean = { ...clean, enum: safe };
   }
   const rest: CleanSchema = { ...clean };
   delete rest['pattern'];
   delete rest['format'];
   if (type === 'string' && rest['maxLength'] === undefined) rest['maxLength'] = DEFAULT_MAX_LENGTH;
-  if (Array.isArray(values)) rest['enum'] = values;
   let converted: z.ZodType = z.fromJSONSchema(rest);
   if (typeof pattern === 'string') {
     const compiled = compileUpstreamPattern(pattern);
