@@ -19,7 +19,10 @@ const secrets = new Set<string>();
  * the agent. Short values are ignored (they would redact ordinary words).
  */
 export function redactEverywhere(secret: string | undefined): void {
-  if (secret !== undefined && secret.length >= 8) secrets.add(secret);
+  if (secret === undefined || secret.length < 8) return;
+  secrets.add(secret);
+  // As it appears inside a JSON string (a log line), should it hold a quote or a backslash.
+  secrets.add(JSON.stringify(secret).slice(1, -1));
 }
 
 export function redactSecrets(value: string): string {

@@ -54,7 +54,13 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const answer: FakeAnswer = url.pathname === '/v1/openapi.json' ? { body: fake.document } : fake.answer(req, url);
     const body = answer.body;
     const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body ?? null);
-    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+    // A generous rate window, as a large account's: tests that make many calls are not queued.
+    const window = {
+      'x-ratelimit-limit': '100000',
+      'x-ratelimit-remaining': '99999',
+      'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60),
+    };
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...window, ...answer.headers });
     res.end(bytes);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
