@@ -95,6 +95,18 @@ const BUILT_IN: Record<string, z.ZodType> = {
   expiration: p.etTradingDate,
 };
 
+let reviewed: Set<string> | undefined;
+
+/** Patterns of our own catalog: reviewed, safe on any engine (`(\.[A-Z0-9]+)*` is unambiguous). */
+function reviewedPatterns(): Set<string> {
+  reviewed ??= new Set(
+    DATASETS.flatMap((d) => [...(d.ticker ? [d.ticker] : []), ...Object.values(d.query)])
+      .map((schema) => jsonOf(schema)['pattern'])
+      .filter((pattern): pattern is string => typeof pattern === 'string'),
+  );
+  return reviewed;
+}
+
 /** The JSON Schema keywords a parameter needs, nothing else. */
 function cleanSchema(raw: RawParameter['schema']): CleanSchema {
   const clean: CleanSchema = { type: raw.type };
@@ -163,7 +175,7 @@ function convert(name: string, given: CleanSchema, builtIn: z.ZodType | undefine
     }
     converted = converted.refine((value) => typeof value !== 'string' || compiled.test(value), { message: 'does not match the pattern' });
     // Hosts may run an advertised pattern on a backtracking engine: advertise only the safe ones.
-    if (compiled.backtrackingSafe) converted = converted.meta({ pattern });
+    if (compiled.backtrackingSafe || reviewedPatterns().has(pattern)) converted = converted.meta({ pattern });
   }
   if (format === 'date')
     converted = converted.refine((v) => typeof v === 'string' && p.isRealCalendarDate(v), { message: 'not a real calendar date' });
