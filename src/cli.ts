@@ -2,7 +2,7 @@
 /**
  * Entry point, kept thin: parse the command line, build the runtime, wire a transport.
  *   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]    stdio (default)
- *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  Streamable HTTP
+ *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--allowed-hosts a,b] [--demo]  Streamable HTTP
  *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
  */
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { ENV } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { serveHttp } from './transports/http.js';
+import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
 import { startSimulator } from './simulator/server.js';
 
@@ -19,6 +20,8 @@ Usage:
   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]   serve MCP over stdio (default)
       [--redis-url redis://host:6379]  share the account's limits and cache with its other processes
   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  serve MCP over Streamable HTTP
+      (bearer token required: ${HTTP_TOKEN_ENV}, or one generated and printed at start;
+       a non-loopback --host also needs --allowed-hosts or ${HTTP_ALLOWED_HOSTS_ENV})
   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
   market-data-mcp demo                                              a short scripted session on the simulator
 
@@ -54,6 +57,7 @@ async function runServer(args: string[]): Promise<void> {
       http: { type: 'boolean' },
       port: { type: 'string', default: '3000' },
       host: { type: 'string', default: '127.0.0.1' },
+      'allowed-hosts': { type: 'string' },
       toolsets: { type: 'string' },
       'hide-inaccessible': { type: 'boolean' },
       'redis-url': { type: 'string' },
@@ -66,13 +70,16 @@ async function runServer(args: string[]): Promise<void> {
     process.stderr.write(`${values.help ? USAGE : packageVersion()}\n`);
     return;
   }
+  // Checked before anything starts: a server that cannot be reached safely does not start.
+  const access = values.http ? httpAccess(values.host, process.env, values['allowed-hosts']) : undefined;
+  if (access && !access.ok) throw new Error(access.problem);
   const runtime = await createRuntime(process.env, {
     demo: values.demo,
     toolsets: values.toolsets,
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  if (values.http) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host });
+  if (access?.ok) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access });
   else serveOverStdio(runtime);
 }
 

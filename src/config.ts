@@ -17,6 +17,7 @@ export const ENV = {
   demo: 'MARKET_DATA_DEMO',
   cacheDir: 'MARKET_DATA_CACHE_DIR',
   redisUrl: 'MARKET_DATA_REDIS_URL',
+  catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
 } as const;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -86,6 +87,8 @@ export const ConfigSchema = z.object({
   demo: z.boolean().default(false),
   cacheDir: z.string().optional(),
   redisUrl: redisUrl.optional(),
+  /** How often the upstream's openapi.json is read again (free of quota). */
+  catalogRefreshS: integer(1, 86_400).default(900),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -3,6 +3,7 @@
  * Authorization header and anything named like a key are redacted wherever they appear.
  */
 import { pino, type Logger } from 'pino';
+import { redactSecrets } from './sanitize.js';
 
 export type { Logger } from 'pino';
 
@@ -25,5 +26,8 @@ export function createLogger(
   level: LogLevel = 'info',
   destination: pino.DestinationStream = pino.destination({ dest: 2, sync: true }),
 ): Logger {
-  return pino({ level, base: { name: 'market-data-mcp' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+  // Field names are not enough: the key typed into the wrong variable would be logged as
+  // that variable's value. Every line is scrubbed of the configured key before it is written.
+  const scrubbed: pino.DestinationStream = { write: (line: string) => destination.write(redactSecrets(line)) };
+  return pino({ level, base: { name: 'market-data-mcp' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, scrubbed);
 }

@@ -70,9 +70,12 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     // The demo's simulator is in-process: nothing worth keeping on disk.
     cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
     toolsets: config.toolsets,
+    refreshMs: config.catalogRefreshS * 1000,
   });
   const unknownToolsets = (config.toolsets ?? []).filter((t) => !DATASETS.some((d) => toolsetOf(d) === t));
-  if (unknownToolsets.length > 0) log.warn({ unknownToolsets }, 'unknown toolsets in MARKET_DATA_TOOLSETS / --toolsets');
+  // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
+  const shown = unknownToolsets.map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
+  if (unknownToolsets.length > 0) log.warn({ unknownToolsets: shown }, 'unknown toolsets in MARKET_DATA_TOOLSETS / --toolsets');
   if (baseUrl && !configProblem && (config.apiKey || simulator)) await registry.start(flags.registryWaitMs ?? 1500);
 
   const hidden = flags.hideInaccessible ? await inaccessible(client, log) : undefined;

@@ -2,15 +2,46 @@
  * Text that came from outside (upstream payloads, user input echoed in hints) is data,
  * not instructions: strip what can hide or reorder text, and cap its length.
  */
-// C0/C1 controls except tab and newline, zero-width characters, bidi embeddings,
-// overrides and isolates, the BOM, and the line/paragraph separators.
-const HIDDEN_OR_CONTROL =
-  // eslint-disable-next-line no-control-regex
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+// By Unicode property rather than by a hand-kept list of ranges, so that a new invisible
+// character is covered the day the engine knows it: controls (Cc) except tab and newline,
+// format characters (Cf: zero-width, bidi embeddings, overrides and isolates, U+061C,
+// U+00AD, the BOM, the tag characters U+E0000 to U+E007F used for "ASCII smuggling"),
+// private use (Co), unassigned code points (Cn), lone surrogates (Cs), and the line and
+// paragraph separators.
+const HIDDEN_OR_CONTROL = /(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\u2028\u2029]/gu;
+
+/** The configured API key, and anything else that must never leave this process. */
+const secrets = new Set<string>();
+
+/**
+ * Every string cleaned by this module from now on has `secret` replaced by `[redacted]`:
+ * an upstream that echoes the key (in data, an error message, a hint) never shows it to
+ * the agent. Short values are ignored (they would redact ordinary words).
+ */
+export function redactEverywhere(secret: string | undefined): void {
+  if (secret === undefined || secret.length < 8) return;
+  secrets.add(secret);
+  // As it appears inside a JSON string (a log line), should it hold a quote or a backslash.
+  secrets.add(JSON.stringify(secret).slice(1, -1));
+}
+
+export function redactSecrets(value: string): string {
+  let clean = value;
+  for (const secret of secrets) if (clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
+  return clean;
+}
+
+/** Cuts at a code point boundary, so an emoji at the cut is dropped whole, never halved. */
+function truncate(value: string, maxLength: number): string {
+  if (value.length <= maxLength) return value;
+  let end = Math.max(0, maxLength - 1);
+  const code = value.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${value.slice(0, end)}…`;
+}
 
 export function sanitizeText(value: string, maxLength = 2000): string {
-  const clean = value.replace(HIDDEN_OR_CONTROL, '');
-  return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;
+  return truncate(redactSecrets(value.replace(HIDDEN_OR_CONTROL, '')), maxLength);
 }
 
 /** A user-supplied value quoted back in an error: short and printable. */
@@ -19,12 +50,41 @@ export function quoteValue(value: unknown): string {
   return JSON.stringify(sanitizeText(text, 40));
 }
 
-/** Every string in an upstream payload, keys included, cleaned and capped; numbers and structure untouched. */
+/** How deep sanitizeDeep follows nesting; deeper payloads are refused by the caller. */
+export const MAX_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays deeper than `limit`, counted without recursion. */
+export function nestedDeeperThan(value: unknown, limit = MAX_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const top = stack.pop();
+    if (!top) break;
+    const [item, depth] = top;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Every string in an upstream payload, keys included, cleaned and capped; numbers and
+ * structure untouched. Two keys that clean to the same text are both kept: the later
+ * one gets a `~2` suffix rather than silently overwriting the first.
+ */
 export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
   if (typeof value === 'string') return sanitizeText(value, maxLength);
   if (Array.isArray(value)) return value.map((item) => sanitizeDeep(item, maxLength));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [sanitizeText(key, 100), sanitizeDeep(item, maxLength)]));
+    const clean: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const base = sanitizeText(key, 100);
+      let name = base;
+      for (let n = 2; Object.hasOwn(clean, name); n += 1) name = `${base}~${n}`;
+      // defineProperty: a key named __proto__ stays a plain data key.
+      Object.defineProperty(clean, name, { value: sanitizeDeep(item, maxLength), enumerable: true, writable: true, configurable: true });
+    }
+    return clean;
   }
   return value;
 }

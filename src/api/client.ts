@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { sanitizeDeep, sanitizeText } from '../sanitize.js';
+import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
@@ -86,6 +86,8 @@ export class MarketDataClient {
     this.cache = new ResponseCache<ApiResult>(deps.config.cacheEntries, this.now);
     const baseUrl = deps.baseUrl ?? deps.config.baseUrl;
     const apiKey = deps.apiKey ?? deps.config.apiKey;
+    // An upstream that echoes the key (in data, a message, a hint) must not show it to the agent.
+    redactEverywhere(apiKey);
     this.configProblem = deps.configProblem ?? (deps.baseUrl && deps.apiKey ? undefined : missingForData(deps.config));
     this.transport =
       baseUrl && apiKey && !deps.configProblem
@@ -293,6 +295,15 @@ export class MarketDataClient {
           code: 'RESPONSE_INVALID',
           status: 200,
           message: 'The API answered 200 with a body that is not valid JSON.',
+          hint: 'Retry later; report the request id if it persists.',
+          requestId: response.requestId ?? null,
+        });
+      }
+      if (nestedDeeperThan(response.body, MAX_DEPTH)) {
+        return new ApiError({
+          code: 'RESPONSE_INVALID',
+          status: 200,
+          message: `The API answered 200 with JSON nested deeper than ${MAX_DEPTH} levels; it was not used.`,
           hint: 'Retry later; report the request id if it persists.',
           requestId: response.requestId ?? null,
         });

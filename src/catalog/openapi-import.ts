@@ -1,13 +1,17 @@
 /**
- * The upstream's /v1/openapi.json → datasets. The upstream is authoritative for
- * parameters; datasets it registers that the catalog does not know become datasets
- * here, with sanitized, capped descriptions (upstream text is data, not instructions).
+ * The upstream's /v1/openapi.json → datasets. The document is data to validate, never
+ * code to trust: each operation is parsed on its own and skipped with a reason when it
+ * does not fit; tool names that would collide are skipped; upstream patterns run only on
+ * a linear-time engine; upstream text passes a filter stricter than data's. The upstream
+ * is authoritative for the path and parameters of a dataset we know; our reviewed text
+ * and behaviour flags stay ours.
  */
 import * as z from 'zod';
-import { sanitizeText } from '../sanitize.js';
 import { DATASETS } from './datasets.js';
 import { paramJsonSchema } from './openapi.js';
-import { isRealCalendarDate, refusedAs } from './params.js';
+import * as p from './params.js';
+import { compileUpstreamPattern } from './upstream-pattern.js';
+import { registryEnumValue, registryText } from './registry-text.js';
 import type { CacheClass, DatasetDefinition } from './types.js';
 
 const OPERATION_ID = /^[a-z][a-z0-9_]{0,30}(\.[a-z0-9_]{1,40}){1,2}$/;
@@ -15,73 +19,100 @@ const PATH = /^\/v1(\/([a-z0-9][a-z0-9_-]{0,40}|\{ticker\})){1,6}$/;
 const PARAM_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 const CACHE_CLASSES: readonly CacheClass[] = ['intraday', 'daily', 'filings', 'static'];
 const MAX_PARAMS = 20;
+/** Datasets the upstream may add beyond the catalog: enough for growth, not a 6 MB tools/list. */
+export const MAX_IMPORTED_DATASETS = 100;
+/** Operations looked at in one document; the rest are skipped. */
+const MAX_PATHS = 500;
+/** Upstream strings without a length limit get this one. */
+const DEFAULT_MAX_LENGTH = 256;
+/** Paths that are meta endpoints, never datasets. */
+const META_PATHS = new Set(['/v1/discover', '/v1/health', '/v1/openapi.json']);
 
-interface RawParameter {
-  name?: unknown;
-  in?: unknown;
-  required?: unknown;
-  description?: unknown;
-  schema?: unknown;
-}
+const parameterSchema = z.object({
+  name: z.string().regex(PARAM_NAME, 'parameter name is not snake_case'),
+  in: z.enum(['path', 'query']),
+  required: z.boolean().optional(),
+  description: z.string().max(5000).optional(),
+  schema: z.looseObject({
+    type: z.enum(['string', 'integer', 'number', 'boolean']),
+    pattern: z.string().max(300).optional(),
+    format: z.string().max(30).optional(),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    minLength: z.number().int().min(0).optional(),
+    maxLength: z.number().int().min(0).optional(),
+    enum: z
+      .array(z.union([z.string(), z.number()]))
+      .min(1)
+      .max(50)
+      .optional(),
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  }),
+});
 
-interface RawOperation {
-  operationId?: unknown;
-  summary?: unknown;
-  description?: unknown;
-  parameters?: unknown;
-  'x-on-demand'?: unknown;
-  'x-cache-class'?: unknown;
-}
+const operationSchema = z.object({
+  operationId: z.string().regex(OPERATION_ID, 'operation id is not in the dotted form'),
+  summary: z.string().max(5000).optional(),
+  description: z.string().max(20_000).optional(),
+  parameters: z.array(parameterSchema).max(MAX_PARAMS).default([]),
+  'x-on-demand': z.boolean().optional(),
+  'x-cache-class': z.enum(CACHE_CLASSES).optional(),
+});
+
+type RawParameter = z.infer<typeof parameterSchema>;
+type CleanSchema = Record<string, unknown>;
 
 export interface ImportReport {
   datasets: DatasetDefinition[];
   /** Operation ids the catalog did not know. */
   added: string[];
-  /** Catalog datasets whose parameters the upstream changed. */
+  /** Catalog datasets whose path or parameters the upstream changed. */
   changed: string[];
   skipped: { path: string; reason: string }[];
+  /** Paths whose operation was taken: what is safe to keep on disk. */
+  accepted: string[];
 }
 
-/** Keeps only the JSON Schema keywords a parameter needs, with capped text. */
-function cleanSchema(raw: unknown): Record<string, unknown> | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const source = raw as Record<string, unknown>;
-  const type = source['type'];
-  if (!['string', 'integer', 'number', 'boolean'].includes(String(type))) return undefined;
-  const clean: Record<string, unknown> = { type };
-  if (typeof source['pattern'] === 'string' && source['pattern'].length <= 300) clean['pattern'] = source['pattern'];
-  if (typeof source['format'] === 'string') clean['format'] = sanitizeText(source['format'], 30);
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const)
-    if (typeof source[key] === 'number') clean[key] = source[key];
-  const values: unknown = source['enum'];
-  if (Array.isArray(values)) {
-    clean['enum'] = values
-      .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
-      .slice(0, 50)
-      .map((v) => (typeof v === 'string' ? sanitizeText(v, 80) : v));
-  }
-  if (source['default'] !== undefined && ['string', 'number', 'boolean'].includes(typeof source['default']))
-    clean['default'] = source['default'];
+export interface ImportOptions {
+  catalog?: readonly DatasetDefinition[];
+  /** Tool names already taken by tools that are not datasets (api_status). */
+  reservedToolNames?: readonly string[];
+  /** An operation id → its tool name (the MCP layer's rule). */
+  toolNameOf?: (operationId: string) => string;
+}
+
+const defaultToolName = (operationId: string): string => operationId.replace(/\./g, '_').slice(0, 64);
+
+/** Built-in schemas by parameter name, used when the upstream's own cannot be trusted. */
+const BUILT_IN: Record<string, z.ZodType> = {
+  ticker: p.generalTicker,
+  tickers: p.tickerList,
+  contract: p.osiContractSymbol,
+  cursor: p.cursor,
+  from: p.fromDate,
+  to: p.toDate,
+  session_date: p.sessionDate,
+  expiration: p.etTradingDate,
+};
+
+let reviewed: Set<string> | undefined;
+
+/** Patterns of our own catalog: reviewed, safe on any engine (`(\.[A-Z0-9]+)*` is unambiguous). */
+function reviewedPatterns(): Set<string> {
+  reviewed ??= new Set(
+    DATASETS.flatMap((d) => [...(d.ticker ? [d.ticker] : []), ...Object.values(d.query)])
+      .map((schema) => jsonOf(schema)['pattern'])
+      .filter((pattern): pattern is string => typeof pattern === 'string'),
+  );
+  return reviewed;
+}
+
+/** The JSON Schema keywords a parameter needs, nothing else. */
+function cleanSchema(raw: RawParameter['schema']): CleanSchema {
+  const clean: CleanSchema = { type: raw.type };
+  for (const key of ['pattern', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'default'] as const)
+    if (raw[key] !== undefined) clean[key] = raw[key];
   return clean;
-}
-
-function toZod(name: string, schema: Record<string, unknown>, description: string | undefined, required: boolean): z.ZodType {
-  // zod turns format "date" into its own long ISO regex; keep the upstream's pattern and
-  // format as they are, and check real calendar dates the way the catalog does.
-  const { format, ...rest } = schema;
-  const values = rest['enum'];
-  // A one-value enum would come back from zod as `const`; build string enums directly.
-  let converted: z.ZodType =
-    Array.isArray(values) && values.length > 0 && values.every((v): v is string => typeof v === 'string')
-      ? z.enum(values as [string, ...string[]])
-      : z.fromJSONSchema(rest);
-  if (format === 'date')
-    converted = converted.refine((v) => typeof v === 'string' && isRealCalendarDate(v), { message: 'not a real calendar date' });
-  if (typeof format === 'string') converted = converted.meta({ format });
-  if (description) converted = converted.describe(description);
-  if (name === 'ticker' || name === 'tickers') converted = refusedAs(converted, 'TICKER_INVALID');
-  if (name === 'contract') converted = refusedAs(converted, 'CONTRACT_SYMBOL_INVALID');
-  return required ? converted : converted.optional();
 }
 
 /** JSON with keys sorted, so that key order never counts as a difference. */
@@ -91,89 +122,201 @@ function canonical(value: unknown): string {
   );
 }
 
-function sameParams(ours: DatasetDefinition, theirs: DatasetDefinition): boolean {
-  const shape = (d: DatasetDefinition): string =>
-    canonical({
-      ticker: d.ticker ? paramJsonSchema(d.ticker).schema : null,
-      query: Object.fromEntries(
-        Object.entries(d.query).map(([k, v]) => [k, { ...paramJsonSchema(v).schema, required: !v.safeParse(undefined).success }]),
-      ),
-    });
-  return shape(ours) === shape(theirs);
+function jsonOf(schema: z.ZodType): CleanSchema {
+  const { schema: json } = paramJsonSchema(schema);
+  return json;
 }
 
-export function datasetsFromOpenApi(document: unknown, catalog: readonly DatasetDefinition[] = DATASETS): ImportReport {
-  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [] };
-  const byId = new Map(catalog.map((d) => [d.operationId, d]));
-  const seen = new Set<string>();
-  const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
-  if (typeof paths !== 'object' || paths === null) return { ...report, datasets: [...catalog] };
+/**
+ * One upstream parameter as a zod schema. Throws with a reason when it cannot be used.
+ * `builtIn` is our own schema for a parameter of that name, if we have one.
+ */
+function toZod(param: RawParameter, clean: CleanSchema, builtIn: z.ZodType | undefined): z.ZodType {
+  const description = param.description === undefined ? undefined : registryText(param.description, 150);
+  const required = param.in === 'path' || param.required === true;
+  let converted = convert(param.name, clean, builtIn);
+  if (description) converted = converted.describe(description);
+  if (param.name === 'ticker' || param.name === 'tickers') converted = p.refusedAs(converted, 'TICKER_INVALID');
+  if (param.name === 'contract') converted = p.refusedAs(converted, 'CONTRACT_SYMBOL_INVALID');
+  return required ? converted : converted.optional();
+}
 
-  for (const [path, item] of Object.entries(paths as Record<string, unknown>)) {
-    const op = (item as { get?: RawOperation } | null)?.get;
-    if (!op || typeof op.operationId !== 'string' || op.operationId.startsWith('meta.')) continue;
-    if (path === '/v1/discover' || path === '/v1/health' || path === '/v1/openapi.json') continue;
-    const skip = (reason: string): void => void report.skipped.push({ path: sanitizeText(path, 120), reason });
-    if (!OPERATION_ID.test(op.operationId)) {
-      skip('operation id is not in the dotted form');
+function convert(name: string, given: CleanSchema, builtIn: z.ZodType | undefined): z.ZodType {
+  let clean = given;
+  const { type, format, pattern, enum: values } = clean;
+  if (type === 'boolean') {
+    // Sent as the text the API reads; a boolean is checked as a boolean first.
+    return z.boolean().transform((value) => String(value));
+  }
+  if (Array.isArray(values)) {
+    // Values outside the safe set are dropped (the agent cannot send them); none left, no parameter.
+    const safe = (values as unknown[]).filter(
+      (v) => typeof v === 'number' || (typeof v === 'string' && registryEnumValue(v) !== undefined),
+    );
+    if (safe.length === 0) throw new Error(`enum of "${name}" has no value in the safe character set`);
+    if (type === 'string') {
+      if (!safe.every((v): v is string => typeof v === 'string')) throw new Error(`enum of "${name}" mixes types`);
+      // A one-value enum would come back from zod as `const`; build string enums directly.
+      return z.enum(safe as [string, ...string[]]);
+    }
+    clean = { ...clean, enum: safe };
+  }
+  const rest: CleanSchema = { ...clean };
+  delete rest['pattern'];
+  delete rest['format'];
+  if (type === 'string' && rest['maxLength'] === undefined) rest['maxLength'] = DEFAULT_MAX_LENGTH;
+  let converted: z.ZodType = z.fromJSONSchema(rest);
+  if (typeof pattern === 'string') {
+    const compiled = compileUpstreamPattern(pattern);
+    if (!compiled) {
+      // No linear-time engine accepts it: our own schema for that name, or none at all.
+      if (builtIn) return builtIn;
+      throw new Error(`pattern of "${name}" is not accepted by the linear-time engine`);
+    }
+    converted = converted.refine((value) => typeof value !== 'string' || compiled.test(value), { message: 'does not match the pattern' });
+    // Hosts may run an advertised pattern on a backtracking engine: advertise only the safe ones.
+    if (compiled.backtrackingSafe || reviewedPatterns().has(pattern)) converted = converted.meta({ pattern });
+  }
+  if (format === 'date')
+    converted = converted.refine((v) => typeof v === 'string' && p.isRealCalendarDate(v), { message: 'not a real calendar date' });
+  if (typeof format === 'string' && /^[a-z-]{1,20}$/.test(format)) converted = converted.meta({ format });
+  return converted;
+}
+
+interface Parsed {
+  ticker: z.ZodType<string> | undefined;
+  query: Record<string, z.ZodType>;
+}
+
+/** The operation's parameters; a known dataset's own schema is reused wherever the upstream states the same one. */
+function parseParameters(path: string, params: readonly RawParameter[], known: DatasetDefinition | undefined): Parsed {
+  const names = new Set<string>();
+  let ticker: z.ZodType<string> | undefined;
+  const query: Record<string, z.ZodType> = {};
+  for (const param of params) {
+    if (names.has(param.name)) throw new Error(`parameter "${param.name}" is declared twice`);
+    names.add(param.name);
+    const clean = cleanSchema(param.schema);
+    const ours = param.name === 'ticker' && known?.ticker ? known.ticker : known?.query[param.name];
+    const oursRequired = ours !== undefined && (param.in === 'path' ? known?.ticker === ours : !ours.safeParse(undefined).success);
+    const same =
+      ours !== undefined &&
+      oursRequired === (param.in === 'path' || param.required === true) &&
+      canonical(jsonOf(ours)) === canonical(clean);
+    const schema = same && ours ? ours : toZod(param, clean, ours ?? BUILT_IN[param.name]);
+    if (param.in === 'path') {
+      if (param.name !== 'ticker') throw new Error('path has parameters other than one {ticker}');
+      ticker = schema as z.ZodType<string>;
+    } else {
+      query[param.name] = schema;
+    }
+  }
+  if (path.includes('{ticker}') !== (ticker !== undefined)) throw new Error('path and parameters disagree on {ticker}');
+  return { ticker, query };
+}
+
+export function datasetsFromOpenApi(document: unknown, options: ImportOptions = {}): ImportReport {
+  const catalog = options.catalog ?? DATASETS;
+  const nameOf = options.toolNameOf ?? defaultToolName;
+  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [] };
+  const byId = new Map(catalog.map((d) => [d.operationId, d]));
+  // Tool names belong to the catalog first, then to the first upstream operation that claims one.
+  const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
+  for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
+  const seen = new Set<string>();
+  /** Operation ids in the document, usable or not. */
+  const present = new Set<string>();
+  const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
+  if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) return { ...report, datasets: [...catalog] };
+
+  const entries = Object.entries(paths as Record<string, unknown>);
+  for (const [index, [path, item]] of entries.entries()) {
+    const where = registryText(path, 120) || '(unnamed path)';
+    const skip = (reason: string): void => void report.skipped.push({ path: where, reason });
+    if (META_PATHS.has(path)) continue;
+    if (index >= MAX_PATHS) {
+      skip(`more than ${MAX_PATHS} paths in the document`);
+      break;
+    }
+    const get: unknown = typeof item === 'object' && item !== null ? (item as { get?: unknown }).get : undefined;
+    if (typeof get === 'object' && get !== null && String((get as { operationId?: unknown }).operationId).startsWith('meta.')) continue;
+    const rawId: unknown = typeof get === 'object' && get !== null ? (get as { operationId?: unknown }).operationId : undefined;
+    if (typeof rawId === 'string') present.add(rawId);
+    const parsed = operationSchema.safeParse(get);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      skip(`operation is not usable: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'invalid'}`);
       continue;
     }
+    const op = parsed.data;
     if (!PATH.test(path) || (path.match(/\{ticker\}/g) ?? []).length > 1) {
       skip('path has parameters other than one {ticker}');
       continue;
     }
-    const params = Array.isArray(op.parameters) ? (op.parameters as RawParameter[]).slice(0, MAX_PARAMS) : [];
-    let ticker: z.ZodType<string> | undefined;
-    const query: Record<string, z.ZodType> = {};
-    let usable = true;
-    for (const param of params) {
-      const name = typeof param.name === 'string' ? param.name : '';
-      const schema = cleanSchema(param.schema);
-      if (!PARAM_NAME.test(name) || !schema || (param.in !== 'path' && param.in !== 'query')) {
-        usable = false;
-        break;
-      }
-      const description = typeof param.description === 'string' ? sanitizeText(param.description, 200) : undefined;
-      if (param.in === 'path') {
-        if (name !== 'ticker') usable = false;
-        else ticker = toZod('ticker', schema, description, true) as z.ZodType<string>;
-      } else {
-        query[name] = toZod(name, schema, description, param.required === true);
-      }
+    if (seen.has(op.operationId)) {
+      skip(`operation id ${op.operationId} appears twice`);
+      continue;
     }
-    if (!usable || path.includes('{ticker}') !== (ticker !== undefined)) {
-      skip('a parameter could not be converted');
+    const known = byId.get(op.operationId);
+    const toolName = nameOf(op.operationId);
+    const owner = owners.get(toolName);
+    if (owner !== undefined && owner !== op.operationId) {
+      skip(`tool name ${toolName} is already taken${owner ? ` by ${owner}` : ''}`);
+      continue;
+    }
+    if (!known && report.added.length >= MAX_IMPORTED_DATASETS) {
+      skip(`more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`);
+      continue;
+    }
+    let params: Parsed;
+    try {
+      params = parseParameters(path, op.parameters, known);
+    } catch (error) {
+      skip(error instanceof Error ? error.message : 'a parameter could not be converted');
       continue;
     }
     seen.add(op.operationId);
-    const known = byId.get(op.operationId);
-    const summary = typeof op.summary === 'string' ? sanitizeText(op.summary, 80) : op.operationId;
-    const imported: DatasetDefinition = {
-      operationId: op.operationId,
+    owners.set(toolName, op.operationId);
+    report.accepted.push(path);
+    const shape = {
       path: path as `/v1/${string}`,
-      title: summary,
-      description: typeof op.description === 'string' ? sanitizeText(op.description, 400) : summary,
-      ...(ticker ? { ticker } : {}),
-      query,
-      onDemand: op['x-on-demand'] === true || (typeof op.description === 'string' && /on[- ]demand/i.test(op.description)),
-      cacheClass: CACHE_CLASSES.includes(op['x-cache-class'] as CacheClass) ? (op['x-cache-class'] as CacheClass) : 'daily',
+      ...(params.ticker ? { ticker: params.ticker } : {}),
+      query: params.query,
     };
     if (!known) {
+      const title = registryText(op.summary ?? '', 60) || op.operationId;
+      const text = registryText(op.description ?? op.summary ?? '', 300);
       report.added.push(op.operationId);
-      report.datasets.push(imported);
-    } else if (known.path !== path || !sameParams(known, imported)) {
-      // Upstream wins on parameters; reviewed text and behaviour flags stay ours.
-      report.changed.push(op.operationId);
       report.datasets.push({
-        ...known,
-        path: imported.path,
-        query: imported.query,
-        ...(imported.ticker ? { ticker: imported.ticker } : {}),
+        operationId: op.operationId,
+        title,
+        // Marked, so that the agent weighs it as the registry's word, not ours.
+        description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
+        ...shape,
+        onDemand: op['x-on-demand'] === true,
+        cacheClass: op['x-cache-class'] ?? 'daily',
       });
-    } else {
-      report.datasets.push(known);
+      continue;
     }
+    const unchanged =
+      known.path === path &&
+      known.ticker === params.ticker &&
+      Object.keys(known.query).length === Object.keys(params.query).length &&
+      Object.entries(params.query).every(([name, schema]) => known.query[name] === schema);
+    if (unchanged) {
+      report.datasets.push(known);
+      continue;
+    }
+    // Upstream wins on path and parameters; reviewed text and behaviour flags stay ours.
+    report.changed.push(op.operationId);
+    const merged: DatasetDefinition = { ...known, ...shape };
+    // The ticker follows the upstream: one moved to the query is no longer a path parameter.
+    if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
+    report.datasets.push(merged);
   }
-  for (const dataset of catalog) if (!seen.has(dataset.operationId)) report.datasets.push(dataset);
+  // A document with no usable operation is broken, not a retirement of every dataset.
+  if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
+  // A dataset the upstream no longer lists is gone; one whose operation came garbled keeps our definition.
+  for (const dataset of catalog) if (!seen.has(dataset.operationId) && present.has(dataset.operationId)) report.datasets.push(dataset);
   return report;
 }

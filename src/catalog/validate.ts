@@ -89,8 +89,9 @@ export function validateToolArguments(
     if (!declared) return refuseUnknown(dataset, name, acceptedParams(dataset, extra), 'agent');
     if (value !== null) sent.set(name, value);
   }
-  const ticker = sent.get('ticker');
-  sent.delete('ticker');
+  // `ticker` goes in the path when the path has one; an upstream may take it in the query instead.
+  const ticker = dataset.ticker ? sent.get('ticker') : undefined;
+  if (dataset.ticker) sent.delete('ticker');
   return checkParams(dataset, ticker, Object.fromEntries(sent), 'agent');
 }
 

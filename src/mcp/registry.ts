@@ -1,17 +1,21 @@
 /**
- * The datasets this server offers: the catalog merged with the upstream's OpenAPI
- * document (free of quota). The last good document is kept on disk so the next start
- * knows late-registered datasets at once; it is refreshed now and then, and listeners
- * hear when the set of datasets changes.
+ * The datasets this server offers: the catalog reconciled with the upstream's OpenAPI
+ * document (free of quota) by operation id. The last good document is kept on disk, as
+ * we accepted it, so the next start knows late-registered datasets at once; it is
+ * refreshed every MARKET_DATA_CATALOG_REFRESH_S, and listeners hear what was added,
+ * changed and removed.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
-import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
-import { datasetsFromOpenApi } from '../catalog/openapi-import.js';
+import { DATASETS, paramJsonSchema, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
+import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
+import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
+import { toolNameOf } from './dataset-tool.js';
+import { STATUS_TOOL } from './status-tool.js';
 
 export interface RegistryOptions {
   client: MarketDataClient;
@@ -24,15 +28,43 @@ export interface RegistryOptions {
   refreshMs?: number;
 }
 
+export interface CatalogChange {
+  added: DatasetDefinition[];
+  changed: DatasetDefinition[];
+  removed: DatasetDefinition[];
+}
+
+/** A larger document is refused whole: ours is about 60 kB. */
+export const MAX_DOCUMENT_CHARS = 2_000_000;
+/** Tools that are not datasets; no upstream operation may take their names. */
+const RESERVED_TOOL_NAMES = [STATUS_TOOL];
+
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'market-data-mcp');
 }
 
+/** What a tool shows and does, as one string: equal strings mean nothing to tell the client. */
+function fingerprint(d: DatasetDefinition): string {
+  const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchema(schema), schema.safeParse(undefined).success]);
+  return JSON.stringify([
+    d.path,
+    d.title,
+    d.description,
+    d.ticker ? paramJsonSchema(d.ticker) : null,
+    params,
+    d.onDemand,
+    d.cacheClass,
+    d.response !== undefined,
+  ]);
+}
+
 export class DatasetRegistry {
   private current: DatasetDefinition[] = [...DATASETS];
-  private readonly listeners = new Set<(added: DatasetDefinition[]) => void>();
+  private readonly prints = new WeakMap<DatasetDefinition, string>();
+  private readonly listeners = new Set<(change: CatalogChange) => void>();
   private timer: NodeJS.Timeout | undefined;
   private lastDocument: unknown = undefined;
+  private underWay: Promise<void> | undefined;
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -42,12 +74,13 @@ export class DatasetRegistry {
     return toolsets && toolsets.length > 0 ? this.current.filter((d) => toolsets.includes(toolsetOf(d))) : this.current;
   }
 
-  /** The upstream document last seen (for the openapi resource), if any. */
+  /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
   document(): unknown {
     return this.lastDocument;
   }
 
-  onAdded(listener: (added: DatasetDefinition[]) => void): () => void {
+  /** Hears every change of the offered datasets (after the toolset filter). */
+  onChange(listener: (change: CatalogChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -70,32 +103,100 @@ export class DatasetRegistry {
     clearInterval(this.timer);
   }
 
-  /** Fetches the upstream document; keeps the current datasets if it cannot be had. */
-  async refresh(): Promise<void> {
+  /** Fetches the upstream document; keeps the current datasets if it cannot be had or used. */
+  refresh(): Promise<void> {
+    // One refresh at a time: a slow upstream must not stack them up.
+    this.underWay ??= this.fetchAndApply().finally(() => (this.underWay = undefined));
+    return this.underWay;
+  }
+
+  private async fetchAndApply(): Promise<void> {
+    let document: unknown;
     try {
-      const result = await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 });
-      this.apply(result.data, 'upstream');
-      await this.writeDiskCopy(result.data);
+      document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
     } catch (error) {
       this.options.log.warn(
         { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
-        'upstream openapi.json unavailable; serving the built-in catalog',
+        'upstream openapi.json unavailable; keeping the current datasets',
       );
+      return;
     }
+    const accepted = this.apply(document, 'upstream');
+    if (accepted !== undefined) await this.writeDiskCopy(accepted);
   }
 
-  private apply(document: unknown, source: 'disk' | 'upstream'): void {
-    const report = datasetsFromOpenApi(document);
-    if (report.datasets.length === 0) return;
-    this.lastDocument = document;
-    const before = new Set(this.current.map((d) => d.operationId));
-    this.current = report.datasets;
-    const added = report.datasets.filter((d) => !before.has(d.operationId));
+  /** Why a document cannot be used at all, or undefined. */
+  private refusal(document: unknown): string | undefined {
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not a JSON object';
+    if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
+    if (JSON.stringify(document).length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
+    return undefined;
+  }
+
+  private importReport(document: unknown): ImportReport {
+    return datasetsFromOpenApi(document, {
+      reservedToolNames: RESERVED_TOOL_NAMES,
+      toolNameOf: (operationId) => toolNameOf({ operationId }),
+    });
+  }
+
+  /** Applies a document; returns what of it was accepted (to keep on disk), or undefined. */
+  private apply(document: unknown, source: 'disk' | 'upstream'): unknown {
+    const refused = this.refusal(document);
+    if (refused) {
+      this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
+      return undefined;
+    }
+    const report = this.importReport(document);
+    for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
+    if (report.accepted.length === 0) {
+      this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
+      return undefined;
+    }
+    const accepted = acceptedDocument(document, report.accepted);
+    this.lastDocument = accepted;
+    const change = this.reconcile(report.datasets);
     this.options.log.info(
-      { source, datasets: report.datasets.length, added: report.added, changed: report.changed, skipped: report.skipped.length },
+      {
+        source,
+        datasets: this.current.length,
+        added: change.added.map((d) => d.operationId),
+        changed: change.changed.map((d) => d.operationId),
+        removed: change.removed.map((d) => d.operationId),
+        skipped: report.skipped.length,
+      },
       'dataset registry updated',
     );
-    if (added.length > 0) for (const listener of this.listeners) listener(added);
+    return accepted;
+  }
+
+  /** Keeps the object of every dataset whose tool would look the same, so listeners see only real changes. */
+  private reconcile(next: DatasetDefinition[]): CatalogChange {
+    const before = new Map(this.datasets().map((d) => [d.operationId, d]));
+    const previous = new Map(this.current.map((d) => [d.operationId, d]));
+    this.current = next.map((d) => {
+      const old = previous.get(d.operationId);
+      return old && this.print(old) === this.print(d) ? old : d;
+    });
+    const after = new Map(this.datasets().map((d) => [d.operationId, d]));
+    const change: CatalogChange = { added: [], changed: [], removed: [] };
+    for (const [id, dataset] of after) {
+      const old = before.get(id);
+      if (!old) change.added.push(dataset);
+      else if (old !== dataset) change.changed.push(dataset);
+    }
+    for (const [id, dataset] of before) if (!after.has(id)) change.removed.push(dataset);
+    if (change.added.length + change.changed.length + change.removed.length > 0) for (const listener of this.listeners) listener(change);
+    return change;
+  }
+
+  private print(dataset: DatasetDefinition): string {
+    let known = this.prints.get(dataset);
+    if (known === undefined) {
+      known = fingerprint(dataset);
+      this.prints.set(dataset, known);
+    }
+    return known;
   }
 
   private diskPath(): string | undefined {
@@ -104,14 +205,33 @@ export class DatasetRegistry {
     return join(this.options.cacheDir, `openapi-${id}.json`);
   }
 
+  /** The disk copy, if it is one we would accept today; a bad one is deleted so it cannot fail the next start too. */
   private async readDiskCopy(): Promise<unknown> {
     const path = this.diskPath();
     if (!path) return undefined;
+    let text: string;
     try {
-      return JSON.parse(await readFile(path, 'utf8')) as unknown;
+      text = await readFile(path, 'utf8');
     } catch {
       return undefined;
     }
+    let document: unknown;
+    let problem: string | undefined;
+    try {
+      document = JSON.parse(text) as unknown;
+      problem = this.refusal(document);
+      if (!problem) {
+        const report = this.importReport(document);
+        if (report.accepted.length === 0) problem = 'no usable operation';
+        else if (report.skipped.length > 0) problem = `${report.skipped.length} unusable operations`;
+      }
+    } catch {
+      problem = 'not JSON';
+    }
+    if (!problem) return document;
+    this.options.log.warn({ path, reason: problem }, 'discarding the disk copy of openapi.json');
+    await unlink(path).catch(() => undefined);
+    return undefined;
   }
 
   private async writeDiskCopy(document: unknown): Promise<void> {
@@ -126,4 +246,12 @@ export class DatasetRegistry {
       this.options.log.debug({ err: String(error) }, 'could not keep openapi.json on disk');
     }
   }
+}
+
+/** The document with only the operations we took (and the meta endpoints), its text cleaned. */
+function acceptedDocument(document: unknown, acceptedPaths: readonly string[]): unknown {
+  const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
+  const keep = new Set([...acceptedPaths, '/v1/discover', '/v1/health', '/v1/openapi.json']);
+  const paths = Object.fromEntries(Object.entries(source.paths ?? {}).filter(([path]) => keep.has(path)));
+  return sanitizeDeep({ ...source, paths });
 }

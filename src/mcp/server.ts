@@ -2,14 +2,14 @@
  * The server factory, kept apart from transports: stdio pins one instance, HTTP builds
  * one per request, tests connect in memory. Tools come from the dataset registry.
  */
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { linkView, registerViews } from './apps.js';
-import { registerDatasetTool } from './dataset-tool.js';
+import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
-import type { DatasetRegistry } from './registry.js';
+import type { CatalogChange, DatasetRegistry } from './registry.js';
 import { registerStatusTool } from './status-tool.js';
 
 export interface ServerDeps {
@@ -32,17 +32,31 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 /**
- * Builds one server instance. With `live`, datasets registered upstream later become
- * tools on this instance (sending tools/list_changed); `close` stops listening.
+ * Builds one server instance. With `live`, the tool list follows the registry: datasets
+ * added, changed or removed upstream while the server runs are registered, replaced or
+ * removed here (each change sends tools/list_changed); `close` stops listening.
  */
 export function createServer(deps: ServerDeps, live = false): McpServer {
   const server = new McpServer(
     { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
-    { instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS },
+    {
+      instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS,
+      // Declared up front, so that a client knows to listen before the first change.
+      capabilities: { tools: { listChanged: true } },
+    },
   );
   const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
+  const tools = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
-    if (!deps.hidden?.has(dataset.operationId)) linkView(server, registerDatasetTool(server, dataset, toolDeps), dataset);
+    if (deps.hidden?.has(dataset.operationId) || tools.has(dataset.operationId)) return;
+    try {
+      const tool = registerDatasetTool(server, dataset, toolDeps);
+      linkView(server, tool, dataset);
+      tools.set(dataset.operationId, tool);
+    } catch (error) {
+      // The registry already keeps names apart; this guards the server, never a reason to fail every request.
+      deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
+    }
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
   registerStatusTool(server, {
@@ -56,10 +70,14 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
   registerPrompts(server);
   registerViews(server);
   if (live) {
-    const stop = deps.registry.onAdded((added) => {
-      const offered = new Set(deps.registry.datasets().map((d) => d.operationId));
-      for (const dataset of added) if (offered.has(dataset.operationId)) register(dataset);
-    });
+    const follow = (change: CatalogChange): void => {
+      for (const dataset of [...change.removed, ...change.changed]) {
+        tools.get(dataset.operationId)?.remove();
+        tools.delete(dataset.operationId);
+      }
+      for (const dataset of [...change.changed, ...change.added]) register(dataset);
+    };
+    const stop = deps.registry.onChange(follow);
     const previous = server.server.onclose;
     server.server.onclose = () => {
       stop();

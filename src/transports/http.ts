@@ -1,25 +1,28 @@
 /**
- * Streamable HTTP, bound to 127.0.0.1 by default, with Host and Origin checks in front
- * of the handler (DNS-rebinding protection). One server instance per request.
+ * Streamable HTTP, bound to 127.0.0.1 by default. In front of the handler: a bearer
+ * token on every request (no one else may spend the key), then Host and Origin checks
+ * (DNS-rebinding protection). One server instance per request.
  */
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
+import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
 export async function serveHttp(
   runtime: Runtime,
-  options: { port: number; host: string },
+  options: { port: number; host: string; access: HttpAccess },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createMcpHandler(() => createServer(runtime.deps));
-  runtime.registry.onAdded(() => handler.notify.toolsChanged());
+  runtime.registry.onChange(() => handler.notify.toolsChanged());
   const nodeHandler = toNodeHandler(handler);
-  const validateHost = localhostHostValidation();
-  const validateOrigin = localhostOriginValidation();
+  const validateHost = hostHeaderValidation(options.access.allowedHosts);
+  const validateOrigin = originValidation(options.access.allowedHosts);
+  const authorized = bearerGuard(options.access.token);
   const http = createHttpServer((req, res) => {
-    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
+    if (!authorized(req, res) || !validateHost(req, res) || !validateOrigin(req, res)) return;
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
       return;
@@ -33,7 +36,16 @@ export async function serveHttp(
   });
   const address = http.address() as AddressInfo;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}/mcp`;
-  process.stderr.write(`market-data-mcp listening on ${url}\n`);
+  const lines = [`market-data-mcp listening on ${url}`];
+  lines.push(
+    options.access.generated
+      ? `Bearer token (generated for this run; set ${HTTP_TOKEN_ENV} to choose one): ${options.access.token}`
+      : `Bearer token: the value of ${HTTP_TOKEN_ENV}`,
+  );
+  lines.push(`Clients send: Authorization: Bearer <token>. Allowed Host names: ${options.access.allowedHosts.join(', ')}.`);
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(options.host) && !options.host.startsWith('127.'))
+    lines.push(`WARNING: ${options.host} is not loopback; anyone who can reach this port and knows the token can spend the API key.`);
+  process.stderr.write(`${lines.join('\n')}\n`);
   const close = async (): Promise<void> => {
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -4,6 +4,7 @@
  * is sent to stderr instead, so nothing can corrupt the protocol channel.
  */
 import { Writable } from 'node:stream';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
@@ -27,20 +28,33 @@ function claimStdout(): Writable {
 }
 
 export function serveOverStdio(runtime: Runtime): void {
-  const transport = new StdioServerTransport(process.stdin, claimStdout());
-  const handle = serveStdio(() => createServer(runtime.deps, true), {
-    transport,
-    onerror: (error) => runtime.log.error({ err: { message: error.message } }, 'stdio transport error'),
-  });
-  const shutdown = (): void => {
+  const transport = new StdioServerTransport(process.stdin, claimStdout(), { maxBufferSize: STDIO_DEFAULT_MAX_BUFFER_SIZE });
+  let exiting = false;
+  const shutdown = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
     void handle
       .close()
       .then(() => runtime.close())
-      .finally(() => process.exit(0));
+      .finally(() => process.exit(code));
   };
-  process.stdin.once('end', shutdown);
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const handle = serveStdio(() => createServer(runtime.deps, true), {
+    transport,
+    onerror: (error) => {
+      if (/exceeded maximum size/.test(error.message)) {
+        // The transport has stopped reading: end with a code the host sees as a failure, and say why.
+        process.stderr.write(
+          `market-data-mcp: a stdio message was larger than ${STDIO_DEFAULT_MAX_BUFFER_SIZE / (1024 * 1024)} MB; the connection cannot continue. Exiting with code 2.\n`,
+        );
+        shutdown(2);
+        return;
+      }
+      runtime.log.error({ err: { message: error.message } }, 'stdio transport error');
+    },
+  });
+  process.stdin.once('end', () => shutdown(0));
+  process.once('SIGINT', () => shutdown(0));
+  process.once('SIGTERM', () => shutdown(0));
   runtime.log.info(
     { tools: runtime.registry.datasets().length + 1, demo: runtime.simulator !== undefined },
     'market-data-mcp serving on stdio',

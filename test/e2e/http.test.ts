@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI, serverEnv } from '../helpers/mcp.js';
 
+const TOKEN = 'e2e-http-token-0123456789';
+
 test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding protection)', async () => {
   const child = spawn(process.execPath, [CLI, '--http', '--demo', '--port', '0'], {
-    env: serverEnv({}),
+    env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: TOKEN } }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
@@ -21,7 +23,9 @@ test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding 
       child.once('exit', () => reject(new Error(stderr)));
     });
     const client = new Client({ name: 'http-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === 'derived_dealer_gex_history'));
     const result = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
@@ -30,7 +34,12 @@ test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding 
 
     const foreign = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://evil.example' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'https://evil.example',
+        authorization: `Bearer ${TOKEN}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     assert.equal(foreign.status, 403);

@@ -1,0 +1,74 @@
+/**
+ * Who may use the HTTP transport: a bearer token on every request. Anyone who can reach
+ * the port could otherwise call tools and spend the API key, so there is no way to run
+ * without one: it comes from MARKET_DATA_HTTP_TOKEN or is generated at start.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLoopbackHost } from '../config.js';
+
+export const HTTP_TOKEN_ENV = 'MARKET_DATA_HTTP_TOKEN';
+export const HTTP_ALLOWED_HOSTS_ENV = 'MARKET_DATA_HTTP_ALLOWED_HOSTS';
+const MIN_TOKEN_LENGTH = 16;
+
+export interface HttpAccess {
+  token: string;
+  /** True when we made the token up: it is printed once, since no one else knows it. */
+  generated: boolean;
+  /** Host names (no port) a request's Host header may name. */
+  allowedHosts: string[];
+}
+
+/** The access rules for a bind address, or a message saying what is missing. */
+export function httpAccess(
+  bindHost: string,
+  env: NodeJS.ProcessEnv,
+  allowedHostsFlag: string | undefined,
+): { ok: true; access: HttpAccess } | { ok: false; problem: string } {
+  const given = env[HTTP_TOKEN_ENV]?.trim();
+  if (given !== undefined && given !== '' && given.length < MIN_TOKEN_LENGTH)
+    return { ok: false, problem: `${HTTP_TOKEN_ENV} must be at least ${MIN_TOKEN_LENGTH} characters.` };
+  const listed = (allowedHostsFlag ?? env[HTTP_ALLOWED_HOSTS_ENV] ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const loopback = isLoopbackHost(bindHost.replace(/^\[|\]$/g, ''));
+  if (!loopback) {
+    if (!given)
+      return { ok: false, problem: `--host ${bindHost} is not a loopback address: set ${HTTP_TOKEN_ENV} (a token of your choosing).` };
+    if (listed.length === 0)
+      return {
+        ok: false,
+        problem: `--host ${bindHost} is not a loopback address: list the host names clients use with --allowed-hosts (or ${HTTP_ALLOWED_HOSTS_ENV}).`,
+      };
+  }
+  const allowedHosts = loopback ? [...new Set(['localhost', '127.0.0.1', '[::1]', ...listed])] : listed;
+  const token = given || randomBytes(24).toString('base64url');
+  return { ok: true, access: { token, generated: !given, allowedHosts } };
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** A guard that answers 401 (with WWW-Authenticate) unless the request carries the token. */
+export function bearerGuard(token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const expected = digest(token);
+  return (req, res) => {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    // Compared as digests, in constant time: the answer says nothing about how close a guess was.
+    if (match?.[1] && timingSafeEqual(digest(match[1]), expected)) return true;
+    res
+      .writeHead(401, {
+        'content-type': 'application/json',
+        'www-authenticate': `Bearer realm="market-data-mcp", error="${header ? 'invalid_token' : 'invalid_request'}"`,
+      })
+      .end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: `Unauthorized: send "Authorization: Bearer <token>" (${HTTP_TOKEN_ENV}).` },
+        }),
+      );
+    return false;
+  };
+}
