@@ -3,11 +3,12 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext } from '@
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { resultMetaSchema } from '../api/result-meta.js';
 import { validateRequest, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
-import { project, successResult } from './results.js';
+import { answerDealer } from './dealer-answer.js';
+import { pagingOf, shapingCovers } from './page-args.js';
+import { advertisedMetaSchema, project, successResult } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
 export interface ToolDeps {
@@ -22,15 +23,17 @@ export function toolNameOf(dataset: Pick<DatasetDefinition, 'operationId'>): str
 }
 
 export function toolDescription(dataset: DatasetDefinition): string {
-  const onDemand = dataset.onDemand ? ' Built on demand: a first call may wait while the API prepares it (not charged).' : '';
-  return `${dataset.description}${onDemand} Costs 1 unit of the monthly quota per successful call; cached repeats are free.`;
+  // What every tool shares (quota, paging, budget) is said once, in the server instructions.
+  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}`;
 }
 
 /** The output schema a tool declares, where the spec gives the response shape. */
 function outputSchemaOf(dataset: DatasetDefinition): z.ZodType | undefined {
   if (!dataset.response) return undefined;
-  const data = dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined;
-  return data ? z.object({ data, meta: resultMetaSchema }) : undefined;
+  const data =
+    dataset.toolOutput ??
+    (dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined);
+  return data ? z.object({ data, meta: advertisedMetaSchema }) : undefined;
 }
 
 export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
@@ -42,7 +45,8 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema } : {}),
-      annotations: { title: dataset.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      // Read-only: the destructive and idempotent hints only mean something for tools that write.
+      annotations: { readOnlyHint: true },
     },
     async (args: ToolArguments, ctx: ServerContext) => {
       try {
@@ -55,7 +59,17 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
 }
 
 async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
-  const { [FIELDS_PARAM]: rawFields, ...rest } = args;
+  if (dataset.toolOutput) {
+    return answerDealer(dataset, args, {
+      client: deps.client,
+      budgetTokens: deps.resultTokens,
+      simulated: deps.simulated,
+      signal: ctx.mcpReq.signal,
+      onProgress: progressReporter(ctx),
+    });
+  }
+  const { [FIELDS_PARAM]: rawFields, ...given } = args;
+  const { args: rest, paging } = pagingOf(dataset, given);
   const fields = supportsFields(dataset) ? parseFields(rawFields) : undefined;
   if (!supportsFields(dataset) && rawFields !== undefined) throw unknownParam(FIELDS_PARAM, dataset);
   const { ticker, ...query } = dataset.ticker ? rest : { ticker: undefined, ...rest };
@@ -78,7 +92,14 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       });
     }
   }
-  return successResult(result, { budgetTokens: deps.resultTokens, fields, simulated: deps.simulated });
+  return successResult(result, {
+    budgetTokens: deps.resultTokens,
+    fields,
+    simulated: deps.simulated,
+    paging,
+    covers: shapingCovers(checked.query),
+    narrowing: narrowingOf(dataset),
+  });
 }
 
 function parseFields(raw: unknown): string[] | undefined {
@@ -104,9 +125,15 @@ function unknownParam(name: string, dataset: DatasetDefinition): ApiError {
     code: 'VALIDATION_ERROR',
     status: 400,
     message: `Unknown parameter "${name}".`,
-    hint: `Accepted parameters: ${[...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query)].join(', ')}.`,
+    hint: `Accepted parameters: ${[...(dataset.ticker ? ['ticker'] : []), ...new Set([...Object.keys(dataset.query), ...Object.keys(dataset.shaping ?? {})])].join(', ')}.`,
     local: true,
   });
+}
+
+/** Parameters this tool has that narrow an answer: the only ones trimming advice may name. */
+function narrowingOf(dataset: DatasetDefinition): string[] {
+  const has = new Set([...Object.keys(dataset.query), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
+  return ['fields', 'limit', 'from', 'to', 'session_date', 'tickers', 'format'].filter((name) => has.has(name));
 }
 
 /** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */
