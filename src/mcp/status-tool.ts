@@ -102,13 +102,16 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
       };
       const unusable = unusableTools(discovered);
-      const rate = Object.fromEntries(
-        Object.entries(budget).filter(([name]) => !['quota_remaining', 'quota_limit', 'quota_resets_at'].includes(name)),
-      );
       const status = {
         summary: statusLine(budget, quota, discovered !== undefined, unusable),
         cannot_use: unusable,
-        budget: { ...rate, quota },
+        // The quota once, flat beside the rate: the limiter's view of the headers, else discover's.
+        budget: {
+          ...budget,
+          quota_remaining: quota.remaining ?? null,
+          quota_limit: quota.limit ?? null,
+          quota_resets_at: quota.resets_at ?? null,
+        },
         key: discovered
           ? { ok: true, access_scope: discovered['access_scope'] ?? null, capabilities: discovered['capabilities'] ?? null }
           : { ok: false, error: discover.status === 'rejected' ? asApiError(discover.reason).toJSON() : null },
