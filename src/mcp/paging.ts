@@ -43,6 +43,8 @@ function invalid(why: string): ApiError {
 }
 
 export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
+  // Ours stay well under this; anything longer is not worth decoding.
+  if (value.length > 2048) throw invalid('too long');
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(value.slice(PREFIX.length), 'base64url').toString('utf8'));

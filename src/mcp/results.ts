@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, type ResultMeta } from '../api/result-meta.js';
 import { encodePageCursor, type PageCursor } from './paging.js';
-import { fitsTokens } from './tokens.js';
+import { countTokens, fitsTokens } from './tokens.js';
 
 /** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
@@ -245,8 +245,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   return structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' });
 }
 
-async function metaTokens(meta: ToolMeta): Promise<number> {
-  const { countTokens } = await import('./tokens.js');
+function metaTokens(meta: ToolMeta): Promise<number> {
   return countTokens({ meta });
 }
 
