@@ -3,7 +3,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
-import type { RunningSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
 import { withSimulator } from '../helpers/http.js';
 
 /** Generous limits: these tests read whole histories, not the rate limiter. */
@@ -27,8 +27,13 @@ export function tokens(value: unknown): number {
   return countTokens(JSON.stringify(value));
 }
 
-export async function withSession<T>(env: Record<string, string>, run: (session: Session) => Promise<T>, key = 'sim-live-key'): Promise<T> {
-  return withSimulator(ROOMY, async (sim) => {
+export async function withSession<T>(
+  env: Record<string, string>,
+  run: (session: Session) => Promise<T>,
+  key = 'sim-live-key',
+  simulator: SimulatorOptions = {},
+): Promise<T> {
+  return withSimulator({ ...ROOMY, ...simulator }, async (sim) => {
     const runtime = await createRuntime({
       MARKET_DATA_BASE_URL: sim.url,
       MARKET_DATA_API_KEY: key,

@@ -103,3 +103,30 @@ test('a cursor refuses a changed query and tells how to follow it', async () => 
     }
   });
 });
+
+test('new snapshots arriving between pages shift the upstream pages, yet the walk neither repeats nor skips', async () => {
+  // A live session: every page is read five simulated minutes after the previous one.
+  let now = Date.parse('2026-11-18T20:00:00Z');
+  await withSession(
+    { MARKET_DATA_RESULT_TOKENS: '1200' },
+    async (session) => {
+      const expected = await upstreamHistory(session, 'IWM');
+      const answers = [await session.answer('derived_dealer_gex_history', { ticker: 'IWM', view: 'levels', from: '2000-01-03' })];
+      for (let guard = 0; guard < 200; guard += 1) {
+        const cursor = answers[answers.length - 1]?.meta.next_cursor;
+        if (!cursor) break;
+        now += 5 * 60_000;
+        answers.push(await session.answer('derived_dealer_gex_history', { ticker: 'IWM', cursor }));
+      }
+      const times = answers.flatMap((a) => {
+        const levels = a.data as { sessions: { session_date_et: string; rows: [string, ...number[]][] }[] };
+        return levels.sessions.flatMap((s) => s.rows.map((r) => `${s.session_date_et} ${r[0]}`));
+      });
+      assert.ok(answers.length > 3, `several answers (${answers.length})`);
+      assert.equal(new Set(times).size, times.length, 'no snapshot twice');
+      assert.equal(times.length, expected.length, 'none skipped: the history as it stood when the walk began');
+    },
+    'sim-live-key',
+    { now: () => now },
+  );
+});
