@@ -5,6 +5,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ApiResult } from '../../src/api/client.js';
 import { shapeResult, withinBudget } from '../../src/mcp/results.js';
 import { estimateTokens } from '../../src/mcp/tokens.js';
+import { ETF_FLOWS } from '../helpers/fixtures.js';
 import { tokens, withSession } from './harness.js';
 
 const BUDGET = 500;
@@ -29,11 +30,15 @@ function largest(
   return { ...args, ...(required[name] ?? {}) };
 }
 
-test(`every tool's largest answer, api_status included, fits a ${BUDGET}-token budget by the o200k tokenizer`, async () => {
+test(`every tool's largest answer, api_status and an imported dataset included, fits a ${BUDGET}-token budget by the o200k tokenizer`, async () => {
   await withSession(
     { MARKET_DATA_RESULT_TOKENS: String(BUDGET) },
     async (session) => {
       const { tools } = await session.client.listTools();
+      assert.ok(
+        tools.some((t) => t.name === 'etf_flows_by_ticker'),
+        'the dataset imported from the upstream document is a tool',
+      );
       for (const tool of tools) {
         const result = await session.call(tool.name, largest(tool.name, tool.inputSchema as never));
         // Errors count too (RESPONSE_TOO_LARGE at the largest limit, for one).
@@ -44,6 +49,7 @@ test(`every tool's largest answer, api_status included, fits a ${BUDGET}-token b
       }
     },
     'sim-admin-key',
+    { extraDatasets: [ETF_FLOWS] },
   );
 });
 

@@ -39,7 +39,7 @@ async function follow(session: Session, name: string, first: Record<string, unkn
 }
 
 test('full dealer snapshots, cut to a small budget, read the whole three-session history with no gap and no duplicate', async () => {
-  await withSession({ MARKET_DATA_RESULT_TOKENS: '4000' }, async (session) => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '6000' }, async (session) => {
     const expected = await upstreamHistory(session, 'QQQ');
     const answers = await follow(session, 'derived_dealer_gex_history', { ticker: 'QQQ', view: 'full', from: '2000-01-03' }, 'QQQ');
     const seen = answers.flatMap((a) => (a.data as Snapshot[]).map((s) => s.snapshot_at));
