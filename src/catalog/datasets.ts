@@ -2,11 +2,38 @@
  * The dataset registry: one entry per dataset endpoint of the spec (1 to 22), in the
  * spec's order. Tools, simulator routes, the simulator's OpenAPI document, the README
  * tool table and the MCPB manifest are all derived from this table.
+ *
+ * `query` holds the upstream's query parameters; where the spec leaves them open (note C)
+ * the names are chosen here, filters included (tickers on the short screener and
+ * open-interest changes, a batch on the anomaly score, side and dates on congress trades).
+ * `shaping` holds what this server does itself: the dealer history's views and time
+ * ranges, and a cursor over pages it had to trim to fit the result budget.
+ * Descriptions say what tells a tool apart; what all share is in the server instructions.
  */
 import * as z from 'zod';
-import { dealerGexHistoryResponse } from './dealer-gex.js';
+import { dealerGexHistoryResponse, dealerToolData } from './dealer-gex.js';
+import { dealerShaping, pageCursor, side, tickerFilter } from './filter-params.js';
 import * as p from './params.js';
 import type { DatasetDefinition, MetaEndpoint } from './types.js';
+
+/**
+ * Shared parameters with the short descriptions tools/list carries: what a schema's
+ * pattern, enum or bounds already say, and what the server instructions say once
+ * (tickers upper case, dates ET), is not repeated in every tool.
+ */
+function brief<T extends z.ZodType>(schema: T, description: string): T {
+  return p.refusedAs(schema.describe(description), p.refusalCodeOf(schema));
+}
+// The pattern says it all; the instructions give examples once.
+const ticker = p.refusedAs(z.string().regex(p.GENERAL_TICKER_PATTERN), 'TICKER_INVALID');
+const from = p.etTradingDate.optional();
+const to = p.etTradingDate.optional();
+const sessionDate = brief(p.sessionDate, 'Default: latest session.').optional();
+const summaryFormat = brief(p.summaryFormat, 'summary: aggregates instead of rows.').optional();
+/** Rows per page; the bounds say the rest. */
+function limit(max: number, fallback: number) {
+  return z.coerce.number().int().min(1).max(max).default(fallback);
+}
 
 export const DATASETS: readonly DatasetDefinition[] = [
   {
@@ -14,9 +41,9 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/flow/tickers/{ticker}/overview',
     title: 'Options flow overview',
     description:
-      'Options flow summary for one ticker and its ranked contracts over one or seven trading sessions. Currently limited to administrator accounts; others get SCOPE_INSUFFICIENT.',
-    ticker: p.generalTicker,
-    query: { session_date: p.sessionDate.optional(), window: p.flowWindow.optional(), single_leg_only: p.singleLegOnly.optional() },
+      'Options flow summary and ranked contracts of one ticker over one or seven sessions. Administrator accounts only (else SCOPE_INSUFFICIENT).',
+    ticker,
+    query: { session_date: sessionDate, window: p.flowWindow.optional(), single_leg_only: p.singleLegOnly.optional() },
     onDemand: false,
     cacheClass: 'intraday',
     adminOnly: true,
@@ -27,15 +54,16 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/options/chain-history/{ticker}',
     title: 'Option chain BBO history',
     description:
-      'Historical best-bid-and-offer bars of one option chain (ticker, expiration, right) for one session; narrow to one contract with an OSI symbol. Built on demand.',
-    ticker: p.generalTicker,
+      'Historical best-bid-and-offer bars of one option chain (ticker, expiration, right) for one session; narrow to one contract with an OSI symbol.',
+    ticker,
     query: {
       expiration: p.etTradingDate.describe('Option expiration date (YYYY-MM-DD).'),
       right: p.optionRight,
       interval: p.barInterval.optional(),
-      session_date: p.sessionDate.optional(),
-      contract: p.osiContractSymbol.optional(),
+      session_date: sessionDate,
+      contract: brief(p.osiContractSymbol, 'OSI symbol, e.g. SPY261218C00600000').optional(),
     },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'daily',
     indexesSupported: true,
@@ -44,8 +72,9 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'stocks.sector_tickers',
     path: '/v1/stocks/sector-tickers',
     title: 'Tickers in a sector',
-    description: 'Tickers that belong to one of the 11 sectors. Built on demand.',
+    description: 'Tickers that belong to one of the 11 sectors.',
     query: { sector: p.sector },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'static',
   },
@@ -54,9 +83,12 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/derived/dealer-gex/{ticker}/history',
     title: 'Dealer gamma exposure (0DTE) history',
     description:
-      'Dealer gamma exposure (0DTE) in 5-minute snapshots over the last three exchange sessions, newest first: per-strike net GEX and the levels that matter (king strike, gamma flip, call and put walls). Page with cursor.',
+      'Dealer gamma exposure (0DTE), 5-minute snapshots, last three sessions. Default: newest snapshot. view=levels: a row per snapshot (spot, flip, king, walls, total GEX) for a session or from/to; view=full adds strikes. GEX: USD per 1% move. Spot above the gamma flip: dealers long gamma, moves dampened; below: short gamma, moves amplified. King strike (largest |GEX|) pulls price; call wall resists, put wall supports.',
     ticker: p.dealerTicker,
-    query: { limit: p.limit(60, 6), cursor: p.cursor.optional() },
+    // Upstream: page size and cursor only. View, session and time range are applied here.
+    query: { limit: limit(60, 6), cursor: p.cursor.optional() },
+    shaping: dealerShaping,
+    toolOutput: dealerToolData,
     onDemand: false,
     cacheClass: 'intraday',
     indexesSupported: true,
@@ -68,7 +100,8 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/market/total-options-volume',
     title: 'Total options volume',
     description: 'Market-wide total options volume and premium per trading day, calls and puts.',
-    query: { from: p.fromDate.optional(), to: p.toDate.optional(), limit: p.limit(500, 30) },
+    query: { from: from, to: to, limit: limit(500, 30) },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'daily',
     retentionDays: 730,
@@ -79,7 +112,8 @@ export const DATASETS: readonly DatasetDefinition[] = [
     title: 'Ticker to exchange directory',
     description:
       'Ticker to listing-exchange directory: the raw vendor list, delisted symbols included. Large: use a small limit or format=summary.',
-    query: { limit: p.limit(10000, 500), format: p.summaryFormat.optional() },
+    query: { limit: limit(10000, 500), format: summaryFormat },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'static',
   },
@@ -88,17 +122,14 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/shorts/short-screener',
     title: 'Short-interest screener',
     description:
-      'Market-wide short-interest screener for the latest disclosure period: short interest, percent of float, days to cover. Start here for short-squeeze candidates.',
+      'Short interest of the latest disclosure period, most shorted first: shares, short_float_pct (percent of free float), days_to_cover (short interest / average daily volume).',
     query: {
-      min_short_float_pct: z.coerce
-        .number()
-        .min(0)
-        .max(100)
-        .describe('Keep rows with short interest at or above this percent of float.')
-        .optional(),
-      limit: p.limit(1000, 50),
-      format: p.summaryFormat.optional(),
+      min_short_float_pct: z.coerce.number().min(0).max(100).describe('Minimum percent of float.').optional(),
+      tickers: tickerFilter,
+      limit: limit(1000, 50),
+      format: summaryFormat,
     },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'daily',
   },
@@ -106,8 +137,16 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'congress.recent_trades',
     path: '/v1/congress/recent-trades',
     title: 'Congress trades',
-    description: 'Latest disclosed stock trades of members of Congress (daily disclosure cadence).',
-    query: { chamber: z.enum(['house', 'senate']).describe('Chamber: house or senate.').optional(), limit: p.limit(500, 50) },
+    description: 'Disclosed stock trades of members of Congress, newest first, disclosed daily; amounts are the disclosed USD ranges.',
+    query: {
+      chamber: z.enum(['house', 'senate']).optional(),
+      tickers: tickerFilter,
+      side,
+      from: from,
+      to: to,
+      limit: limit(500, 50),
+    },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'daily',
   },
@@ -116,7 +155,8 @@ export const DATASETS: readonly DatasetDefinition[] = [
     path: '/v1/stocks/lit-trades-recent',
     title: 'Recent lit-exchange prints',
     description: 'Most recent market-wide stock prints on lit exchanges.',
-    query: { limit: p.limit(5000, 100), format: p.summaryFormat.optional() },
+    query: { limit: limit(5000, 100), format: summaryFormat },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'intraday',
   },
@@ -124,8 +164,9 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'volatility.character_top',
     path: '/v1/volatility/character-top',
     title: 'Volatility-character leaderboard',
-    description: 'Market-wide leaderboard of tickers by volatility character (realized versus implied, term structure).',
-    query: { limit: p.limit(200, 25) },
+    description: 'Leaderboard by volatility character: iv30 and rv30 (30-day implied and realized, decimals), their spread, term slope.',
+    query: { limit: limit(200, 25) },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'daily',
   },
@@ -133,8 +174,9 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'market.oi_change',
     path: '/v1/market/oi-change',
     title: 'Top open-interest changes',
-    description: 'Largest open-interest changes across all optionable underlyings for one session.',
-    query: { session_date: p.sessionDate.optional(), limit: p.limit(2000, 50), format: p.summaryFormat.optional() },
+    description: 'Largest open-interest changes (contracts) across optionable underlyings for one session. Filter by tickers.',
+    query: { session_date: sessionDate, tickers: tickerFilter, limit: limit(2000, 50), format: summaryFormat },
+    shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'daily',
     retentionDays: 365,
@@ -143,9 +185,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'fundamentals.fundamental_breakdown',
     path: '/v1/fundamentals/fundamental-breakdown/{ticker}',
     title: 'Fundamentals and revenue breakdown',
-    description: 'Filing-level fundamentals and the XBRL revenue breakdown of one company. Built on demand.',
-    ticker: p.generalTicker,
-    query: { limit: p.limit(40, 8) },
+    description: 'Filing-level fundamentals and the XBRL revenue breakdown of one company.',
+    ticker,
+    query: { limit: limit(40, 8) },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'filings',
     indexesSupported: false,
@@ -154,9 +197,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'institutions.ownership_by_ticker',
     path: '/v1/institutions/ownership-by-ticker/{ticker}',
     title: 'Institutional holders',
-    description: 'Institutional holders of one ticker from 13F filings, largest first. Built on demand.',
-    ticker: p.generalTicker,
-    query: { limit: p.limit(500, 25) },
+    description: 'Holders of one ticker from 13F filings (shares; change_pct since the previous filing), largest first.',
+    ticker,
+    query: { limit: limit(500, 25) },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'filings',
     indexesSupported: false,
@@ -165,9 +209,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'insider.buy_sells_by_ticker',
     path: '/v1/insider/buy-sells-by-ticker/{ticker}',
     title: 'Insider buys and sells',
-    description: 'Insider buy and sell counts and notionals per disclosure day for one ticker. Built on demand.',
-    ticker: p.generalTicker,
-    query: { from: p.fromDate.optional(), to: p.toDate.optional() },
+    description: 'Insider buy and sell counts and notionals per disclosure day for one ticker.',
+    ticker,
+    query: { from: from, to: to },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'filings',
     indexesSupported: false,
@@ -177,9 +222,11 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'volatility.risk_reversal_skew',
     path: '/v1/volatility/risk-reversal-skew/{ticker}',
     title: 'Risk-reversal skew',
-    description: 'Daily 25-delta risk-reversal skew series for one ticker. Built on demand.',
-    ticker: p.generalTicker,
-    query: { from: p.fromDate.optional(), to: p.toDate.optional() },
+    description:
+      'Daily 25-delta risk reversal, 30-day tenor: call IV minus put IV as a decimal (-0.02 = puts 2 vol points over calls: puts bid).',
+    ticker,
+    query: { from: from, to: to },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'daily',
     indexesSupported: true,
@@ -189,9 +236,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'shorts.volumes_by_exchange',
     path: '/v1/shorts/volumes-by-exchange/{ticker}',
     title: 'Short volume by venue',
-    description: 'Daily short volume by reporting venue for one ticker. Built on demand.',
-    ticker: p.generalTicker,
-    query: { from: p.fromDate.optional(), to: p.toDate.optional() },
+    description: 'Daily short volume by reporting venue for one ticker.',
+    ticker,
+    query: { from: from, to: to },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'daily',
     indexesSupported: false,
@@ -201,9 +249,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'shorts.volume_and_ratio',
     path: '/v1/shorts/volume-and-ratio/{ticker}',
     title: 'Short volume and ratio',
-    description: 'Daily short volume, total volume and short ratio series for one ticker. Built on demand.',
-    ticker: p.generalTicker,
-    query: { from: p.fromDate.optional(), to: p.toDate.optional() },
+    description: 'Daily short volume and total volume (shares) and short ratio (short / total, 0 to 1) for one ticker.',
+    ticker,
+    query: { from: from, to: to },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'daily',
     indexesSupported: false,
@@ -213,9 +262,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'volatility.anomaly',
     path: '/v1/volatility/anomaly/{ticker}',
     title: 'Volatility anomaly score',
-    description: 'Volatility anomaly score of one ticker: how unusual its implied volatility is against its own history. Built on demand.',
-    ticker: p.generalTicker,
-    query: {},
+    description:
+      'How unusual implied volatility is against its own 1-year history: anomaly_score 0 (usual) to 100 (most unusual); iv30 as a decimal. Up to 10 tickers in one call with with_tickers.',
+    ticker,
+    query: { with_tickers: brief(tickerFilter.unwrap(), 'More tickers, e.g. MSFT,NVDA.').optional() },
     onDemand: true,
     cacheClass: 'daily',
     indexesSupported: true,
@@ -224,9 +274,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'darkpool.by_ticker',
     path: '/v1/darkpool/by-ticker/{ticker}',
     title: 'Dark-pool prints',
-    description: 'Most recent dark-pool (off-exchange) prints for one ticker. Built on demand.',
-    ticker: p.generalTicker,
-    query: { session_date: p.sessionDate.optional(), limit: p.limit(500, 50) },
+    description: 'Most recent dark-pool (off-exchange) prints for one ticker.',
+    ticker,
+    query: { session_date: sessionDate, limit: limit(500, 50) },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'intraday',
     indexesSupported: false,
@@ -235,9 +286,10 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'stocks.dividends',
     path: '/v1/stocks/dividends/{ticker}',
     title: 'Dividend history',
-    description: 'Dividend history of one ticker: ex-date, pay date, amount. Built on demand.',
-    ticker: p.generalTicker,
-    query: { limit: p.limit(200, 20) },
+    description: 'Dividends of one ticker: ex-date, pay date, USD amount per share.',
+    ticker,
+    query: { limit: limit(200, 20) },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'filings',
     indexesSupported: false,
@@ -246,11 +298,12 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'market.correlations',
     path: '/v1/market/correlations',
     title: 'Return correlations',
-    description: 'Pairwise daily-return correlations across 2 to 10 tickers. Built on demand.',
+    description: 'Pairwise daily-return correlations across 2 to 10 tickers.',
     query: {
       tickers: p.tickerList,
       lookback_days: z.coerce.number().int().min(20).max(252).describe('Trading days of returns, 20 to 252 (default 60).').optional(),
     },
+    shaping: { cursor: pageCursor },
     onDemand: true,
     cacheClass: 'daily',
   },
@@ -258,7 +311,7 @@ export const DATASETS: readonly DatasetDefinition[] = [
     operationId: 'macro.forex_rate',
     path: '/v1/macro/forex-rate',
     title: 'FX spot rate',
-    description: 'Current FX spot rate of one currency pair. Built on demand.',
+    description: 'Current FX spot rate of one currency pair.',
     query: { pair: p.currencyPair },
     onDemand: true,
     cacheClass: 'intraday',

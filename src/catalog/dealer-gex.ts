@@ -1,16 +1,29 @@
-/** The dealer gamma-exposure history response, field for field as the spec gives it. */
+/**
+ * The dealer gamma-exposure history: the upstream response field for field as the spec
+ * gives it, with units and the value sets this server uses, and the shapes the tool
+ * answers with (the newest snapshot, compact levels, or full snapshots).
+ *
+ * GEX unit: dollar gamma, the USD value of shares dealers must buy (positive) or sell
+ * (negative) for a 1% move in spot.
+ */
 import * as z from 'zod';
+
+/** Values of `node_type`: the king strike, the two walls, else the sign of the strike's net GEX. */
+export const NODE_TYPES = ['king', 'call_wall', 'put_wall', 'positive', 'negative'] as const;
+/** Values of `state`: live (session under way), closed (final for its session), stale (not refreshed on time). */
+export const SNAPSHOT_STATES = ['live', 'closed', 'stale'] as const;
 
 export const dealerStrike = z.object({
   strike_usd: z.number(),
-  net_gex_usd: z.number(),
-  node_type: z.string(),
-  rank: z.number().int(),
-  relative_strength: z.number(),
+  net_gex_usd: z.number().describe('Net dealer GEX at this strike, USD per 1% move; >0 dealers long gamma.'),
+  node_type: z.enum(NODE_TYPES),
+  rank: z.number().describe('1 = largest |net GEX|.'),
+  relative_strength: z.number().describe('0 to 1 of the largest |net GEX|.'),
 });
 
 export const dealerSummary = z.object({
-  total_gex_usd: z.number(),
+  total_gex_usd: z.number().describe('Sum of net GEX, USD per 1% move.'),
+  // King, flip and walls are explained in the tool's description.
   king_strike_usd: z.number(),
   gamma_flip_usd: z.number(),
   call_wall_strike_usd: z.number(),
@@ -23,11 +36,8 @@ export const dealerSnapshot = z.object({
   ticker: z.string(),
   // Formats, not regexes: the zod ISO regexes would add kilobytes to every tools/list.
   snapshot_at: z.string().meta({ format: 'date-time' }),
-  session_date_et: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .meta({ format: 'date' }),
-  state: z.string(),
+  session_date_et: z.string().meta({ format: 'date' }),
+  state: z.enum(SNAPSHOT_STATES),
   spot_usd: z.number(),
   strikes: z.array(dealerStrike),
   summary: dealerSummary,
@@ -51,5 +61,35 @@ export const dealerGexHistoryResponse = z.object({
   _meta: responseMeta,
 });
 
-export type DealerSnapshot = z.infer<typeof dealerSnapshot>;
+/** Columns of a `levels` row, in order: compact enough for a whole session in 3,000 tokens. */
+export const LEVEL_COLUMNS = [
+  'time_et',
+  'spot_usd',
+  'gamma_flip_usd',
+  'king_strike_usd',
+  'call_wall_strike_usd',
+  'put_wall_strike_usd',
+  'major_positive_strike_usd',
+  'major_negative_strike_usd',
+  'total_gex_usd_m',
+] as const;
+
+export const dealerLevels = z.object({
+  columns: z.array(z.string()).describe('time_et is HH:MM ET; total_gex_usd_m is total GEX in USD millions per 1% move.'),
+  sessions: z.array(
+    z.object({
+      session_date_et: z.string(),
+      rows: z.array(z.array(z.union([z.string(), z.number()]))).describe('One row per 5-minute snapshot, newest first.'),
+    }),
+  ),
+});
+
+/** What the tool's `data` holds: snapshots (latest, full) or levels. */
+export const dealerToolData = z.union([z.array(dealerSnapshot.partial({ strikes: true })), dealerLevels]);
+
+/** A snapshot as it arrives: an upstream may send values outside the sets above. */
+export type DealerSnapshot = Omit<z.infer<typeof dealerSnapshot>, 'state' | 'strikes'> & {
+  state: string;
+  strikes: (Omit<z.infer<typeof dealerStrike>, 'node_type'> & { node_type: string })[];
+};
 export type ResponseMeta = z.infer<typeof responseMeta>;

@@ -5,3 +5,4 @@ export * from './types.js';
 export * from './validate.js';
 export * from './openapi.js';
 export * from './dealer-gex.js';
+export * from './filter-params.js';

@@ -33,6 +33,13 @@ export interface DatasetDefinition {
   readonly capability?: string;
   /** Response schema, where the spec gives one. */
   readonly response?: z.ZodType;
+  /**
+   * Parameters this server applies itself and never sends upstream (views, time ranges
+   * over pages, cursors over trimmed pages). A name also in `query` is advertised as here.
+   */
+  readonly shaping?: QueryShape;
+  /** Schema of the `data` the tool answers with, when it differs from the response's. */
+  readonly toolOutput?: z.ZodType;
 }
 
 export interface MetaEndpoint {

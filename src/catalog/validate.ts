@@ -65,30 +65,52 @@ export interface ToolArgumentsOptions {
   readonly extraParams?: readonly string[];
 }
 
+/** An agent's arguments after screening: what the dataset and the tool take, nulls and host properties gone. */
+export type ScreenedArguments =
+  { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly refusal: ParamRefusal };
+
 /**
  * An agent's arguments: `null` means omitted (OpenAI strict mode sends it for every
  * optional property), host control properties are dropped, and every other name the
- * dataset does not take is refused, `ticker` on a market-wide dataset included.
+ * dataset does not take is refused, `ticker` on a market-wide dataset included. Tools
+ * that shape answers on this side (`dataset.shaping`, `fields`) screen first, take out
+ * their own parameters, then validate the rest.
  */
-export function validateToolArguments(
+export function screenToolArguments(
   dataset: DatasetDefinition,
   args: Readonly<Record<string, unknown>>,
   options: ToolArgumentsOptions = {},
-): ValidatedRequest {
-  const extra = options.extraParams ?? [];
+): ScreenedArguments {
+  const extra = [...Object.keys(dataset.shaping ?? {}), ...(options.extraParams ?? [])];
   // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
   // (the SDK parses arguments as a record): a foreign prototype means one was sent.
   const prototype: unknown = Object.getPrototypeOf(args);
   if (prototype !== Object.prototype && prototype !== null)
     return refuseUnknown(dataset, '__proto__', acceptedParams(dataset, extra), 'agent');
-  const sent = new Map<string, unknown>();
+  const screened: Record<string, unknown> = {};
   for (const name of Object.keys(args)) {
     const value = args[name];
-    if (HOST_CONTROL_PROPERTIES.includes(name) || extra.includes(name)) continue;
-    const declared = (name === 'ticker' && dataset.ticker !== undefined) || Object.hasOwn(dataset.query, name);
+    if (HOST_CONTROL_PROPERTIES.includes(name)) continue;
+    const declared =
+      (name === 'ticker' && dataset.ticker !== undefined) ||
+      Object.hasOwn(dataset.query, name) ||
+      (extra.includes(name) && !PROTOTYPE_KEYS.has(name));
     if (!declared) return refuseUnknown(dataset, name, acceptedParams(dataset, extra), 'agent');
-    if (value !== null) sent.set(name, value);
+    if (value !== null) Object.defineProperty(screened, name, { value, enumerable: true, writable: true, configurable: true });
   }
+  return { ok: true, args: screened };
+}
+
+/** Screens an agent's arguments (see screenToolArguments), then checks them as the wire does. */
+export function validateToolArguments(
+  dataset: DatasetDefinition,
+  args: Readonly<Record<string, unknown>>,
+  options: ToolArgumentsOptions = {},
+): ValidatedRequest {
+  const screened = screenToolArguments(dataset, args, options);
+  if (!screened.ok) return screened;
+  const local = new Set([...Object.keys(dataset.shaping ?? {}), ...(options.extraParams ?? [])]);
+  const sent = new Map(Object.entries(screened.args).filter(([name]) => !local.has(name) || Object.hasOwn(dataset.query, name)));
   // `ticker` goes in the path when the path has one; an upstream may take it in the query instead.
   const ticker = dataset.ticker ? sent.get('ticker') : undefined;
   if (dataset.ticker) sent.delete('ticker');
@@ -97,10 +119,17 @@ export function validateToolArguments(
 
 /** Every parameter a tool takes, in the order the schema lists them. */
 export function acceptedParams(dataset: DatasetDefinition, extra: readonly string[] = []): string[] {
-  return [...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query), ...extra];
+  return [
+    ...new Set([...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query), ...Object.keys(dataset.shaping ?? {}), ...extra]),
+  ];
 }
 
-function refuseUnknown(dataset: DatasetDefinition, name: string, accepted: readonly string[], source: InputSource): ValidatedRequest {
+function refuseUnknown(
+  dataset: DatasetDefinition,
+  name: string,
+  accepted: readonly string[],
+  source: InputSource,
+): { ok: false; refusal: ParamRefusal } {
   const hint = accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
   if (PROTOTYPE_KEYS.has(name)) return refuse('VALIDATION_ERROR', name, `Parameter name ${quoteValue(name)} is not allowed.`, hint);
   if (name === 'ticker' && source === 'agent') {

@@ -3,13 +3,14 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext } from '@
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { resultMetaSchema } from '../api/result-meta.js';
-import { validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { screenToolArguments, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
-import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
-import { project, successResult } from './results.js';
+import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
+import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
+import { pagingOf, shapingCovers } from './page-args.js';
+import { advertisedMetaSchema, project, successResult } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
 export interface ToolDeps {
@@ -26,15 +27,17 @@ export function toolNameOf(dataset: Pick<DatasetDefinition, 'operationId'>): str
 }
 
 export function toolDescription(dataset: DatasetDefinition): string {
-  const onDemand = dataset.onDemand ? ' Built on demand: a first call may wait while the API prepares it (not charged).' : '';
-  return `${dataset.description}${onDemand} Costs 1 unit of the monthly quota per successful call; cached repeats are free.`;
+  // What every tool shares (quota, paging, budget) is said once, in the server instructions.
+  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}`;
 }
 
 /** The output schema a tool declares, where the spec gives the response shape. */
 function outputSchemaOf(dataset: DatasetDefinition): z.ZodType | undefined {
   if (!dataset.response) return undefined;
-  const data = dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined;
-  return data ? z.object({ data, meta: resultMetaSchema }) : undefined;
+  const data =
+    dataset.toolOutput ??
+    (dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined);
+  return data ? z.object({ data, meta: advertisedMetaSchema }) : undefined;
 }
 
 export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
@@ -47,7 +50,8 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema } : {}),
-      annotations: { title: dataset.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      // Read-only: the destructive and idempotent hints only mean something for tools that write.
+      annotations: { readOnlyHint: true },
     },
     async (args: ToolArguments, ctx: ServerContext) => {
       try {
@@ -61,9 +65,23 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
 
 async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
   const projectable = supportsFields(dataset);
-  const checked = validateToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
+  // One screening for every tool: nulls, host control properties, unknown and prototype names.
+  const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
+  if (!screened.ok) throw refusalError(screened.refusal);
+  if (dataset.toolOutput) {
+    return answerDealer(dataset, screened.args, {
+      client: deps.client,
+      budgetTokens: deps.resultTokens,
+      simulated: deps.simulated,
+      signal: ctx.mcpReq.signal,
+      onProgress: progressReporter(ctx),
+    });
+  }
+  const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
+  const { args: resolved, paging } = pagingOf(dataset, given);
+  const checked = validateToolArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
-  const fields = projectable ? parseFields(Object.hasOwn(args, FIELDS_PARAM) ? args[FIELDS_PARAM] : undefined) : undefined;
+  const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
   const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
   if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
@@ -72,7 +90,14 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
-  if (!projectable) return successResult(result, { budgetTokens: deps.resultTokens, simulated: deps.simulated });
+  const shaping = {
+    budgetTokens: deps.resultTokens,
+    simulated: deps.simulated,
+    paging,
+    covers: shapingCovers(checked.query),
+    narrowing: narrowingOf(dataset),
+  };
+  if (!projectable) return successResult(result, shaping);
   const { available } = project(result.data, []);
   rememberFields(deps.client, dataset, checked.query, available);
   const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
@@ -84,7 +109,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
           ...result,
           meta: { ...result.meta, notice: [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ') },
         };
-  return successResult(reported, { budgetTokens: deps.resultTokens, fields, simulated: deps.simulated });
+  return successResult(reported, { ...shaping, fields });
 }
 
 function unknownFieldsNotice(unknown: readonly string[], available: readonly string[]): string {
@@ -122,6 +147,12 @@ function parseFields(raw: unknown): string[] | undefined {
     });
   }
   return parsed.data.length > 0 ? [...new Set(parsed.data)] : undefined;
+}
+
+/** Parameters this tool has that narrow an answer: the only ones trimming advice may name. */
+function narrowingOf(dataset: DatasetDefinition): string[] {
+  const has = new Set([...Object.keys(dataset.query), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
+  return ['fields', 'limit', 'from', 'to', 'session_date', 'tickers', 'format'].filter((name) => has.has(name));
 }
 
 /** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */

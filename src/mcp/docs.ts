@@ -12,7 +12,7 @@ export const TABLE_END = '<!-- tool-table:end -->';
 function params(dataset: DatasetDefinition): string {
   const names = [
     ...(dataset.ticker ? ['`ticker`*'] : []),
-    ...Object.entries(dataset.query).map(([name, schema]) => `\`${name}\`${isRequiredParam(schema) ? '*' : ''}`),
+    ...Object.entries({ ...dataset.query, ...dataset.shaping }).map(([name, schema]) => `\`${name}\`${isRequiredParam(schema) ? '*' : ''}`),
   ];
   return names.length > 0 ? names.join(', ') : '(none)';
 }

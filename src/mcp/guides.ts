@@ -55,7 +55,7 @@ export function registerPrompts(server: McpServer): void {
             type: 'text',
             text: [
               `Brief me on dealer positioning in ${ticker}.`,
-              `1. Call derived_dealer_gex_history with ticker=${ticker} and limit=1: report spot, king strike, gamma flip, call wall and put wall, and whether spot is above the flip (dealers long gamma, dampening) or below it (short gamma, amplifying).`,
+              `1. Call derived_dealer_gex_history with ticker=${ticker} (the newest snapshot): report spot, king strike, gamma flip, call wall and put wall, and whether spot is above the flip (dealers long gamma, dampening) or below it (short gamma, amplifying). For how the levels moved today, call it again with view=levels.`,
               `2. Call volatility_risk_reversal_skew for ${ticker} to say whether puts or calls are bid.`,
               `3. Call shorts_volume_and_ratio for ${ticker} for the recent short ratio.`,
               'Keep it to one short paragraph per step and a one-line conclusion. If a tool returns an error, follow its guidance instead of guessing numbers.',

@@ -36,18 +36,15 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
     properties['ticker'] = { ...schema, ...(description ? { description } : {}) };
     required.push('ticker');
   }
-  for (const [name, zodSchema] of Object.entries(dataset.query)) {
+  // MCP-side parameters (shaping) are advertised in place of an upstream one of the same name.
+  for (const [name, zodSchema] of Object.entries({ ...dataset.query, ...dataset.shaping })) {
     const { schema, description } = paramJsonSchema(zodSchema);
     properties[name] = { ...schema, ...(description ? { description } : {}) };
     if (isRequiredParam(zodSchema)) required.push(name);
   }
   if (supportsFields(dataset)) {
-    properties[FIELDS_PARAM] = {
-      type: 'array',
-      items: { type: 'string', pattern: '^[a-z0-9_]{1,60}$' },
-      maxItems: 30,
-      description: 'Only these fields of each row (e.g. ["ticker","short_float_pct"]); smaller results.',
-    };
+    // Explained once in the server instructions: it appears in most tools.
+    properties[FIELDS_PARAM] = { type: 'array', items: { type: 'string' } };
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }

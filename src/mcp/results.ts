@@ -1,28 +1,74 @@
 /**
  * Successful results: `{ data, meta }` as structuredContent (complete on its own, since
- * some hosts show the model nothing else) and the same JSON, compact, as text. A result
- * over the budget is trimmed structurally, never by cutting a string.
+ * some hosts show the model nothing else) and the same JSON, compact, as text. Every
+ * result fits MARKET_DATA_RESULT_TOKENS counted in o200k tokens. A page over the budget
+ * is cut to its first rows, and the next cursor continues right after the last row shown.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
-import type { ResultMeta } from '../api/result-meta.js';
+import { resultMetaSchema, type ResultMeta } from '../api/result-meta.js';
+import { encodePageCursor, type PageCursor } from './paging.js';
+import { countTokens, fitsTokens } from './tokens.js';
 
-/** About four characters of JSON to a token. */
-const CHARS_PER_TOKEN = 4;
+/** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
+export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
+
+/** The metadata a tool result carries, as its output schema declares it. */
+export const toolMetaSchema = resultMetaSchema.extend({
+  next_cursor: z.string().optional(),
+  truncated: z.boolean(),
+  has_more: z.boolean().optional(),
+  as_of: z.string().optional(),
+  covers: z.string().optional(),
+  data_source: z.enum(DATA_SOURCES).optional(),
+  trimmed: z
+    .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
+    .optional(),
+});
+
+export type ToolMeta = z.infer<typeof toolMetaSchema>;
+
+/**
+ * What an output schema declares of the meta: the fields with a meaning to read (the
+ * server instructions explain them once); the others pass as additional properties.
+ */
+export const advertisedMetaSchema = z.looseObject({
+  truncated: z.boolean(),
+  has_more: z.boolean().optional(),
+  next_cursor: z.string().optional(),
+  as_of: z.string().optional(),
+  covers: z.string().optional(),
+  data_source: z.enum(DATA_SOURCES).optional(),
+});
+type Row = Record<string, unknown>;
+
+export interface Paging {
+  /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
+  base: Omit<PageCursor, 'u' | 's' | 'a'> | undefined;
+  /** Upstream cursor of the page being shaped (absent for the first upstream page). */
+  upstreamCursor: string | undefined;
+  /** Rows of this upstream page already returned by earlier answers. */
+  skip: number;
+}
 
 export interface ShapeOptions {
   budgetTokens: number;
   fields?: readonly string[] | undefined;
   simulated: boolean;
+  paging?: Paging | undefined;
+  /** The session, window or range asked for, in words. */
+  covers?: string | undefined;
+  /** Parameters of this tool that narrow an answer, named in trimming advice. */
+  narrowing?: readonly string[] | undefined;
+  now?: number | undefined;
 }
-
-type Row = Record<string, unknown>;
 
 function isRow(value: unknown): value is Row {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Keeps only `fields` of each row; undefined when none of them exists (nothing to show). */
+/** Keeps only `fields` of each row; `available` lists the fields the rows have. */
 export function project(data: unknown, fields: readonly string[]): { data: unknown; available: string[] } {
   const rows = Array.isArray(data) ? data : [data];
   const available = [...new Set(rows.filter(isRow).flatMap((r) => Object.keys(r)))];
@@ -30,83 +76,186 @@ export function project(data: unknown, fields: readonly string[]): { data: unkno
   return { data: Array.isArray(data) ? data.map(pick) : pick(data), available };
 }
 
-interface Trim {
-  data: unknown;
-  trimmed?: NonNullable<ResultMeta['trimmed']>;
+/** The rows of a payload: the payload itself when it is an array, else its largest array. */
+function rowsOf(data: unknown): { rows: unknown[]; wrap: (rows: unknown[]) => unknown } | undefined {
+  if (Array.isArray(data)) return { rows: data, wrap: (r) => r };
+  if (!isRow(data)) return undefined;
+  const largest = Object.entries(data)
+    .filter(([, v]) => Array.isArray(v))
+    .sort((a, b) => JSON.stringify(b[1]).length - JSON.stringify(a[1]).length)[0];
+  if (!largest) return undefined;
+  return { rows: largest[1] as unknown[], wrap: (r) => ({ ...data, [largest[0]]: r }) };
 }
 
-function size(value: unknown): number {
-  return JSON.stringify(value).length;
+/** What the model is told about the data's origin, in three words it can act on. */
+export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
+  if (meta.cache_hit) return 'cache';
+  const upstream = (meta.data_source ?? '').toLowerCase();
+  if (upstream === 'live' || upstream === 'cache' || upstream === 'degraded') return upstream;
+  return /stale|degrad|fallback|older/.test(upstream) ? 'degraded' : 'live';
 }
 
-/** The largest prefix of `rows` (at least one row) that fits `budget` characters. */
-function fittingPrefix(rows: unknown[], budget: number): number {
-  let low = 1;
-  let high = rows.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (size(rows.slice(0, mid)) <= budget) low = mid;
-    else high = mid - 1;
-  }
-  return low;
-}
-
-/** Keeps the strongest strikes (by rank) of one snapshot, in strike order, to fit `budget`. */
-function trimStrikes(snapshot: Row, budget: number): { row: Row; kept: number; total: number } {
-  const strikes = Array.isArray(snapshot['strikes']) ? (snapshot['strikes'] as Row[]) : [];
-  const byRank = [...strikes].sort((a, b) => Number(a['rank']) - Number(b['rank']));
-  let kept = strikes.length;
-  while (kept > 1 && size({ ...snapshot, strikes: byRank.slice(0, kept) }) > budget) kept = Math.max(1, Math.floor(kept * 0.8));
-  const keep = new Set(byRank.slice(0, kept));
-  return { row: { ...snapshot, strikes: strikes.filter((s) => keep.has(s)) }, kept, total: strikes.length };
-}
-
-export function fitToBudget(data: unknown, budgetChars: number, nextCursor: string | null): Trim {
-  if (size(data) <= budgetChars) return { data };
-  let rows: unknown[] | undefined;
-  let wrap: (rows: unknown[]) => unknown = (r) => r;
-  if (Array.isArray(data)) rows = data;
-  else if (isRow(data)) {
-    // An object payload: trim its largest array.
-    const largest = Object.entries(data)
-      .filter(([, v]) => Array.isArray(v))
-      .sort((a, b) => size(b[1]) - size(a[1]))[0];
-    if (largest) {
-      rows = largest[1] as unknown[];
-      wrap = (r) => ({ ...data, [largest[0]]: r });
-    }
-  }
-  if (!rows || rows.length === 0) return { data };
-  const total = rows.length;
-  const keep = fittingPrefix(rows, budgetChars);
-  let kept = rows.slice(0, keep);
-  let strikes: { kept: number; total: number } | undefined;
-  const first = kept[0];
-  if (keep === 1 && size(kept) > budgetChars && isRow(first) && Array.isArray(first['strikes'])) {
-    const trimmed = trimStrikes(first, budgetChars);
-    kept = [trimmed.row];
-    strikes = { kept: trimmed.kept, total: trimmed.total };
-  }
-  const more =
-    keep < total
-      ? `Showing the first ${keep} of ${total} rows to fit the result budget. Ask again with limit=${keep}${nextCursor ? ' and follow meta.next_cursor' : ''}, a narrower range, or fields=[...] to see the rest.`
-      : `Showing the ${strikes?.kept ?? 0} strongest of ${strikes?.total ?? 0} strikes to fit the result budget.`;
+/** Base metadata: the client's, with the as-of time, coverage and data source added. */
+export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
+  // The cursor, truncation and source are decided here, not passed through from upstream.
+  const rest: Record<string, unknown> = { ...meta };
+  for (const name of ['next_cursor', 'truncated', 'data_source', 'trimmed']) delete rest[name];
+  const now = options.now ?? Date.now();
+  const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
-    data: wrap(kept),
-    trimmed: {
-      rows_returned: keep,
-      rows_total: total,
-      ...(strikes ? { strikes_returned: strikes.kept, strikes_total: strikes.total } : {}),
-      how_to_get_more: more,
-    },
+    ...(rest as Omit<ResultMeta, 'next_cursor' | 'truncated' | 'data_source' | 'trimmed'>),
+    truncated: false,
+    as_of: asOf,
+    covers: options.covers ?? 'latest',
+    data_source: dataSourceOf(meta),
+    ...(options.simulated ? { simulated: true } : {}),
   };
 }
 
-export function successResult(result: ApiResult, options: ShapeOptions): CallToolResult {
-  const data = options.fields && options.fields.length > 0 ? project(result.data, options.fields).data : result.data;
-  const meta: ResultMeta = { ...result.meta, ...(options.simulated ? { simulated: true } : {}) };
-  const metaSize = size(meta) + 300;
-  const fitted = fitToBudget(data, Math.max(1000, options.budgetTokens * CHARS_PER_TOKEN - metaSize), meta.next_cursor ?? null);
-  const structured = { data: fitted.data, meta: fitted.trimmed ? { ...meta, truncated: true, trimmed: fitted.trimmed } : meta };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+function advice(options: ShapeOptions, withCursor: boolean): string {
+  const narrowing = (options.narrowing ?? []).map((p) => `${p}`).join(', ');
+  const follow = withCursor ? 'Follow meta.next_cursor (ticker and cursor are enough) for the rest' : 'The rest was left out';
+  return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
+}
+
+/** Cuts the largest nested array, then the longest strings, until `value` fits; null when nothing is left to cut. */
+async function squeeze(value: unknown, fits: (v: unknown) => Promise<boolean>, budget: number): Promise<unknown> {
+  let current = value;
+  // Far over the budget (more than 32 characters a token), cut without counting: at worst
+  // this cuts a little more than needed, never less.
+  const hopeless = (v: unknown): boolean => (JSON.stringify(v) ?? '').length > budget * 32;
+  for (let round = 0; round < 80 && (hopeless(current) || !(await fits(current))); round += 1) {
+    const next = cutLargest(current);
+    if (next === undefined) return null;
+    current = next;
+  }
+  return (await fits(current)) ? current : null;
+}
+
+/** One step of squeezing: halves the largest array found anywhere, or halves the longest string. */
+function cutLargest(value: unknown): unknown {
+  let best: { size: number; path: (string | number)[]; kind: 'array' | 'string' } | undefined;
+  const visit = (v: unknown, path: (string | number)[], depth: number): void => {
+    if (depth > 64) return;
+    if (Array.isArray(v)) {
+      const size = JSON.stringify(v).length;
+      if (v.length > 1 && (!best || best.kind === 'string' || size > best.size)) best = { size, path, kind: 'array' };
+      v.forEach((item, i) => visit(item, [...path, i], depth + 1));
+    } else if (isRow(v)) {
+      for (const [k, item] of Object.entries(v)) visit(item, [...path, k], depth + 1);
+    } else if (typeof v === 'string' && v.length > 40 && (!best || (best.kind === 'string' && v.length > best.size))) {
+      best = { size: v.length, path, kind: 'string' };
+    }
+  };
+  visit(value, [], 0);
+  if (!best) return undefined;
+  const target = best;
+  const replace = (v: unknown, depth: number): unknown => {
+    if (depth === target.path.length) {
+      if (Array.isArray(v)) return v.slice(0, Math.ceil(v.length / 2));
+      return typeof v === 'string' ? `${v.slice(0, Math.floor(v.length / 2))}…[cut]` : v;
+    }
+    const key = target.path[depth];
+    if (Array.isArray(v) && typeof key === 'number') return v.map((item: unknown, i) => (i === key ? replace(item, depth + 1) : item));
+    if (isRow(v) && typeof key === 'string') return { ...v, [key]: replace(v[key], depth + 1) };
+    return v;
+  };
+  return replace(value, 0);
+}
+
+function structured(data: unknown, meta: ToolMeta): { data: unknown; meta: ToolMeta } {
+  return { data, meta };
+}
+
+export function toolResult(content: { data: unknown; meta: ToolMeta }): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
+}
+
+/**
+ * Shapes one upstream page: drops the rows earlier answers returned, keeps the longest
+ * prefix that fits the budget, and mints the cursor that continues after it.
+ */
+export async function shapeResult(result: ApiResult, options: ShapeOptions): Promise<{ data: unknown; meta: ToolMeta }> {
+  const budget = options.budgetTokens;
+  const fits = (v: unknown): Promise<boolean> => fitsTokens(v, budget);
+  const projected = options.fields && options.fields.length > 0 ? project(result.data, options.fields).data : result.data;
+  const meta = baseMeta(result.meta, options);
+  const paging = options.paging;
+  const skip = paging?.skip ?? 0;
+  const found = rowsOf(projected);
+  const rows = found ? found.rows.slice(skip) : [];
+  const upstreamNext = result.meta.next_cursor;
+  const leftByApi = result.meta.truncated && !upstreamNext;
+
+  const cursorAfter = (kept: number): string | undefined => {
+    if (!paging?.base) return undefined;
+    if (kept < rows.length)
+      return encodePageCursor({ ...paging.base, ...(paging.upstreamCursor ? { u: paging.upstreamCursor } : {}), s: skip + kept });
+    return upstreamNext ? encodePageCursor({ ...paging.base, u: upstreamNext, s: 0 }) : undefined;
+  };
+  const build = (kept: number): { data: unknown; meta: ToolMeta } => {
+    const next = cursorAfter(kept);
+    const cut = kept < rows.length;
+    return structured(found ? found.wrap(rows.slice(0, kept)) : projected, {
+      ...meta,
+      truncated: cut || leftByApi,
+      has_more: next !== undefined || (cut && !paging?.base),
+      ...(next ? { next_cursor: next } : {}),
+      ...(cut
+        ? {
+            trimmed: {
+              rows_returned: kept,
+              rows_left: rows.length - kept,
+              how_to_get_more: `Cut to ${kept} rows to fit the ${budget}-token result budget. ${advice(options, next !== undefined)}`,
+            },
+          }
+        : {}),
+    });
+  };
+
+  const whole = build(rows.length);
+  if (await fits(whole)) return whole;
+  if (found && rows.length > 1) {
+    let low = 1;
+    let high = rows.length - 1;
+    if (await fits(build(1))) {
+      while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (await fits(build(mid))) low = mid;
+        else high = mid - 1;
+      }
+      return build(low);
+    }
+  }
+  // One row, or a payload with no rows, over the budget: cut inside it.
+  const single = found && rows.length > 0 ? build(1) : whole;
+  const squeezeMeta: ToolMeta = {
+    ...single.meta,
+    truncated: true,
+    trimmed: {
+      rows_returned: found ? Math.min(1, rows.length) : 0,
+      rows_left: found ? Math.max(0, rows.length - 1) : 0,
+      how_to_get_more: `Parts of this answer were cut to fit the ${budget}-token result budget. ${advice(options, single.meta.next_cursor !== undefined)}`,
+    },
+  };
+  const room = budget - (await metaTokens(squeezeMeta)) - 20;
+  const data = await squeeze(single.data, (v) => fitsTokens(v, Math.max(1, room)), Math.max(1, room));
+  const answer = structured(data, squeezeMeta);
+  if (await fits(answer)) return answer;
+  return structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' });
+}
+
+function metaTokens(meta: ToolMeta): Promise<number> {
+  return countTokens({ meta });
+}
+
+export async function successResult(result: ApiResult, options: ShapeOptions): Promise<CallToolResult> {
+  return toolResult(await shapeResult(result, options));
+}
+
+/** Any other result (api_status): the same budget, cut inside when over it. */
+export async function withinBudget<T>(value: T, budgetTokens: number): Promise<T | { truncated: true; data: unknown }> {
+  if (await fitsTokens(value, budgetTokens)) return value;
+  const data = await squeeze(value, (v) => fitsTokens({ truncated: true, data: v }, budgetTokens), budgetTokens);
+  return { truncated: true, data };
 }

@@ -28,7 +28,11 @@ export interface ServerDeps {
 const INSTRUCTIONS = [
   'Market data tools: options flow, dealer gamma exposure (GEX), short interest, volatility, institutional, insider, congress, dark-pool and macro datasets.',
   'Every successful dataset call costs 1 unit of a shared monthly quota (cached repeats are free); api_status is free and shows the budget.',
-  'Tickers are upper case (SPY, BRK.B). Errors carry a code, a hint and an action: follow them rather than retrying blindly.',
+  'On-demand datasets may make a first call wait while the API builds them (not charged).',
+  'Tickers are upper case (SPY, BRK.B); dates are ET trading dates (YYYY-MM-DD).',
+  'fields=["a","b"] keeps only those fields of each row. Results fit a token budget: meta.truncated means rows were left out of this answer, meta.has_more that more exist; pass meta.next_cursor as cursor (with the ticker) to continue exactly after the last row.',
+  'meta.as_of is when the data was current, meta.covers the session or range, meta.data_source live, cache or degraded.',
+  'Errors carry a code, a hint and an action: follow them rather than retrying blindly.',
 ].join(' ');
 
 /**
@@ -65,6 +69,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     baseUrl: deps.baseUrl,
     keyConfigured: deps.keyConfigured,
     datasetCount: () => deps.registry.datasets().length,
+    resultTokens: deps.resultTokens,
   });
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);

@@ -86,7 +86,7 @@ export function buildSnapshot(seed: number, entry: UniverseEntry, slot: Snapshot
     ticker: entry.ticker,
     snapshot_at: isoAt(slot.session, slot.minutes),
     session_date_et: slot.session,
-    state: isLatest && slot.minutes < SESSION_CLOSE_MINUTES ? 'live' : 'final',
+    state: isLatest && slot.minutes < SESSION_CLOSE_MINUTES ? 'live' : 'closed',
     spot_usd: spot,
     strikes,
     summary: {

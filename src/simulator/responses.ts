@@ -7,6 +7,7 @@ import type { SimAccount, SimKey } from './accounts.js';
 import { dealerHistoryPage, decodeCursor } from './dealer-gex.js';
 import type { AccountLimits } from './limits.js';
 import { UNIVERSE, type UniverseEntry } from './market.js';
+import { applyQueryFilters } from './query-filters.js';
 import { generatePayload, summarize } from './synthetic.js';
 
 export interface Reply {
@@ -51,7 +52,7 @@ export function datasetReply(
     ({ data, nextCursor } = page);
     freshness = page.freshnessSeconds;
   } else {
-    const payload = generatePayload({ seed: settings.seed, now, operationId: dataset.operationId, entry, query });
+    const payload = applyQueryFilters({ seed: settings.seed, now, operationId: dataset.operationId, entry, query }, generatePayload);
     data = query['format'] === 'summary' ? summarize(payload) : payload;
     freshness = dataset.cacheClass === 'intraday' ? 30 : 3600;
   }

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import * as z from 'zod';
-import { resultMetaSchema } from '../../src/api/result-meta.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { dealerSnapshot } from '../../src/catalog/index.js';
+import { toolMetaSchema } from '../../src/mcp/results.js';
 import { sleep, withSimulator } from '../helpers/http.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
@@ -29,7 +30,7 @@ test('a dataset registered upstream that the catalog does not know becomes a too
   });
 });
 
-const dealerResult = z.object({ data: z.array(dealerSnapshot.strict()), meta: resultMetaSchema.strict() }).strict();
+const dealerResult = z.object({ data: z.array(dealerSnapshot.strict()), meta: toolMetaSchema.strict() }).strict();
 
 test('the dealer GEX result conforms to its output schema, and a large one is trimmed with its cursor', async () => {
   const { client, close } = await connectV2({ args: ['--demo'], env: { MARKET_DATA_RESULT_TOKENS: '3000' } });
@@ -39,16 +40,16 @@ test('the dealer GEX result conforms to its output schema, and a large one is tr
     assert.ok(parsedSmall.success, JSON.stringify(parsedSmall.error?.issues.slice(0, 3)));
     assert.equal(parsedSmall.data.meta.trimmed, undefined);
 
-    const large = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 20 } });
+    const large = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', view: 'full', limit: 20 } });
     const parsed = dealerResult.safeParse(large.structuredContent);
     assert.ok(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3)));
     const { data, meta } = parsed.data;
     assert.equal(meta.truncated, true);
-    assert.ok(meta.trimmed && meta.trimmed.rows_returned < 20 && meta.trimmed.rows_total === 20, JSON.stringify(meta.trimmed));
+    assert.ok(meta.trimmed && meta.trimmed.rows_returned + meta.trimmed.rows_left === 20, JSON.stringify(meta.trimmed));
     assert.equal(data.length, meta.trimmed.rows_returned);
-    assert.ok(meta.next_cursor, 'the cursor is kept');
-    assert.match(meta.trimmed.how_to_get_more, /limit=\d+ and follow meta.next_cursor/);
-    assert.ok(JSON.stringify(large.structuredContent).length <= 3000 * 4 + 500, 'within the budget');
+    assert.ok(meta.next_cursor, 'a cursor continues after the last snapshot shown');
+    assert.match(meta.trimmed.how_to_get_more, /follow meta.next_cursor/i);
+    assert.ok(countTokens(JSON.stringify(large.structuredContent)) <= 3000, 'within the budget, in o200k tokens');
     const text = (large.content as { text: string }[])[0]?.text ?? '';
     assert.deepEqual(JSON.parse(text), large.structuredContent, 'the text block is the same JSON, compact');
     assert.ok(!text.includes('\n  '), 'compact');

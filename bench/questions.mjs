@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// Replays the ten trader questions of bench/questions.md through the stdio server in
+// --demo mode and prints, per question, the tool calls made and the o200k tokens of what
+// the agent reads (structuredContent when present, as Claude Code passes it; else the
+// text). Usage: node bench/questions.mjs [--plan before|after] [--cli dist/cli.js]
+// `before` replays the calls an agent needed on the tools of main before issue 12.
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = argv.indexOf(name);
+  return at === -1 ? fallback : argv[at + 1];
+};
+const plan = option('--plan', 'after');
+const cli = option('--cli', fileURLToPath(new URL('../dist/cli.js', import.meta.url)));
+
+const daysAgo = (n) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+const previousWeekday = (date) => {
+  let t = Date.parse(`${date}T12:00:00Z`) - 86_400_000;
+  while ([0, 6].includes(new Date(t).getUTCDay())) t -= 86_400_000;
+  return new Date(t).toISOString().slice(0, 10);
+};
+
+/** Follows meta.next_cursor from the first page, at most `max` calls. */
+async function follow(call, name, args, max) {
+  let result = await call(name, args);
+  for (let n = 1; n < max && result?.meta?.next_cursor; n += 1) {
+    result = await call(name, { ...args, cursor: result.meta.next_cursor });
+  }
+}
+
+const ANOMALY = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'AMD'];
+
+const PLANS = {
+  before: [
+    (call) => call('derived_dealer_gex_history', { ticker: 'SPY' }),
+    (call) => follow(call, 'derived_dealer_gex_history', { ticker: 'QQQ', limit: 60 }, 6),
+    (call) => call('shorts_short_screener', { limit: 1000, fields: ['ticker', 'short_float_pct', 'days_to_cover'] }),
+    (call) => call('market_oi_change', { limit: 2000 }),
+    async (call) => {
+      for (const ticker of ANOMALY) await call('volatility_anomaly', { ticker });
+    },
+    (call) => call('congress_recent_trades', { limit: 500 }),
+    (call) => call('volatility_risk_reversal_skew', { ticker: 'TSLA', from: daysAgo(30) }),
+    (call) => call('shorts_volume_and_ratio', { ticker: 'AMC', from: daysAgo(14) }),
+    (call) => follow(call, 'derived_dealer_gex_history', { ticker: 'SPY', limit: 60 }, 3),
+    (call) => call('api_status', {}),
+  ],
+  after: [
+    (call) => call('derived_dealer_gex_history', { ticker: 'SPY' }),
+    (call) => follow(call, 'derived_dealer_gex_history', { ticker: 'QQQ', view: 'levels', from: daysAgo(7) }, 6),
+    (call) => call('shorts_short_screener', { tickers: 'GME' }),
+    (call) => call('market_oi_change', { tickers: 'NVDA', limit: 20 }),
+    (call) => call('volatility_anomaly', { ticker: 'AAPL', with_tickers: ANOMALY.slice(1).join(',') }),
+    (call) => call('congress_recent_trades', { tickers: 'NVDA', side: 'buy', from: daysAgo(14) }),
+    (call) => call('volatility_risk_reversal_skew', { ticker: 'TSLA', from: daysAgo(30) }),
+    (call) => call('shorts_volume_and_ratio', { ticker: 'AMC', from: daysAgo(14) }),
+    async (call, context) =>
+      call('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', session_date: previousWeekday(context.newestSession) }),
+    (call) => call('api_status', {}),
+  ],
+};
+
+const steps = PLANS[plan];
+if (!steps) throw new Error(`unknown plan ${plan}`);
+const client = new Client({ name: 'bench-questions', version: '1.0.0' });
+await client.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, '--demo'],
+    env: { ...process.env, MARKET_DATA_LOG_LEVEL: 'warn' },
+    stderr: 'ignore',
+  }),
+);
+const { tools } = await client.listTools();
+const out = (line) => process.stdout.write(`${line}\n`);
+out(`plan ${plan}: tools/list ${tools.length} tools, ${countTokens(JSON.stringify({ tools }))} o200k tokens`);
+out('| # | calls | tokens | largest result | errors |');
+out('| --- | ---: | ---: | ---: | ---: |');
+const context = { newestSession: new Date().toISOString().slice(0, 10) };
+let totalCalls = 0;
+let totalTokens = 0;
+for (const [i, step] of steps.entries()) {
+  let calls = 0;
+  let tokens = 0;
+  let largest = 0;
+  let errors = 0;
+  const call = async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
+    const seen = result.structuredContent ?? result.content;
+    const n = countTokens(JSON.stringify(seen));
+    calls += 1;
+    tokens += n;
+    largest = Math.max(largest, n);
+    if (result.isError) errors += 1;
+    const structured = result.structuredContent ?? {};
+    const first = Array.isArray(structured.data) ? structured.data[0] : undefined;
+    if (name === 'derived_dealer_gex_history' && first?.session_date_et) context.newestSession = first.session_date_et;
+    return structured;
+  };
+  await step(call, context);
+  totalCalls += calls;
+  totalTokens += tokens;
+  out(`| ${i + 1} | ${calls} | ${tokens} | ${largest} | ${errors} |`);
+}
+out(`| all | ${totalCalls} | ${totalTokens} | | |`);
+await client.close();

@@ -1,0 +1,293 @@
+/**
+ * The dealer GEX tool's answers. The upstream pages snapshots newest first, 5-minute
+ * granularity, three sessions; this server reads those pages (cached, so a repeat costs
+ * no unit) and answers the common questions in one small call: the newest snapshot
+ * (summary first, strikes by strike), compact `levels` rows for a session or range, or
+ * `full` snapshots. Its cursor continues right after the last snapshot shown.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { MarketDataClient, ProgressEvent } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { ResultMeta } from '../api/result-meta.js';
+import {
+  dealerShaping,
+  LEVEL_COLUMNS,
+  NODE_TYPES,
+  SNAPSHOT_STATES,
+  validateRequest,
+  type DatasetDefinition,
+  type DealerSnapshot,
+} from '../catalog/index.js';
+import { quoteValue } from '../sanitize.js';
+import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
+import { baseMeta, toolResult, type ToolMeta } from './results.js';
+import { refusalError } from './tool-errors.js';
+import { fitsTokens } from './tokens.js';
+
+/** Upstream page size: the largest the catalog allows, so a session takes two pages. */
+const PAGE = 60;
+/** Three sessions of 78 snapshots: never read more pages than that holds. */
+const MAX_PAGES = 5;
+
+export interface DealerDeps {
+  client: MarketDataClient;
+  budgetTokens: number;
+  simulated: boolean;
+  signal: AbortSignal;
+  onProgress: ((event: ProgressEvent) => void) | undefined;
+}
+
+type View = 'latest' | 'levels' | 'full';
+
+interface Window {
+  session?: string;
+  from?: string;
+  to?: string;
+}
+
+interface Collected {
+  snapshot: DealerSnapshot;
+  /** Upstream cursor of the page it came from. */
+  page: string | undefined;
+}
+
+const ET_TIME = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const STATE_ALIASES: Record<string, (typeof SNAPSHOT_STATES)[number]> = { final: 'closed', closed: 'closed', live: 'live', stale: 'stale' };
+
+function refuse(message: string, hint: string): ApiError {
+  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
+}
+
+/** Checks the MCP-side arguments against the catalog's shaping schemas. */
+function parseShaping(args: Record<string, unknown>): { view: View; window: Window; limit: number | undefined } {
+  const parsed: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(dealerShaping)) {
+    if (name === 'cursor') continue;
+    const raw = args[name];
+    if (raw === undefined || raw === null) continue;
+    const result = schema.safeParse(raw);
+    if (!result.success) throw refuse(`Invalid value ${quoteValue(raw)} for "${name}".`, schema.description ?? `Check "${name}".`);
+    parsed[name] = result.data;
+  }
+  const view = (parsed['view'] as View | undefined) ?? 'latest';
+  const session = parsed['session_date'] as string | undefined;
+  const from = parsed['from'] as string | undefined;
+  const to = parsed['to'] as string | undefined;
+  if (session && (from || to)) throw refuse('session_date and from/to cannot be combined.', 'Give one session_date, or a from/to range.');
+  if (from && to && instant(from, 'start') > instant(to, 'end')) throw refuse('from is after to.', 'Swap from and to.');
+  return {
+    view,
+    window: { ...(session ? { session } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) },
+    limit: parsed['limit'] as number | undefined,
+  };
+}
+
+/** A date bound as a time: a date alone covers its whole ET day. */
+function instant(value: string, edge: 'start' | 'end'): number {
+  if (value.length === 10)
+    return Date.parse(`${value}T${edge === 'start' ? '00:00:00' : '23:59:59'}-05:00`) + (edge === 'end' ? 3_600_000 : 0);
+  return Date.parse(value);
+}
+
+/** Where a snapshot falls against the window: newer than it, inside, or older (the walk stops). */
+function place(snapshot: DealerSnapshot, window: Window): 'newer' | 'inside' | 'older' {
+  if (window.session) {
+    if (snapshot.session_date_et > window.session) return 'newer';
+    return snapshot.session_date_et === window.session ? 'inside' : 'older';
+  }
+  const at = Date.parse(snapshot.snapshot_at);
+  if (window.to && (window.to.length === 10 ? snapshot.session_date_et > window.to : at > Date.parse(window.to))) return 'newer';
+  if (window.from && (window.from.length === 10 ? snapshot.session_date_et < window.from : at < Date.parse(window.from))) return 'older';
+  return 'inside';
+}
+
+function isSnapshot(value: unknown): value is DealerSnapshot {
+  return typeof value === 'object' && value !== null && typeof (value as { snapshot_at?: unknown }).snapshot_at === 'string';
+}
+
+/** Values outside the documented sets are mapped onto them, so the output schema always holds. */
+function normalized(snapshot: DealerSnapshot): DealerSnapshot {
+  const strikes = [...(Array.isArray(snapshot.strikes) ? snapshot.strikes : [])]
+    .map((s) => ({
+      ...s,
+      node_type: (NODE_TYPES as readonly string[]).includes(s.node_type) ? s.node_type : s.net_gex_usd >= 0 ? 'positive' : 'negative',
+    }))
+    .sort((a, b) => a.strike_usd - b.strike_usd);
+  // Summary first: the answer to most questions, before the strikes.
+  return {
+    ticker: snapshot.ticker,
+    snapshot_at: snapshot.snapshot_at,
+    session_date_et: snapshot.session_date_et,
+    state: STATE_ALIASES[snapshot.state] ?? 'stale',
+    spot_usd: snapshot.spot_usd,
+    summary: snapshot.summary,
+    strikes,
+  };
+}
+
+function levelsOf(snapshots: DealerSnapshot[]): unknown {
+  const sessions: { session_date_et: string; rows: (string | number)[][] }[] = [];
+  for (const s of snapshots) {
+    let group = sessions[sessions.length - 1];
+    if (!group || group.session_date_et !== s.session_date_et) {
+      group = { session_date_et: s.session_date_et, rows: [] };
+      sessions.push(group);
+    }
+    const m = s.summary;
+    group.rows.push([
+      ET_TIME.format(new Date(s.snapshot_at)),
+      s.spot_usd,
+      m.gamma_flip_usd,
+      m.king_strike_usd,
+      m.call_wall_strike_usd,
+      m.put_wall_strike_usd,
+      m.major_positive_strike_usd,
+      m.major_negative_strike_usd,
+      Math.round(m.total_gex_usd / 1e6),
+    ]);
+  }
+  return { columns: [...LEVEL_COLUMNS], sessions };
+}
+
+/** Keeps the strongest strikes of one snapshot (by rank), in strike order, until it fits. */
+async function strongestStrikes(snapshot: DealerSnapshot, fits: (s: DealerSnapshot) => Promise<boolean>): Promise<DealerSnapshot> {
+  const byRank = [...snapshot.strikes].sort((a, b) => a.rank - b.rank);
+  let kept = byRank.length;
+  let current = snapshot;
+  while (kept > 0 && !(await fits(current))) {
+    kept = Math.floor(kept * 0.8);
+    const keep = new Set(byRank.slice(0, kept));
+    current = { ...snapshot, strikes: snapshot.strikes.filter((s) => keep.has(s)) };
+  }
+  return current;
+}
+
+function coversOf(window: Window, snapshots: DealerSnapshot[]): string {
+  if (window.session) return `session ${window.session} (ET)`;
+  if (window.from || window.to) return `${window.from ?? 'oldest'} to ${window.to ?? 'latest'}`;
+  const sessions = [...new Set(snapshots.map((s) => s.session_date_et))];
+  return sessions.length > 0 ? `session ${sessions.join(', ')} (ET)` : 'latest';
+}
+
+export async function answerDealer(dataset: DatasetDefinition, args: Record<string, unknown>, deps: DealerDeps): Promise<CallToolResult> {
+  const { ticker, cursor: rawCursor, ...given } = args;
+  for (const name of Object.keys(given)) {
+    if (!(name in dealerShaping)) {
+      throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
+    }
+  }
+  const checked = validateRequest(dataset, ticker, { limit: PAGE });
+  if (!checked.ok) throw refusalError(checked.refusal);
+  const tickerValue = checked.ticker;
+
+  let shapingArgs: Record<string, unknown> = given;
+  let position: Pick<PageCursor, 'u' | 'a'> = {};
+  if (isOurCursor(rawCursor)) {
+    const decoded = decodePageCursor(rawCursor, dataset.operationId, tickerValue);
+    shapingArgs = argumentsOf(decoded, given);
+    position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
+  } else if (rawCursor !== undefined && rawCursor !== null) {
+    // A cursor of the upstream's own: read from that page on.
+    const upstream = validateRequest(dataset, ticker, { limit: PAGE, cursor: rawCursor });
+    if (!upstream.ok) throw refusalError(upstream.refusal);
+    position = { u: String(upstream.query['cursor']) };
+  }
+  const { view, window, limit } = parseShaping(shapingArgs);
+  const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
+  const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
+
+  const collected: Collected[] = [];
+  let firstMeta: ResultMeta | undefined;
+  let more = false;
+  let pageCursor = position.u;
+  const resolved: Window = { ...window };
+  walk: for (let page = 0; page < MAX_PAGES; page += 1) {
+    const query = { limit: firstPageSize, ...(pageCursor ? { cursor: pageCursor } : {}) };
+    const result = await deps.client.dataset(dataset, tickerValue, query, { signal: deps.signal, onProgress: deps.onProgress });
+    firstMeta ??= result.meta;
+    const rows = Array.isArray(result.data) ? result.data.filter(isSnapshot) : [];
+    for (const row of rows) {
+      if (position.a && Date.parse(row.snapshot_at) >= Date.parse(position.a)) continue;
+      // Without a range, levels and full cover the newest session seen.
+      if (view !== 'latest' && !resolved.session && !resolved.from && !resolved.to) resolved.session = row.session_date_et;
+      const where = place(row, resolved);
+      if (where === 'newer') continue;
+      if (where === 'older') break walk;
+      if (collected.length >= wanted) {
+        more = true;
+        break walk;
+      }
+      collected.push({ snapshot: normalized(row), page: pageCursor });
+    }
+    pageCursor = result.meta.next_cursor;
+    if (!pageCursor) break;
+    if (page === MAX_PAGES - 1) more = true;
+  }
+
+  const meta = baseMeta(firstMeta ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false }, {
+    budgetTokens: deps.budgetTokens,
+    simulated: deps.simulated,
+  });
+  // The cursor carries the resolved window, so a later page keeps reading the same session.
+  const query: Record<string, string | number> = {
+    view,
+    ...(resolved.session ? { session_date: resolved.session } : {}),
+    ...(resolved.from ? { from: resolved.from } : {}),
+    ...(resolved.to ? { to: resolved.to } : {}),
+    ...(limit ? { limit } : {}),
+  };
+  const build = (kept: number, last?: DealerSnapshot): { data: unknown; meta: ToolMeta } => {
+    const shown = collected.slice(0, kept).map((c) => c.snapshot);
+    if (last) shown[shown.length - 1] = last;
+    const lastShown = collected[kept - 1];
+    const cut = kept < collected.length;
+    const next =
+      (cut || more) && lastShown
+        ? encodePageCursor({
+            o: dataset.operationId,
+            ...(tickerValue ? { t: tickerValue } : {}),
+            q: query,
+            ...(lastShown.page ? { u: lastShown.page } : {}),
+            a: lastShown.snapshot.snapshot_at,
+          })
+        : undefined;
+    const newest = shown[0];
+    return {
+      data: view === 'levels' ? levelsOf(shown) : shown,
+      meta: {
+        ...meta,
+        ...(newest ? { as_of: newest.snapshot_at } : {}),
+        covers: coversOf(resolved, shown),
+        truncated: cut || last !== undefined,
+        has_more: next !== undefined,
+        ...(next ? { next_cursor: next } : {}),
+        ...(cut || last
+          ? {
+              trimmed: {
+                rows_returned: kept,
+                rows_left: collected.length - kept,
+                ...(last ? { strikes_returned: last.strikes.length } : {}),
+                how_to_get_more: `Cut to fit the ${deps.budgetTokens}-token result budget. Follow meta.next_cursor (ticker and cursor are enough), or use view=levels, a shorter from/to range or a lower limit.`,
+              },
+            }
+          : {}),
+      },
+    };
+  };
+  const fits = (v: unknown): Promise<boolean> => fitsTokens(v, deps.budgetTokens);
+  const whole = build(collected.length);
+  if (collected.length === 0 || (await fits(whole))) return toolResult(whole);
+  let low = 1;
+  let high = collected.length - 1;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (await fits(build(mid))) low = mid;
+    else high = mid - 1;
+  }
+  if (await fits(build(low))) return toolResult(build(low));
+  // One full snapshot over the budget: keep its strongest strikes.
+  const first = collected[0];
+  if (!first) return toolResult(whole);
+  const trimmed = await strongestStrikes(first.snapshot, (s) => fits(build(1, s)));
+  return toolResult(build(1, trimmed));
+}

@@ -1,0 +1,67 @@
+/**
+ * Reads a tool call's `cursor`: one this server minted over a trimmed page (it carries the
+ * query and the position), or the upstream's own, passed through. Returns the arguments to
+ * validate and send, and what the result shaper needs to mint the next cursor.
+ */
+import { ApiError } from '../api/errors.js';
+import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { argumentsOf, decodePageCursor, isOurCursor } from './paging.js';
+import type { Paging } from './results.js';
+
+function queryOf(args: Record<string, unknown>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name] = value;
+  }
+  return out;
+}
+
+export function pagingOf(
+  dataset: DatasetDefinition,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; paging: Paging | undefined } {
+  const { cursor: raw, ticker, ...rest } = given;
+  const upstreamCursor = 'cursor' in dataset.query;
+  const takesCursor = upstreamCursor || 'cursor' in (dataset.shaping ?? {});
+  const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
+  const t = typeof ticker === 'string' ? { t: ticker } : {};
+  if (!takesCursor) return { args: given, paging: undefined };
+  if (isOurCursor(raw)) {
+    const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
+    const args = argumentsOf(decoded, rest);
+    if (decoded.u && upstreamCursor) args['cursor'] = decoded.u;
+    return {
+      args: withTicker(args),
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamCursor: decoded.u, skip: decoded.s ?? 0 },
+    };
+  }
+  if (raw !== undefined && raw !== null && !upstreamCursor) {
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: 'The cursor is invalid: not one this server issued.',
+      hint: 'Pass meta.next_cursor exactly as the previous answer of this tool returned it, or drop cursor.',
+      local: true,
+    });
+  }
+  // No cursor, or the upstream's own: the query is what the caller gave.
+  const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
+  return {
+    args: raw === undefined || raw === null ? withTicker(rest) : given,
+    paging: { base, upstreamCursor: typeof raw === 'string' ? raw : undefined, skip: 0 },
+  };
+}
+
+/** The session, window or range a query covers, in words. */
+export function shapingCovers(query: QueryValues): string {
+  const session = query['session_date'];
+  const window = query['window'];
+  const from = query['from'];
+  const to = query['to'];
+  if (window !== undefined)
+    return `${String(window)} window ending ${session === undefined ? 'the latest session' : `session ${String(session)}`} (ET)`;
+  if (session !== undefined) return `session ${String(session)} (ET)`;
+  if (from !== undefined || to !== undefined)
+    return `${from === undefined ? 'oldest' : String(from)} to ${to === undefined ? 'latest' : String(to)}`;
+  return 'latest';
+}

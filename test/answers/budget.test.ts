@@ -1,0 +1,111 @@
+/** No result of any tool exceeds MARKET_DATA_RESULT_TOKENS, counted by an o200k tokenizer. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { ApiResult } from '../../src/api/client.js';
+import { shapeResult, withinBudget } from '../../src/mcp/results.js';
+import { estimateTokens } from '../../src/mcp/tokens.js';
+import { ETF_FLOWS } from '../helpers/fixtures.js';
+import { tokens, withSession } from './harness.js';
+
+const BUDGET = 500;
+
+/** The largest answer each tool can give: every row the catalog allows. */
+function largest(
+  name: string,
+  schema: { properties?: Record<string, { maximum?: number }>; required?: string[] },
+): Record<string, unknown> {
+  const props = schema.properties ?? {};
+  const args: Record<string, unknown> = {};
+  if (props['ticker']) args['ticker'] = 'SPY';
+  if (props['limit']?.maximum !== undefined) args['limit'] = props['limit'].maximum;
+  const required: Record<string, Record<string, unknown>> = {
+    options_chain_history: { expiration: '2026-12-18', right: 'C', interval: '1m' },
+    stocks_sector_tickers: { sector: 'Technology' },
+    market_correlations: { tickers: 'SPY,QQQ,IWM,AAPL,MSFT,NVDA,AMD,TSLA,AMZN,META' },
+    macro_forex_rate: { pair: 'EURUSD' },
+    volatility_anomaly: { with_tickers: 'QQQ,IWM,AAPL,MSFT,NVDA,AMD,TSLA,AMZN,META' },
+    derived_dealer_gex_history: { view: 'full', from: '2000-01-03' },
+  };
+  return { ...args, ...(required[name] ?? {}) };
+}
+
+test(`every tool's largest answer, api_status and an imported dataset included, fits a ${BUDGET}-token budget by the o200k tokenizer`, async () => {
+  await withSession(
+    { MARKET_DATA_RESULT_TOKENS: String(BUDGET) },
+    async (session) => {
+      const { tools } = await session.client.listTools();
+      assert.ok(
+        tools.some((t) => t.name === 'etf_flows_by_ticker'),
+        'the dataset imported from the upstream document is a tool',
+      );
+      for (const tool of tools) {
+        const result = await session.call(tool.name, largest(tool.name, tool.inputSchema as never));
+        // Errors count too (RESPONSE_TOO_LARGE at the largest limit, for one).
+        const n = tokens(result.structuredContent);
+        assert.ok(n <= BUDGET, `${tool.name}: ${n} tokens`);
+        const text = (result.content as { text: string }[])[0]?.text ?? '';
+        assert.ok(countTokens(text) <= BUDGET, `${tool.name}: text block ${countTokens(text)} tokens`);
+      }
+    },
+    'sim-admin-key',
+    { extraDatasets: [ETF_FLOWS] },
+  );
+});
+
+function apiResult(data: unknown): ApiResult {
+  return { data, meta: { operation_id: 'test.op', cache_hit: false, age_seconds: 0, truncated: false } };
+}
+
+const digits = (n: number): number[] => Array.from({ length: n }, (_, i) => (i * 7919.123) % 100_003);
+
+test('payloads with no top-level array, one huge row, or deep nesting are cut to the budget, never past it', async () => {
+  const cases: Record<string, unknown> = {
+    'object with no array': Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`field_${i}`, i * 1.25])),
+    'one huge row': [{ id: 1, values: digits(20_000), note: 'x'.repeat(40_000) }],
+    'huge strings only': { a: 'lorem ipsum '.repeat(20_000), b: 'ÄÖÜ你好'.repeat(5000) },
+    'deep arrays': { outer: [{ inner: [{ values: digits(30_000) }] }] },
+    'one huge string': 'token '.repeat(50_000),
+  };
+  for (const [label, data] of Object.entries(cases)) {
+    const shaped = await shapeResult(apiResult(data), { budgetTokens: BUDGET, simulated: false });
+    const n = tokens(shaped);
+    assert.ok(n <= BUDGET, `${label}: ${n} tokens`);
+    assert.equal(shaped.meta.truncated, true, `${label}: says it was cut`);
+  }
+  const status = await withinBudget({ summary: 'ok', blob: digits(50_000) }, BUDGET);
+  assert.ok(tokens(status) <= BUDGET);
+});
+
+/** mulberry32: a fixed sequence, so a failure repeats. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test('the run-time estimate never counts fewer tokens than o200k', () => {
+  const random = seeded(12);
+  const alphabet = ['0123456789', 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', ' ', '{}[]":,.-_+/\\', 'éüß你好🚀\u200b\n\t'];
+  const samples: string[] = [];
+  for (let i = 0; i < 400; i += 1) {
+    const length = 1 + Math.floor(random() * 400);
+    let text = '';
+    for (let j = 0; j < length; j += 1) {
+      const set = alphabet[Math.floor(random() * alphabet.length)] ?? '';
+      text += set[Math.floor(random() * set.length)] ?? '';
+    }
+    samples.push(text, JSON.stringify({ value: text, n: random() * 1e9 }));
+  }
+  samples.push(JSON.stringify(digits(5000)), JSON.stringify({ tickers: ['BRK.B', 'GOOGL', 'NVDA'], when: new Date(0).toISOString() }));
+  for (const text of samples) {
+    assert.ok(
+      estimateTokens(text) >= countTokens(text),
+      `estimate ${estimateTokens(text)} < ${countTokens(text)} for ${JSON.stringify(text).slice(0, 80)}`,
+    );
+  }
+});

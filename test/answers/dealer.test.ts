@@ -1,0 +1,100 @@
+/** Dealer GEX answers the common questions in one small call, for every simulated ticker. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } from '../../src/catalog/index.js';
+import { UNIVERSE } from '../../src/simulator/market.js';
+import { tokens, withSession } from './harness.js';
+
+/** Token figures the answers promise (issue 12). */
+const LATEST_TOKENS = 1500;
+const SESSION_LEVELS_TOKENS = 3000;
+const SNAPSHOTS_PER_SESSION = 78;
+
+const TICKERS = UNIVERSE.map((u) => u.ticker).filter((t) => DEALER_TICKER_PATTERN.test(t));
+
+interface Levels {
+  columns: string[];
+  sessions: { session_date_et: string; rows: (string | number)[][] }[];
+}
+
+test('the default answer is the newest snapshot, summary first, strikes by strike, within its token figure for every ticker', async () => {
+  await withSession({}, async (session) => {
+    for (const ticker of TICKERS) {
+      const answer = await session.answer('derived_dealer_gex_history', { ticker });
+      const data = answer.data as Record<string, unknown>[];
+      assert.equal(data.length, 1, `${ticker}: one snapshot`);
+      const snapshot = data[0] ?? {};
+      const keys = Object.keys(snapshot);
+      assert.ok(keys.indexOf('summary') < keys.indexOf('strikes'), `${ticker}: summary before strikes`);
+      const strikes = snapshot['strikes'] as { strike_usd: number; node_type: string }[];
+      assert.deepEqual(
+        strikes.map((s) => s.strike_usd),
+        [...strikes.map((s) => s.strike_usd)].sort((a, b) => a - b),
+        `${ticker}: strikes by strike`,
+      );
+      for (const s of strikes) assert.ok((NODE_TYPES as readonly string[]).includes(s.node_type), s.node_type);
+      assert.ok((SNAPSHOT_STATES as readonly string[]).includes(String(snapshot['state'])));
+      assert.equal(answer.meta.as_of, snapshot['snapshot_at'], 'as of the snapshot time');
+      assert.match(String(answer.meta['covers']), /session \d{4}-\d{2}-\d{2}/);
+      const n = tokens(answer);
+      assert.ok(n <= LATEST_TOKENS, `${ticker}: ${n} tokens`);
+    }
+  });
+});
+
+test('a whole session of levels (78 snapshots) fits 3,000 tokens for every ticker, in one call', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '20000' }, async (session) => {
+    const all = (await session.answer('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', from: '2000-01-03' })).data as Levels;
+    const full = all.sessions.filter((s) => s.rows.length === SNAPSHOTS_PER_SESSION).map((s) => s.session_date_et);
+    assert.ok(full.length >= 1, 'a complete session is in the history');
+    for (const ticker of TICKERS) {
+      for (const date of full) {
+        const answer = await session.answer('derived_dealer_gex_history', { ticker, view: 'levels', session_date: date });
+        const levels = answer.data as Levels;
+        assert.deepEqual(levels.columns, [...LEVEL_COLUMNS]);
+        assert.equal(levels.sessions.length, 1);
+        assert.equal(levels.sessions[0]?.rows.length, SNAPSHOTS_PER_SESSION, `${ticker} ${date}: every snapshot`);
+        assert.equal(answer.meta.truncated, false);
+        assert.equal(answer.meta.has_more, false);
+        assert.equal(answer.meta['covers'], `session ${date} (ET)`);
+        const n = tokens(answer);
+        assert.ok(n <= SESSION_LEVELS_TOKENS, `${ticker} ${date}: ${n} tokens`);
+      }
+    }
+  });
+});
+
+test('session_date selects that session; from and to select a range; bad ranges are refused before any request', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '20000' }, async (session) => {
+    const all = (await session.answer('derived_dealer_gex_history', { ticker: 'QQQ', view: 'full', from: '2000-01-03', limit: 234 }))
+      .data as { session_date_et: string; snapshot_at: string }[];
+    const sessions = [...new Set(all.map((s) => s.session_date_et))];
+    const older = sessions[sessions.length - 1] ?? '';
+    const latestOfOlder = await session.answer('derived_dealer_gex_history', { ticker: 'QQQ', session_date: older });
+    const snap = (latestOfOlder.data as { session_date_et: string; snapshot_at: string }[])[0];
+    assert.equal(snap?.session_date_et, older);
+    assert.equal(snap?.snapshot_at, all.find((s) => s.session_date_et === older)?.snapshot_at, 'the newest snapshot of that session');
+
+    const inside = all.slice(10, 20);
+    const from = inside[inside.length - 1]?.snapshot_at ?? '';
+    const to = inside[0]?.snapshot_at ?? '';
+    const range = await session.answer('derived_dealer_gex_history', { ticker: 'QQQ', view: 'full', from, to });
+    assert.deepEqual(
+      (range.data as { snapshot_at: string }[]).map((s) => s.snapshot_at),
+      inside.map((s) => s.snapshot_at),
+    );
+
+    const before = session.sim.api.requests.length;
+    for (const args of [
+      { view: 'chart' },
+      { session_date: '2026-02-30' },
+      { session_date: older, from: older },
+      { from: '2026-11-20', to: '2026-11-01' },
+    ]) {
+      const refused = await session.call('derived_dealer_gex_history', { ticker: 'QQQ', ...args });
+      assert.equal(refused.isError, true, JSON.stringify(args));
+      assert.equal((refused.structuredContent as { error: { code: string } }).error.code, 'VALIDATION_ERROR');
+    }
+    assert.equal(session.sim.api.requests.length, before, 'no upstream request for refused input');
+  });
+});

@@ -1,0 +1,62 @@
+/** An MCP client wired in memory to a server whose upstream is a simulator the test owns. */
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createServer } from '../../src/mcp/server.js';
+import { createRuntime } from '../../src/runtime.js';
+import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
+import { withSimulator } from '../helpers/http.js';
+
+/** Generous limits: these tests read whole histories, not the rate limiter. */
+export const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
+
+export interface Answer {
+  data: unknown;
+  meta: Record<string, unknown> & { next_cursor?: string; truncated: boolean; has_more?: boolean };
+}
+
+export interface Session {
+  client: Client;
+  sim: RunningSimulator;
+  /** Calls a tool; fails the test on an error result. */
+  answer: (name: string, args: Record<string, unknown>) => Promise<Answer>;
+  /** Calls a tool and returns the raw result. */
+  call: (name: string, args: Record<string, unknown>) => Promise<{ structuredContent?: unknown; isError?: unknown; content?: unknown }>;
+}
+
+export function tokens(value: unknown): number {
+  return countTokens(JSON.stringify(value));
+}
+
+export async function withSession<T>(
+  env: Record<string, string>,
+  run: (session: Session) => Promise<T>,
+  key = 'sim-live-key',
+  simulator: SimulatorOptions = {},
+): Promise<T> {
+  return withSimulator({ ...ROOMY, ...simulator }, async (sim) => {
+    const runtime = await createRuntime({
+      MARKET_DATA_BASE_URL: sim.url,
+      MARKET_DATA_API_KEY: key,
+      MARKET_DATA_LOG_LEVEL: 'silent',
+      MARKET_DATA_CACHE_DIR: '',
+      ...env,
+    });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const server = createServer(runtime.deps);
+    const client = new Client({ name: 'answers-test', version: '1' });
+    try {
+      await server.connect(serverTransport);
+      await client.connect(clientTransport);
+      const call: Session['call'] = (name, args) => client.callTool({ name, arguments: args });
+      const answer: Session['answer'] = async (name, args) => {
+        const result = await call(name, args);
+        if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent)}`);
+        return result.structuredContent as Answer;
+      };
+      return await run({ client, sim, answer, call });
+    } finally {
+      await client.close();
+      await runtime.close();
+    }
+  });
+}

@@ -1,0 +1,26 @@
+/** tools/list costs at most 5,000 o200k tokens with full schemas, and says shared things once. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tokens, withSession } from './harness.js';
+
+const TOOLS_LIST_TOKENS = 5000;
+
+test(`tools/list is at most ${TOOLS_LIST_TOKENS} o200k tokens, with no repeated boilerplate or duplicated titles`, async () => {
+  await withSession({}, async (session) => {
+    const { tools } = await session.client.listTools();
+    const n = tokens({ tools });
+    process.stderr.write(`tools/list: ${tools.length} tools, ${n} o200k tokens (limit ${TOOLS_LIST_TOKENS})\n`);
+    assert.ok(n <= TOOLS_LIST_TOKENS, `tools/list is ${n} tokens`);
+    for (const tool of tools) {
+      const description = tool.description ?? '';
+      assert.ok(!/unit of the monthly quota/.test(description), `${tool.name}: the cost is said once, in the instructions`);
+      assert.ok(!/built on demand/i.test(description), `${tool.name}: no "Built on demand" boilerplate`);
+      assert.equal((tool.annotations as { title?: string } | undefined)?.title, undefined, `${tool.name}: title once`);
+      if (tool.title) assert.ok(!description.startsWith(tool.title), `${tool.name}: description does not repeat the title`);
+    }
+    const instructions = session.client.getInstructions() ?? '';
+    assert.match(instructions, /1 unit/);
+    assert.match(instructions, /next_cursor/);
+    assert.match(instructions, /fields/);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Paging never skips: following meta.next_cursor from the first answer to the last reads
+ * every row of the history once, in order, even when answers are cut to fit the budget.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { get } from '../helpers/http.js';
+import { withSession, type Answer, type Session } from './harness.js';
+
+interface Snapshot {
+  snapshot_at: string;
+  session_date_et: string;
+}
+
+/** Every snapshot the upstream holds for a ticker, read page by page straight from the simulator. */
+async function upstreamHistory(session: Session, ticker: string): Promise<string[]> {
+  const all: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=60${cursor ? `&cursor=${cursor}` : ''}`;
+    const page = await get(session.sim, `/v1/derived/dealer-gex/${ticker}/history?${query}`);
+    const body = page.body as { data: Snapshot[]; _meta: { next_cursor: string | null } };
+    all.push(...body.data.map((s) => s.snapshot_at));
+    cursor = body._meta.next_cursor;
+  } while (cursor);
+  return all;
+}
+
+/** Follows cursors to the end; returns every answer. */
+async function follow(session: Session, name: string, first: Record<string, unknown>, ticker?: string): Promise<Answer[]> {
+  const answers = [await session.answer(name, first)];
+  for (let guard = 0; guard < 500; guard += 1) {
+    const last = answers[answers.length - 1];
+    if (!last?.meta.next_cursor) break;
+    assert.equal(last.meta.has_more, true, 'a cursor comes with has_more');
+    answers.push(await session.answer(name, { ...(ticker ? { ticker } : {}), cursor: last.meta.next_cursor }));
+  }
+  return answers;
+}
+
+test('full dealer snapshots, cut to a small budget, read the whole three-session history with no gap and no duplicate', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '6000' }, async (session) => {
+    const expected = await upstreamHistory(session, 'QQQ');
+    const answers = await follow(session, 'derived_dealer_gex_history', { ticker: 'QQQ', view: 'full', from: '2000-01-03' }, 'QQQ');
+    const seen = answers.flatMap((a) => (a.data as Snapshot[]).map((s) => s.snapshot_at));
+    assert.ok(
+      answers.some((a) => a.meta.truncated),
+      'some answers were cut to fit the budget',
+    );
+    assert.deepEqual(seen, expected, 'every snapshot once, newest first');
+    assert.equal(answers[answers.length - 1]?.meta.has_more, false);
+  });
+});
+
+test('levels of three sessions, cut to a small budget, follow to every snapshot once', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '800' }, async (session) => {
+    const expected = await upstreamHistory(session, 'SPY');
+    const answers = await follow(session, 'derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', from: '2000-01-03' }, 'SPY');
+    const rows = answers.flatMap((a) => {
+      const levels = a.data as { sessions: { session_date_et: string; rows: [string, ...number[]][] }[] };
+      return levels.sessions.flatMap((s) => s.rows.map((r) => `${s.session_date_et} ${r[0]}`));
+    });
+    assert.ok(answers.length > 2, 'several answers');
+    assert.equal(new Set(rows).size, rows.length, 'no duplicate');
+    assert.equal(rows.length, expected.length, 'no gap');
+  });
+});
+
+test('a trimmed page of a dataset the upstream does not page continues after its last row, to the end', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
+    const direct = await get(session.sim, '/v1/congress/recent-trades?limit=200');
+    const expected = (direct.body as { data: unknown[] }).data;
+    const requestsBefore = session.sim.api.requests.length;
+    const answers = await follow(session, 'congress_recent_trades', { limit: 200 });
+    const rows = answers.flatMap((a) => a.data as unknown[]);
+    assert.ok(answers.length > 3, `several answers (${answers.length})`);
+    assert.ok(
+      answers.slice(0, -1).every((a) => a.meta.truncated === true),
+      'each cut answer says rows were left out',
+    );
+    assert.deepEqual(rows, expected, 'every row once, in order');
+    // The repeats come from the cache: one upstream request for the whole walk.
+    assert.equal(session.sim.api.requests.length - requestsBefore, 1, 'later pages cost no unit');
+  });
+});
+
+test('a cursor refuses a changed query and tells how to follow it', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
+    const first = await session.answer('congress_recent_trades', { limit: 200 });
+    assert.ok(first.meta.next_cursor);
+    const changed = await session.call('congress_recent_trades', { limit: 100, cursor: first.meta.next_cursor });
+    assert.equal(changed.isError, true);
+    const error = (changed.structuredContent as { error: { code: string; hint: string } }).error;
+    assert.equal(error.code, 'VALIDATION_ERROR');
+    assert.match(error.hint, /cursor/);
+    const hint = (first.meta['trimmed'] as { how_to_get_more: string }).how_to_get_more;
+    const tool = (await session.client.listTools()).tools.find((t) => t.name === 'congress_recent_trades');
+    const params = Object.keys((tool?.inputSchema as { properties: Record<string, unknown> }).properties);
+    for (const named of hint
+      .match(/\b[a-z]+(?:_[a-z]+)*(?==|\b(?=[,;. ]))/g)
+      ?.filter((w) => ['limit', 'fields', 'from', 'to', 'tickers', 'format', 'session_date', 'view'].includes(w)) ?? []) {
+      assert.ok(params.includes(named), `advice names ${named}, a parameter the tool has`);
+    }
+  });
+});
+
+test('new snapshots arriving between pages shift the upstream pages, yet the walk neither repeats nor skips', async () => {
+  // A live session: every page is read five simulated minutes after the previous one.
+  let now = Date.parse('2026-11-18T20:00:00Z');
+  await withSession(
+    { MARKET_DATA_RESULT_TOKENS: '1200' },
+    async (session) => {
+      const expected = await upstreamHistory(session, 'IWM');
+      const answers = [await session.answer('derived_dealer_gex_history', { ticker: 'IWM', view: 'levels', from: '2000-01-03' })];
+      for (let guard = 0; guard < 200; guard += 1) {
+        const cursor = answers[answers.length - 1]?.meta.next_cursor;
+        if (!cursor) break;
+        now += 5 * 60_000;
+        answers.push(await session.answer('derived_dealer_gex_history', { ticker: 'IWM', cursor }));
+      }
+      const times = answers.flatMap((a) => {
+        const levels = a.data as { sessions: { session_date_et: string; rows: [string, ...number[]][] }[] };
+        return levels.sessions.flatMap((s) => s.rows.map((r) => `${s.session_date_et} ${r[0]}`));
+      });
+      assert.ok(answers.length > 3, `several answers (${answers.length})`);
+      assert.equal(new Set(times).size, times.length, 'no snapshot twice');
+      assert.equal(times.length, expected.length, 'none skipped: the history as it stood when the walk began');
+    },
+    'sim-live-key',
+    { now: () => now },
+  );
+});
