@@ -19,7 +19,8 @@ import { datasetReply, metaReply, type Reply } from './responses.js';
 import { errorEnvelope } from './envelope.js';
 import { FaultPlan, type Fault } from './faults.js';
 import { AccountLimits, FixedWindowCounter, SPEC_LIMITS, nextQuotaReset, type LimitSettings } from './limits.js';
-import { lookupTicker, shiftDate, toEt } from './market.js';
+import { shiftDate, toEt } from './calendar.js';
+import { referenceSymbol } from './reference.js';
 
 export interface SimulatorOptions {
   port?: number;
@@ -345,9 +346,9 @@ export class SimulatedApi {
     const checked = validateRequest(dataset, route.ticker, rawQuery);
     if (!checked.ok) return { reply: fail(checked.refusal.code, { message: checked.refusal.message, hint: checked.refusal.hint }) };
 
-    const entry = checked.ticker === undefined ? undefined : lookupTicker(checked.ticker);
+    const entry = checked.ticker === undefined ? undefined : referenceSymbol(checked.ticker);
     if (checked.ticker !== undefined) {
-      if (entry?.isIndex && dataset.indexesSupported === false) {
+      if (entry?.kind === 'index' && dataset.indexesSupported === false) {
         return {
           reply: fail('INDEX_UNSUPPORTED', {
             message: `${checked.ticker} is an index; this endpoint serves single names and ETFs only.`,
