@@ -4,6 +4,7 @@
  */
 import { buildOpenApiDocument, scopeOf, toolsetOf, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
+import { ApiError } from './api-error.js';
 import { latestSession } from './calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
 import type { AccountLimits } from './limits.js';
@@ -38,14 +39,13 @@ export function datasetReply(
   requestId: string,
   limits: AccountLimits,
   now: number,
-  fail: (code: ApiErrorCode, extra?: { message?: string; hint?: string }) => Reply,
 ): Reply {
   const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
   let generated: Generated;
   try {
     generated = generate({ seed: settings.seed, now, session: latestSession(now), symbol, query });
   } catch (error) {
-    if (error instanceof DatasetRefusal) return fail(error.code, { message: error.message, hint: error.hint });
+    if (error instanceof DatasetRefusal) throw new ApiError(error.code, { message: error.message, hint: error.hint });
     throw error;
   }
   const nextCursor = generated.nextCursor ?? null;
@@ -65,7 +65,7 @@ export function datasetReply(
     },
   };
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
-    return fail('RESPONSE_TOO_LARGE', {
+    throw new ApiError('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
       hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.',
     });

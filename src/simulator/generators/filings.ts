@@ -7,15 +7,8 @@ import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, ty
 import { closeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';
-import { DatasetRefusal, limitOf, requireSymbol, stringParam, type Generator, type GeneratorContext, type Row } from './context.js';
+import { limitOf, requireSymbol, stringParam, type Generator, type GeneratorContext, type Row } from './context.js';
 import { closeInstant, requestedDays } from './days.js';
-
-function requireCompany(ctx: GeneratorContext): ReferenceSymbol {
-  const symbol = requireSymbol(ctx);
-  if (symbol.kind !== 'stock' || symbol.revenueB === undefined)
-    throw new DatasetRefusal('NOT_FOUND', `${symbol.ticker} is an ETF: it files no company fundamentals.`, 'Ask for a company ticker.');
-  return symbol;
-}
 
 /** Calendar quarter ends, newest first, whose report is filed by `date`. */
 function reportedQuarters(date: EtDate, count: number, lagDays: number): EtDate[] {
@@ -40,8 +33,10 @@ function quarterLabel(end: EtDate): string {
 }
 
 export const fundamentalBreakdown: Generator = (ctx) => {
-  const symbol = requireCompany(ctx);
-  const revenueB = symbol.revenueB ?? 0;
+  const symbol = requireSymbol(ctx);
+  // A fund files no 10-Q: no rows (other tools' callers pass SPY everywhere, and get an honest empty answer).
+  if (symbol.kind !== 'stock' || symbol.revenueB === undefined) return { data: [], asOf: ctx.now };
+  const revenueB = symbol.revenueB;
   const margin = symbol.margin ?? 0.1;
   const growth = symbol.style === 'growth' ? 0.15 : 0.04;
   const segments = [...(symbol.segments ?? [['Total', 1] as const])].sort((a, b) => b[1] - a[1]);
