@@ -11,7 +11,7 @@
  * crosses zero, so spot above the flip always comes with a positive total.
  */
 import type { DealerSnapshot } from '../catalog/index.js';
-import { etIso, isLive, nextTradingDay, previousTradingDay, recentSessions, sessionOn, weeklyExpiry, type Session } from './calendar.js';
+import { etIso, isLive, nextTradingDay, previousTradingDay, recentSessions, sessionOn, shiftDate, weeklyExpiry, type Session } from './calendar.js';
 import { iv30On, previousClose, priceAt } from './market.js';
 import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
 import { gaussian, round, seededRandom } from './random.js';
@@ -66,13 +66,16 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const center = Math.round(reference / step) * step;
   const nearest = symbol.dailyExpiries ? session.date : weeklyExpiry(session.date);
   const following = weeklyExpiry(nextTradingDay(nearest));
+  const monthly = weeklyExpiry(shiftDate(following, 14));
+  // Open interest piles up in the later expiries; the 0DTE one carries the sharpest gamma.
   const expiries = [
     [sessionOn(nearest)?.closeAt ?? session.closeAt, 1],
-    [sessionOn(following)?.closeAt ?? session.closeAt, 0.6],
+    [sessionOn(following)?.closeAt ?? session.closeAt, 1.3],
+    [sessionOn(monthly)?.closeAt ?? session.closeAt, 2.2],
   ] as const;
   // Yesterday's close: the chain's volatility is known before the session opens.
   const atmVol = iv30On(seed, symbol, previousTradingDay(session.date));
-  const oiScale = symbol.kind === 'index' ? 14_000 : Math.max(400, symbol.advM * 600);
+  const oiScale = symbol.kind === 'index' ? 4_000 : Math.max(300, symbol.advM * 200);
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
@@ -82,8 +85,8 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
     const near = Math.exp(-(((strike - reference) / width) ** 2));
     const oi = expiries.map(([closeAt, weight]) => {
       const noise = (): number => Math.exp(0.35 * gaussian(random));
-      const calls = oiScale * weight * roundness * near * (strike >= reference ? 1 : 0.45) * noise();
-      const puts = oiScale * weight * roundness * near * (strike <= reference ? 1.25 : 0.4) * noise();
+      const calls = oiScale * weight * roundness * near * (strike >= reference ? 1 : 0.5) * noise();
+      const puts = oiScale * weight * roundness * near * (strike <= reference ? 1.05 : 0.35) * noise();
       return [closeAt, Math.round(calls), Math.round(puts)] as const;
     });
     return { strike, oi };

@@ -15,9 +15,12 @@ export function cdf(x: number): number {
   return x >= 0 ? 1 - tail : tail;
 }
 
-/** Years between two instants, floored at 15 minutes so a contract about to expire keeps a finite gamma. */
+/**
+ * Years between two instants, floored at one hour: a contract in its last hour keeps the
+ * gamma it had then instead of collapsing every level onto the strike next to spot.
+ */
 export function yearsBetween(from: number, to: number): number {
-  return Math.max(to - from, 15 * 60_000) / YEAR_MS;
+  return Math.max(to - from, 60 * 60_000) / YEAR_MS;
 }
 
 function d1(spot: number, strike: number, vol: number, years: number, rate: number): number {
