@@ -11,7 +11,17 @@
  * crosses zero, so spot above the flip always comes with a positive total.
  */
 import type { DealerSnapshot } from '../catalog/index.js';
-import { etIso, isLive, nextTradingDay, previousTradingDay, recentSessions, sessionOn, shiftDate, weeklyExpiry, type Session } from './calendar.js';
+import {
+  etIso,
+  isLive,
+  nextTradingDay,
+  previousTradingDay,
+  recentSessions,
+  sessionOn,
+  shiftDate,
+  weeklyExpiry,
+  type Session,
+} from './calendar.js';
 import { iv30On, previousClose, priceAt } from './market.js';
 import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
 import { gaussian, round, seededRandom } from './random.js';
@@ -64,6 +74,8 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const reference = previousClose(seed, symbol, session.date);
   const step = strikeStep(reference, symbol.dailyExpiries);
   const center = Math.round(reference / step) * step;
+  // Centred on the reference, but never at or below zero (AMC, BYND trade in single dollars).
+  const lowest = Math.max(step, center - Math.floor(STRIKES_PER_SNAPSHOT / 2) * step);
   const nearest = symbol.dailyExpiries ? session.date : weeklyExpiry(session.date);
   const following = weeklyExpiry(nextTradingDay(nearest));
   const monthly = weeklyExpiry(shiftDate(following, 14));
@@ -79,7 +91,7 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
-    const strike = round(center + (i - Math.floor(STRIKES_PER_SNAPSHOT / 2)) * step, 2);
+    const strike = round(lowest + i * step, 2);
     const units = Math.round(strike / step);
     const roundness = units % 10 === 0 ? 2.4 : units % 5 === 0 ? 1.7 : 1;
     const near = Math.exp(-(((strike - reference) / width) ** 2));

@@ -24,6 +24,8 @@ export const HISTORY_START: EtDate = '2022-01-03';
 const TRADING_DAYS_PER_YEAR = 252;
 /** Daily pull of the log price back to its reference level. */
 const MEAN_REVERSION = 0.015;
+/** Largest log distance from the reference price (soft, through tanh). */
+const PRICE_BAND = 0.8;
 /** Realised volatility sits below implied (the variance risk premium). */
 const REALISED_TO_IMPLIED = 0.88;
 
@@ -34,7 +36,7 @@ const FACTOR_VOL: Record<Factor, number> = {
   rates: 0.12,
   gold: 0.15,
   crypto: 0.5,
-  meme: 0.6,
+  meme: 0.45,
   growth: 0.1,
 };
 const STYLE_LOADING: Record<Style, number> = { rates: 1, gold: 1, crypto: 1.2, meme: 1.2, growth: 0.8 };
@@ -125,7 +127,8 @@ function historyOf(seed: number, symbol: ReferenceSymbol, through: EtDate): Hist
     history.ivDeviation = 0.9 * history.ivDeviation + 0.04 * ivShock - 0.03 * (ret / sigma);
     history.index.set(date, history.dates.length);
     history.dates.push(date);
-    history.closes.push(symbol.price * Math.exp(history.logDeviation));
+    // A soft bound (x0.45 to x2.2) keeps a symbol recognisable however long the history runs.
+    history.closes.push(symbol.price * Math.exp(PRICE_BAND * Math.tanh(history.logDeviation / PRICE_BAND)));
     history.ivs.push(symbol.iv * Math.exp(history.ivDeviation));
     last = date;
   }
