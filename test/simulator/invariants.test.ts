@@ -14,7 +14,8 @@ import { DATASETS } from '../../src/catalog/index.js';
 import { eigenvalues, generate, rows, type Rows } from './market-helpers.js';
 
 const clock = fc.integer({ min: Date.parse('2024-03-01'), max: Date.parse('2027-06-30') });
-const seed = fc.integer({ min: 1, max: 1000 });
+// A few seeds: each one builds its market's histories once, and the clock draws do the rest.
+const seed = fc.constantFrom(7, 11, 42);
 const num = (row: Record<string, unknown> | undefined, key: string): number => Number(row?.[key]);
 const str = (row: Record<string, unknown> | undefined, key: string): string => String(row?.[key]);
 
