@@ -90,6 +90,9 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const oiScale = symbol.kind === 'index' ? 4_000 : Math.max(300, symbol.advM * 200);
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
+  // Customers mostly overwrite calls and buy puts in size on some days: the session's call/put balance
+  // puts the flip a little away from spot, so the sign of total GEX holds for a while.
+  const callBias = 1.1 * Math.exp(0.25 * gaussian(random));
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
     const strike = round(lowest + i * step, 2);
     const units = Math.round(strike / step);
@@ -97,7 +100,7 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
     const near = Math.exp(-(((strike - reference) / width) ** 2));
     const oi = expiries.map(([closeAt, weight]) => {
       const noise = (): number => Math.exp(0.35 * gaussian(random));
-      const calls = oiScale * weight * roundness * near * (strike >= reference ? 1 : 0.5) * noise();
+      const calls = oiScale * weight * roundness * near * callBias * (strike >= reference ? 1 : 0.5) * noise();
       const puts = oiScale * weight * roundness * near * (strike <= reference ? 1.05 : 0.35) * noise();
       return [closeAt, Math.round(calls), Math.round(puts)] as const;
     });
@@ -129,14 +132,14 @@ function totalGex(chain: Chain, spot: number, at: number): number {
 
 /**
  * The gamma flip: scanning away from spot (down when the total is positive, up when it is
- * negative) to the first zero crossing, refined by bisection. With no crossing within 10 %,
+ * negative) to the first zero crossing, refined by bisection. With no crossing within 25 %,
  * the edge of the scan: the sign relation to spot still holds.
  */
 function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number): number {
   const direction = totalAtSpot >= 0 ? -1 : 1;
   let inside = spot;
-  for (let i = 1; i <= 50; i += 1) {
-    const probe = spot * (1 + direction * 0.002 * i);
+  for (let i = 1; i <= 100; i += 1) {
+    const probe = spot * (1 + direction * 0.0025 * i);
     const total = totalGex(chain, probe, at);
     if (totalAtSpot >= 0 ? total <= 0 : total >= 0) {
       let outside = probe;
