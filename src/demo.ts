@@ -2,7 +2,7 @@
  * `market-data-mcp demo`: a short scripted MCP session a person can read in a terminal.
  * It starts this server in demo mode over stdio, exactly as a host would, and drives it
  * with the official client: tools by toolset, SPY dealer gamma levels, the short
- * screener, one structured error, and the budget from api_status.
+ * screener, correlations and EUR/USD, one structured error, and the budget from api_status.
  */
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -10,8 +10,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 interface Snapshot {
   snapshot_at: string;
+  session_date_et: string;
+  state: string;
   spot_usd: number;
   summary: Record<string, number>;
+}
+
+interface Pair {
+  a: string;
+  b: string;
+  correlation: number;
 }
 
 // The demo is not the stdio server: its stdout is the terminal, for a person to read.
@@ -49,7 +57,8 @@ export async function runDemo(): Promise<void> {
       const s = snapshot.summary;
       const spot = snapshot.spot_usd;
       const flip = s['gamma_flip_usd'] ?? spot;
-      print(`SPY dealer gamma exposure, snapshot ${snapshot.snapshot_at}:`);
+      const session = snapshot.state === 'live' ? 'live, session in progress' : 'session closed';
+      print(`SPY dealer gamma exposure, ${snapshot.session_date_et} session (${session}), snapshot ${snapshot.snapshot_at}:`);
       print(`  spot            ${usd(spot)}`);
       print(`  king strike     ${usd(s['king_strike_usd'] ?? 0)}   (largest absolute net GEX: price tends to pin here)`);
       print(
@@ -71,6 +80,23 @@ export async function runDemo(): Promise<void> {
     print('Most shorted names (short interest as % of float):');
     for (const row of rows)
       print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
+    print();
+
+    const correlations = await client.callTool({
+      name: 'market_correlations',
+      arguments: { tickers: 'SPY,QQQ,IWM,TLT,GLD', lookback_days: 60 },
+    });
+    const pairs = (correlations.structuredContent as { data: Pair[] } | undefined)?.data ?? [];
+    print('60-day return correlations with SPY:');
+    print(
+      `  ${pairs
+        .filter((p) => p.a === 'SPY')
+        .map((p) => `${p.b} ${p.correlation.toFixed(2)}`)
+        .join('   ')}`,
+    );
+    const fx = await client.callTool({ name: 'macro_forex_rate', arguments: { pair: 'EURUSD' } });
+    const quote = (fx.structuredContent as { data: { rate: number; as_of: string } } | undefined)?.data;
+    if (quote) print(`EUR/USD ${quote.rate.toFixed(4)} as of ${quote.as_of}`);
     print();
 
     const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });

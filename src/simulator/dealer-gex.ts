@@ -1,77 +1,183 @@
 /**
- * Dealer gamma-exposure history: 5-minute snapshots over three exchange sessions,
- * newest first, paged with an opaque cursor. Field for field as the spec draws it.
+ * Dealer gamma exposure computed from a synthetic option chain, as the desks that publish
+ * it do: open interest by strike and expiry (fixed for the session, as OI is), implied
+ * volatility with a downside skew, Black-Scholes gamma, and the usual dealer convention
+ * (dealers long the calls customers sold, short the puts customers bought):
+ *
+ *   net GEX(K) = Σ_expiries (Γ_call·OI_call − Γ_put·OI_put) · 100 · S² · 1%
+ *
+ * in dollars per 1 % move. Spot follows the session's intraday path, so the levels drift
+ * with it instead of jumping; the gamma flip is where the total, re-priced across spot,
+ * crosses zero, so spot above the flip always comes with a positive total.
  */
 import type { DealerSnapshot } from '../catalog/index.js';
-import { recentSessions, round, seededRandom, SESSION_CLOSE_MINUTES, SESSION_OPEN_MINUTES, toEt, type UniverseEntry } from './market.js';
+import {
+  etIso,
+  isLive,
+  nextTradingDay,
+  previousTradingDay,
+  recentSessions,
+  sessionOn,
+  shiftDate,
+  weeklyExpiry,
+  type Session,
+} from './calendar.js';
+import { iv30On, previousClose, priceAt } from './market.js';
+import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
+import { gaussian, round, seededRandom } from './random.js';
+import type { ReferenceSymbol } from './reference.js';
 
-const SNAPSHOT_MINUTES = 5;
-const STRIKES_PER_SNAPSHOT = 25;
+export const SNAPSHOT_MINUTES = 5;
+export const STRIKES_PER_SNAPSHOT = 25;
 
-interface SnapshotSlot {
-  session: string;
-  minutes: number;
+// The catalog documents these sets as enums; the simulator emits exactly them.
+import { NODE_TYPES, SNAPSHOT_STATES } from '../catalog/index.js';
+export { NODE_TYPES, SNAPSHOT_STATES };
+export type NodeType = (typeof NODE_TYPES)[number];
+export type SnapshotState = (typeof SNAPSHOT_STATES)[number];
+
+interface Slot {
+  readonly session: Session;
+  readonly at: number;
 }
 
-/** Every snapshot slot of the last three sessions that has happened by `now`, newest first. */
-function slots(now: number): SnapshotSlot[] {
-  const today = toEt(now);
-  const result: SnapshotSlot[] = [];
+/** Every snapshot instant of the last three sessions that has happened by `now`, newest first. */
+export function snapshotSlots(now: number): Slot[] {
+  const result: Slot[] = [];
   for (const session of recentSessions(now, 3)) {
-    const last = session === today.date ? Math.min(SESSION_CLOSE_MINUTES, today.minutes) : SESSION_CLOSE_MINUTES;
-    for (let minutes = last - (last % SNAPSHOT_MINUTES); minutes > SESSION_OPEN_MINUTES; minutes -= SNAPSHOT_MINUTES) {
-      result.push({ session, minutes });
-    }
+    const last = Math.min(session.closeAt, now);
+    const step = SNAPSHOT_MINUTES * 60_000;
+    for (let at = session.openAt + Math.floor((last - session.openAt) / step) * step; at > session.openAt; at -= step)
+      result.push({ session, at });
   }
   return result;
 }
 
-function strikeStep(spot: number): number {
-  if (spot < 25) return 0.5;
-  if (spot < 100) return 1;
-  if (spot < 300) return 2.5;
-  if (spot < 1500) return 5;
-  return 25;
+interface ChainLine {
+  readonly strike: number;
+  /** Open interest (contracts) per expiry: [expiry close instant, call OI, put OI]. */
+  readonly oi: readonly (readonly [number, number, number])[];
 }
 
-function isoAt(session: string, minutes: number): string {
-  const noon = Date.parse(`${session}T17:00:00Z`);
-  const offset = toEt(noon).offset;
-  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
-  const mm = String(minutes % 60).padStart(2, '0');
-  return `${session}T${hh}:${mm}:00${offset}`;
+interface Chain {
+  readonly lines: readonly ChainLine[];
+  readonly atmVol: number;
 }
 
-export function buildSnapshot(seed: number, entry: UniverseEntry, slot: SnapshotSlot, isLatest: boolean): DealerSnapshot {
-  const sessionRandom = seededRandom(seed, 'gex', entry.ticker, slot.session);
-  const drift = (sessionRandom() - 0.5) * 0.02;
-  const random = seededRandom(seed, 'gex', entry.ticker, slot.session, slot.minutes);
-  const progress = (slot.minutes - SESSION_OPEN_MINUTES) / (SESSION_CLOSE_MINUTES - SESSION_OPEN_MINUTES);
-  const spot = round(entry.spot * (1 + drift * progress + (random() - 0.5) * 0.002));
-  const step = strikeStep(spot);
-  const center = Math.round(spot / step) * step;
-  const flip = spot * (1 - 0.006 + sessionRandom() * 0.008);
-  const width = step * 4;
-  const scale = entry.spot * 2_000_000;
+const chains = new Map<string, Chain>();
 
-  const raw = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
-    const strike = round(center + (i - Math.floor(STRIKES_PER_SNAPSHOT / 2)) * step);
-    // Negative below the flip, positive above, concentrated within a few strikes of spot.
-    const shape = Math.tanh((strike - flip) / (2 * step)) * Math.exp(-(((strike - spot) / width) ** 2));
-    return { strike, gex: Math.round(scale * (shape + (random() - 0.5) * 0.15)) };
+/** The session's chain: strikes around the previous close, OI heavier on round strikes, calls above, puts below. */
+function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chain {
+  const key = `${seed}|${symbol.ticker}|${session.date}`;
+  const cached = chains.get(key);
+  if (cached) return cached;
+  const reference = previousClose(seed, symbol, session.date);
+  const step = strikeStep(reference, symbol.dailyExpiries);
+  const center = Math.round(reference / step) * step;
+  // Centred on the reference, but never at or below zero (AMC, BYND trade in single dollars).
+  const lowest = Math.max(step, center - Math.floor(STRIKES_PER_SNAPSHOT / 2) * step);
+  const nearest = symbol.dailyExpiries ? session.date : weeklyExpiry(session.date);
+  const following = weeklyExpiry(nextTradingDay(nearest));
+  const monthly = weeklyExpiry(shiftDate(following, 14));
+  // Open interest piles up in the later expiries; the 0DTE one carries the sharpest gamma.
+  const expiries = [
+    [sessionOn(nearest)?.closeAt ?? session.closeAt, 1],
+    [sessionOn(following)?.closeAt ?? session.closeAt, 1.3],
+    [sessionOn(monthly)?.closeAt ?? session.closeAt, 2.2],
+  ] as const;
+  // Yesterday's close: the chain's volatility is known before the session opens.
+  const atmVol = iv30On(seed, symbol, previousTradingDay(session.date));
+  const oiScale = symbol.kind === 'index' ? 4_000 : Math.max(300, symbol.advM * 200);
+  const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
+  const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
+  // Customers mostly overwrite calls and buy puts in size on some days: the session's call/put balance
+  // puts the flip a little away from spot, so the sign of total GEX holds for a while.
+  const callBias = 1.1 * Math.exp(0.25 * gaussian(random));
+  const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
+    const strike = round(lowest + i * step, 2);
+    const units = Math.round(strike / step);
+    const roundness = units % 10 === 0 ? 2.4 : units % 5 === 0 ? 1.7 : 1;
+    const near = Math.exp(-(((strike - reference) / width) ** 2));
+    const oi = expiries.map(([closeAt, weight]) => {
+      const noise = (): number => Math.exp(0.35 * gaussian(random));
+      const calls = oiScale * weight * roundness * near * callBias * (strike >= reference ? 1 : 0.5) * noise();
+      const puts = oiScale * weight * roundness * near * (strike <= reference ? 1.05 : 0.35) * noise();
+      return [closeAt, Math.round(calls), Math.round(puts)] as const;
+    });
+    return { strike, oi };
   });
-  const byStrength = [...raw].sort((a, b) => Math.abs(b.gex) - Math.abs(a.gex));
+  const chain = { lines, atmVol };
+  if (chains.size > 1000) chains.clear();
+  chains.set(key, chain);
+  return chain;
+}
+
+/** Net dealer GEX per strike, in dollars per 1 % move, with the chain re-priced at `spot`. */
+function netGexByStrike(chain: Chain, spot: number, at: number): number[] {
+  return chain.lines.map((line) => {
+    const vol = skewedVol(chain.atmVol, spot, line.strike);
+    let net = 0;
+    for (const [closeAt, calls, puts] of line.oi) {
+      if (closeAt < at) continue;
+      const g = gamma(spot, line.strike, vol, yearsBetween(at, closeAt));
+      net += g * (calls - puts) * 100 * spot * spot * 0.01;
+    }
+    return net;
+  });
+}
+
+function totalGex(chain: Chain, spot: number, at: number): number {
+  return netGexByStrike(chain, spot, at).reduce((sum, g) => sum + g, 0);
+}
+
+/**
+ * The gamma flip: scanning away from spot (down when the total is positive, up when it is
+ * negative) to the first zero crossing, refined by bisection. With no crossing within 25 %,
+ * the edge of the scan: the sign relation to spot still holds.
+ */
+function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number): number {
+  const direction = totalAtSpot >= 0 ? -1 : 1;
+  let inside = spot;
+  for (let i = 1; i <= 100; i += 1) {
+    const probe = spot * (1 + direction * 0.0025 * i);
+    const total = totalGex(chain, probe, at);
+    if (totalAtSpot >= 0 ? total <= 0 : total >= 0) {
+      let outside = probe;
+      for (let k = 0; k < 20; k += 1) {
+        const mid = (inside + outside) / 2;
+        const midTotal = totalGex(chain, mid, at);
+        if (totalAtSpot >= 0 ? midTotal > 0 : midTotal < 0) inside = mid;
+        else outside = mid;
+      }
+      return (inside + outside) / 2;
+    }
+    inside = probe;
+  }
+  return inside;
+}
+
+export function buildSnapshot(seed: number, symbol: ReferenceSymbol, slot: Slot, now: number, isNewest: boolean): DealerSnapshot {
+  const chain = chainFor(seed, symbol, slot.session);
+  const spot = round(priceAt(seed, symbol, slot.at, slot.session), 2);
+  const raw = netGexByStrike(chain, spot, slot.at).map((gex, i) => ({ strike: chain.lines[i]?.strike ?? 0, gex: Math.round(gex) }));
+  const total = raw.reduce((sum, s) => sum + s.gex, 0);
+  let flip = round(gammaFlip(chain, spot, slot.at, total), 2);
+  // Rounding must not put spot on the wrong side of the flip.
+  if (total >= 0 && flip >= spot) flip = round(spot - 0.01, 2);
+  if (total < 0 && flip <= spot) flip = round(spot + 0.01, 2);
+
+  const byStrength = [...raw].sort((a, b) => Math.abs(b.gex) - Math.abs(a.gex) || a.strike - b.strike);
   const maxAbs = Math.abs(byStrength[0]?.gex ?? 1) || 1;
-  const king = byStrength[0]?.strike ?? center;
+  const king = byStrength[0]?.strike ?? spot;
   const positives = raw.filter((s) => s.gex > 0).sort((a, b) => b.gex - a.gex);
   const negatives = raw.filter((s) => s.gex < 0).sort((a, b) => a.gex - b.gex);
-  const callWall = positives.find((s) => s.strike >= spot)?.strike ?? positives[0]?.strike ?? center;
-  const putWall = negatives.find((s) => s.strike <= spot)?.strike ?? negatives[0]?.strike ?? center;
+  const callWall = positives.find((s) => s.strike >= spot)?.strike ?? positives[0]?.strike ?? king;
+  const putWall = negatives.find((s) => s.strike <= spot)?.strike ?? negatives[0]?.strike ?? king;
 
   const strikes = raw.map((s) => {
-    let nodeType = s.gex >= 0 ? 'positive' : 'negative';
-    if (s.strike === callWall) nodeType = 'call_wall';
+    let nodeType: NodeType = s.gex >= 0 ? 'positive' : 'negative';
     if (s.strike === putWall) nodeType = 'put_wall';
+    if (s.strike === callWall) nodeType = 'call_wall';
     if (s.strike === king) nodeType = 'king';
     return {
       strike_usd: s.strike,
@@ -81,42 +187,48 @@ export function buildSnapshot(seed: number, entry: UniverseEntry, slot: Snapshot
       relative_strength: round(Math.abs(s.gex) / maxAbs, 4),
     };
   });
-
+  const state: SnapshotState = isNewest && isLive(slot.session, now) ? 'live' : 'closed';
   return {
-    ticker: entry.ticker,
-    snapshot_at: isoAt(slot.session, slot.minutes),
-    session_date_et: slot.session,
-    state: isLatest && slot.minutes < SESSION_CLOSE_MINUTES ? 'live' : 'closed',
+    ticker: symbol.ticker,
+    snapshot_at: etIso(slot.at),
+    session_date_et: slot.session.date,
+    state,
     spot_usd: spot,
     strikes,
     summary: {
-      total_gex_usd: raw.reduce((sum, s) => sum + s.gex, 0),
+      total_gex_usd: total,
       king_strike_usd: king,
-      gamma_flip_usd: round(flip),
+      gamma_flip_usd: flip,
       call_wall_strike_usd: callWall,
       put_wall_strike_usd: putWall,
-      major_positive_strike_usd: positives[0]?.strike ?? center,
-      major_negative_strike_usd: negatives[0]?.strike ?? center,
+      major_positive_strike_usd: positives[0]?.strike ?? king,
+      major_negative_strike_usd: negatives[0]?.strike ?? king,
     },
   };
 }
 
 interface CursorState {
-  v: 1;
+  v: 2;
+  /** Ticker the cursor belongs to. */
   t: string;
-  o: number;
+  /** The page continues with snapshots strictly before this instant (epoch ms). */
+  b: number;
 }
 
 export function encodeCursor(state: CursorState): string {
   return Buffer.from(JSON.stringify(state)).toString('base64url');
 }
 
-/** The offset a cursor points at, or undefined when it is not one of ours for this ticker. */
+/**
+ * The instant a cursor continues before, or undefined when it is not one of ours for this
+ * ticker. Keyed by instant, not offset, so a new snapshot arriving between two pages
+ * neither repeats nor skips one.
+ */
 export function decodeCursor(cursor: string, ticker: string): number | undefined {
   try {
     const state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorState>;
-    if (state.v !== 1 || state.t !== ticker || !Number.isInteger(state.o) || (state.o ?? -1) < 0) return undefined;
-    return state.o;
+    if (state.v !== 2 || state.t !== ticker || typeof state.b !== 'number' || !Number.isInteger(state.b) || state.b <= 0) return undefined;
+    return state.b;
   } catch {
     return undefined;
   }
@@ -125,14 +237,23 @@ export function decodeCursor(cursor: string, ticker: string): number | undefined
 export interface DealerPage {
   data: DealerSnapshot[];
   nextCursor: string | null;
-  freshnessSeconds: number;
+  /** Instant of the newest snapshot that exists (for freshness). */
+  newestAt: number;
 }
 
-export function dealerHistoryPage(seed: number, now: number, entry: UniverseEntry, offset: number, limit: number): DealerPage {
-  const all = slots(now);
-  const page = all.slice(offset, offset + limit).map((slot, i) => buildSnapshot(seed, entry, slot, offset + i === 0));
-  const next = offset + limit < all.length ? encodeCursor({ v: 1, t: entry.ticker, o: offset + limit }) : null;
+export function dealerHistoryPage(
+  seed: number,
+  now: number,
+  symbol: ReferenceSymbol,
+  before: number | undefined,
+  limit: number,
+): DealerPage {
+  const all = snapshotSlots(now);
   const newest = all[0];
-  const freshness = newest ? Math.max(0, Math.round((now - Date.parse(isoAt(newest.session, newest.minutes))) / 1000)) : 0;
-  return { data: page, nextCursor: next, freshnessSeconds: freshness };
+  const remaining = before === undefined ? all : all.filter((slot) => slot.at < before);
+  const page = remaining.slice(0, limit);
+  const data = page.map((slot) => buildSnapshot(seed, symbol, slot, now, slot === newest));
+  const last = page[page.length - 1];
+  const nextCursor = last && remaining.length > limit ? encodeCursor({ v: 2, t: symbol.ticker, b: last.at }) : null;
+  return { data, nextCursor, newestAt: newest?.at ?? now };
 }

@@ -6,13 +6,8 @@
  * without the filters and at the largest page, filtered, then cut to the asked limit, so
  * a filter never hides a row that a larger unfiltered page would have held.
  */
-import type { QueryValues } from '../catalog/index.js';
-import { lookupTicker } from './market.js';
-import type { GeneratorContext } from './synthetic.js';
-
-type Row = Record<string, string | number | boolean | null>;
-type Payload = Row[] | Row;
-type Generate = (ctx: GeneratorContext) => Payload;
+import { DatasetRefusal, type Generated, type Generator, type GeneratorContext, type Row } from './generators/context.js';
+import { referenceSymbol } from './reference.js';
 
 /** Per dataset: the field each filter reads and the largest page to filter from. */
 const FILTERED: Record<string, { tickerField?: string; maxRows: number }> = {
@@ -23,7 +18,7 @@ const FILTERED: Record<string, { tickerField?: string; maxRows: number }> = {
 
 const FILTER_PARAMS = ['tickers', 'side', 'from', 'to'];
 
-function keep(row: Row, query: QueryValues, tickerField: string | undefined): boolean {
+function keep(row: Row, query: GeneratorContext['query'], tickerField: string | undefined): boolean {
   const tickers = typeof query['tickers'] === 'string' ? query['tickers'].split(',') : undefined;
   if (tickers && tickerField && !tickers.includes(String(row[tickerField]))) return false;
   if (typeof query['side'] === 'string' && row['side'] !== query['side']) return false;
@@ -33,26 +28,38 @@ function keep(row: Row, query: QueryValues, tickerField: string | undefined): bo
   return true;
 }
 
-export function applyQueryFilters(ctx: GeneratorContext, generate: Generate): Payload {
+function rowsOf(generated: Generated): Row[] {
+  return Array.isArray(generated.data) ? generated.data : [generated.data];
+}
+
+export function applyQueryFilters(operationId: string, ctx: GeneratorContext, generate: Generator): Generated {
   const { query } = ctx;
-  if (ctx.operationId === 'volatility.anomaly' && typeof query['with_tickers'] === 'string') {
+  if (operationId === 'volatility.anomaly' && typeof query['with_tickers'] === 'string') {
     const { with_tickers: batch, ...rest } = query;
+    const own = generate({ ...ctx, query: rest });
+    let asOf = own.asOf;
     const others = String(batch)
       .split(',')
-      .filter((t) => t !== ctx.entry?.ticker)
+      .filter((t) => t !== ctx.symbol?.ticker)
       .map((t): Row => {
-        const entry = lookupTicker(t);
-        const row = entry ? generate({ ...ctx, entry, query: rest }) : { ticker: t, error: 'NOT_FOUND' };
-        return Array.isArray(row) ? (row[0] ?? { ticker: t }) : row;
+        const symbol = referenceSymbol(t);
+        if (!symbol) return { ticker: t, error: 'NOT_FOUND' };
+        try {
+          const generated = generate({ ...ctx, symbol, query: rest });
+          asOf = Math.max(asOf, generated.asOf);
+          return rowsOf(generated)[0] ?? { ticker: t };
+        } catch (error) {
+          if (error instanceof DatasetRefusal) return { ticker: t, error: error.code };
+          throw error;
+        }
       });
-    const own = generate({ ...ctx, query: rest });
-    return [...(Array.isArray(own) ? own : [own]), ...others];
+    return { data: [...rowsOf(own), ...others], asOf };
   }
-  const filtered = FILTERED[ctx.operationId];
+  const filtered = FILTERED[operationId];
   if (!filtered || !FILTER_PARAMS.some((p) => query[p] !== undefined)) return generate(ctx);
   const unfiltered = Object.fromEntries(Object.entries(query).filter(([name]) => !FILTER_PARAMS.includes(name)));
-  const payload = generate({ ...ctx, query: { ...unfiltered, limit: filtered.maxRows } });
-  const rows = Array.isArray(payload) ? payload : [payload];
+  const generated = generate({ ...ctx, query: { ...unfiltered, limit: filtered.maxRows } });
+  const rows = rowsOf(generated);
   const limit = typeof query['limit'] === 'number' ? query['limit'] : rows.length;
-  return rows.filter((row) => keep(row, query, filtered.tickerField)).slice(0, limit);
+  return { ...generated, data: rows.filter((row) => keep(row, query, filtered.tickerField)).slice(0, limit) };
 }

@@ -4,11 +4,16 @@
  */
 import { buildOpenApiDocument, scopeOf, toolsetOf, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
-import { dealerHistoryPage, decodeCursor } from './dealer-gex.js';
+import { ApiError } from './api-error.js';
+import { latestSession } from './calendar.js';
+import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
 import type { AccountLimits } from './limits.js';
-import { UNIVERSE, type UniverseEntry } from './market.js';
+import { finalizePayload } from './payload.js';
 import { applyQueryFilters } from './query-filters.js';
-import { generatePayload, summarize } from './synthetic.js';
+import { REFERENCE, type ReferenceSymbol } from './reference.js';
+
+/** The one value of `data_source` the simulator sends (meta, health, discover). */
+export const DATA_SOURCE = 'simulator';
 
 export interface Reply {
   status: number;
@@ -30,49 +35,38 @@ export interface ServiceView {
 export function datasetReply(
   settings: { seed: number; ceilingBytes: number },
   dataset: DatasetDefinition,
-  entry: UniverseEntry | undefined,
+  symbol: ReferenceSymbol | undefined,
   query: QueryValues,
   requestId: string,
   limits: AccountLimits,
   now: number,
-  fail: (code: ApiErrorCode, extra?: { message?: string; hint?: string }) => Reply,
 ): Reply {
-  let data: unknown;
-  let nextCursor: string | null = null;
-  let freshness = 0;
-  if (dataset.operationId === 'derived.dealer_gex_history' && entry) {
-    const cursor = query['cursor'];
-    const offset = typeof cursor === 'string' ? decodeCursor(cursor, entry.ticker) : 0;
-    if (offset === undefined)
-      return fail('VALIDATION_ERROR', {
-        message: 'The cursor is invalid or belongs to another query.',
-        hint: 'Use meta.next_cursor from the previous page of the same ticker, or drop cursor.',
-      });
-    const page = dealerHistoryPage(settings.seed, now, entry, offset, Number(query['limit'] ?? 6));
-    ({ data, nextCursor } = page);
-    freshness = page.freshnessSeconds;
-  } else {
-    const payload = applyQueryFilters({ seed: settings.seed, now, operationId: dataset.operationId, entry, query }, generatePayload);
-    data = query['format'] === 'summary' ? summarize(payload) : payload;
-    freshness = dataset.cacheClass === 'intraday' ? 30 : 3600;
+  const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
+  let generated: Generated;
+  try {
+    generated = applyQueryFilters(dataset.operationId, { seed: settings.seed, now, session: latestSession(now), symbol, query }, generate);
+  } catch (error) {
+    if (error instanceof DatasetRefusal) throw new ApiError(error.code, { message: error.message, hint: error.hint });
+    throw error;
   }
+  const nextCursor = generated.nextCursor ?? null;
   const quotaAfter = limits.quota.remaining(now) - 1;
   const body = {
-    data,
+    data: finalizePayload(dataset.operationId, query, generated.data),
     _meta: {
       request_id: requestId,
       cache_hit: false,
-      data_freshness_seconds: freshness,
+      data_freshness_seconds: Math.max(0, Math.round((now - generated.asOf) / 1000)),
       truncated: nextCursor !== null,
       next_cursor: nextCursor,
       notice: 'Simulated data from the market-data-mcp simulator; not market data.',
       rate_limit_remaining: limits.rate.state(now).remaining,
       quota_remaining_pct: Math.round((quotaAfter / limits.quota.limit) * 10000) / 100,
-      data_source: 'simulator',
+      data_source: DATA_SOURCE,
     },
   };
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
-    return fail('RESPONSE_TOO_LARGE', {
+    throw new ApiError('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
       hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.',
     });
@@ -91,13 +85,13 @@ export function metaReply(
 ): Reply {
   if (operationId === 'meta.openapi') return { status: 200, body: buildOpenApiDocument(service.datasets) };
   if (operationId === 'meta.health')
-    return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: 'simulator' } };
+    return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: DATA_SOURCE } };
   return {
     status: 200,
     body: {
       access_scope: key.scopes,
       account_id: account.id,
-      data_source: 'simulator',
+      data_source: DATA_SOURCE,
       datasets: service.datasets.map((d) => ({
         operation_id: d.operationId,
         path: d.path,
@@ -106,7 +100,9 @@ export function metaReply(
         on_demand: d.onDemand,
         status: d.capability && service.disabled.has(d.capability) ? 'disabled' : 'ready',
         accessible: key.scopes.includes(scopeOf(d)) && (!d.adminOnly || service.adminUserIds.has(account.userId)),
-        coverage: d.ticker ? { tickers: UNIVERSE.filter((u) => !u.isIndex || d.indexesSupported !== false).length } : { market_wide: true },
+        coverage: d.ticker
+          ? { tickers: REFERENCE.filter((u) => u.kind !== 'index' || d.indexesSupported !== false).length }
+          : { market_wide: true },
       })),
       capabilities: { dealer_heatmap: service.disabled.has('dealer_heatmap') ? 'disabled' : 'enabled' },
       quota: {

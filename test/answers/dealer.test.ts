@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } from '../../src/catalog/index.js';
-import { UNIVERSE } from '../../src/simulator/market.js';
+import { REFERENCE } from '../../src/simulator/reference.js';
 import { tokens, withSession } from './harness.js';
 
 /** Token figures the answers promise (issue 12). */
@@ -10,7 +10,7 @@ const LATEST_TOKENS = 1500;
 const SESSION_LEVELS_TOKENS = 3000;
 const SNAPSHOTS_PER_SESSION = 78;
 
-const TICKERS = UNIVERSE.map((u) => u.ticker).filter((t) => DEALER_TICKER_PATTERN.test(t));
+const TICKERS = REFERENCE.map((symbol) => symbol.ticker).filter((t) => DEALER_TICKER_PATTERN.test(t));
 
 interface Levels {
   columns: string[];

@@ -107,7 +107,7 @@ test('every dataset answers 200 with simulated data for a valid request', async 
   };
   await withSimulator({}, async (sim) => {
     for (const dataset of DATASETS) {
-      const path = dataset.path.replace('{ticker}', 'SPY') + (samples[dataset.operationId] ?? '');
+      const path = dataset.path.replace('{ticker}', 'AAPL') + (samples[dataset.operationId] ?? '');
       const response = await get(sim, path, 'sim-admin-key');
       assert.equal(response.status, 200, `${dataset.operationId}: ${response.text.slice(0, 200)}`);
       assert.equal((response.body as { _meta: { data_source: string } })._meta.data_source, 'simulator');

@@ -1,0 +1,164 @@
+/**
+ * The simulated API as a hono app: the framework routes the catalog's paths, each check is
+ * one middleware (checks.ts), one error handler writes every envelope, and the data handler
+ * runs the dataset's generator. Rebuilt when a dataset is registered at run time.
+ */
+import { Hono, type Context } from 'hono';
+import { API_ERROR_CODES, META_ENDPOINTS, type DatasetDefinition } from '../catalog/index.js';
+import { ApiError, type SimEnv } from './api-error.js';
+import {
+  accountRate,
+  adminOnly,
+  authentication,
+  capability,
+  circuit,
+  coveredSymbol,
+  faults,
+  inFlightCap,
+  ipRate,
+  materialization,
+  quota,
+  readOnly,
+  retention,
+  scope,
+  validation,
+} from './checks.js';
+import { errorEnvelope } from './envelope.js';
+import { datasetReply, metaReply } from './responses.js';
+import type { SimulatedApi } from './server.js';
+
+export const DOCS_PATH = '/docs/errors';
+
+/** Hono's path syntax for a catalog path: `{ticker}` becomes a `:ticker` segment. */
+function honoPath(path: string): string {
+  return path.replace('{ticker}', ':ticker');
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A JSON body, shaped by a fault when one was injected for this response. */
+function jsonResponse(c: Context<SimEnv>, status: number, body: unknown): Response {
+  const shape = c.get('shape');
+  let text = JSON.stringify(body);
+  if (shape?.kind === 'malformed') text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+  if (shape?.kind === 'oversize') text = JSON.stringify({ ...(body as object), padding: 'x'.repeat(shape.bytes) });
+  const headers = { 'Content-Type': 'application/json; charset=utf-8' };
+  if (shape?.kind === 'slow-drip') {
+    const chunks = shape.chunks ?? 20;
+    const size = Math.ceil(text.length / chunks);
+    const encoder = new TextEncoder();
+    let offset = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (offset >= text.length) return controller.close();
+        controller.enqueue(encoder.encode(text.slice(offset, offset + size)));
+        offset += size;
+        await delay(shape.chunkDelayMs);
+      },
+    });
+    return new Response(stream, { status, headers });
+  }
+  return new Response(text, { status, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(text)) } });
+}
+
+export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition[]): Hono<SimEnv> {
+  const app = new Hono<SimEnv>();
+
+  app.onError((error, c) => {
+    const refusal = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR');
+    const { code, details } = refusal;
+    const envelope = errorEnvelope({
+      code,
+      requestId: c.get('requestId') ?? null,
+      docsBase: `${sim.origin}${DOCS_PATH}`,
+      ...(details.message === undefined ? {} : { message: details.message }),
+      ...(details.hint === undefined ? {} : { hint: details.hint }),
+      ...(details.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: details.retryAfterSeconds }),
+    });
+    c.set('code', code);
+    c.set('retryAfterSeconds', envelope.error.retry_after_seconds);
+    c.set('shape', undefined);
+    return jsonResponse(c, details.status ?? API_ERROR_CODES[code].status, envelope);
+  });
+
+  // Every request: an id, the clock, the record, and the headers of every answer.
+  app.use('*', async (c, next) => {
+    const arrivedAt = Date.now();
+    c.set('requestId', sim.nextRequestId());
+    c.set('now', sim.now());
+    c.set('charged', false);
+    c.set('reset', false);
+    sim.trackInFlight(c.env.outgoing);
+    await next();
+    const path = new URL(c.req.url);
+    sim.record({
+      at: arrivedAt,
+      doneAt: Date.now(),
+      method: c.req.method,
+      path: path.pathname,
+      query: path.search,
+      operationId: c.get('dataset')?.operationId ?? META_ENDPOINTS.find((m) => m.path === path.pathname)?.operationId,
+      accountId: c.get('account')?.id,
+      status: c.get('reset') ? 0 : c.res.status,
+      code: c.get('code'),
+      charged: c.get('charged'),
+    });
+    if (c.get('reset')) return;
+    const headers = sim.commonHeaders(c.get('account'), c.env.incoming.socket.remoteAddress ?? 'unknown', c.get('requestId'));
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    const retry = c.get('retryAfterSeconds');
+    if (retry !== undefined && [429, 202, 503].includes(c.res.status)) c.res.headers.set('Retry-After', String(retry));
+  });
+
+  app.use('*', authentication(sim), ipRate(sim), accountRate(sim), inFlightCap(sim), readOnly);
+
+  for (const meta of META_ENDPOINTS)
+    app.get(meta.path, (c) => {
+      const key = c.get('key');
+      const account = c.get('account');
+      if (!key || !account) throw new ApiError('AUTH_INVALID');
+      const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'));
+      return jsonResponse(c, reply.status, reply.body);
+    });
+
+  for (const dataset of datasets)
+    app.get(
+      honoPath(dataset.path),
+      async (c, next) => {
+        c.set('dataset', dataset);
+        await next();
+      },
+      quota(sim),
+      circuit(sim),
+      faults(sim),
+      scope,
+      adminOnly(sim),
+      capability(sim),
+      validation,
+      coveredSymbol,
+      retention,
+      materialization(sim),
+      (c) => {
+        const account = c.get('account');
+        if (!account) throw new ApiError('AUTH_INVALID');
+        const reply = datasetReply(
+          sim.dataSettings(),
+          dataset,
+          c.get('symbol'),
+          c.get('query'),
+          c.get('requestId'),
+          sim.accountLimits(account.id),
+          c.get('now'),
+        );
+        c.set('charged', reply.charged ?? false);
+        return jsonResponse(c, reply.status, reply.body);
+      },
+    );
+
+  app.all('*', () => {
+    throw new ApiError('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });
+  });
+  return app;
+}
