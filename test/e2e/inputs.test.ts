@@ -33,9 +33,9 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
     const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
     try {
       // OpenAI strict mode sends null for every optional property: null means omitted.
-      const nulls = await call('derived_dealer_gex_history', { ticker: 'SPY', limit: null, cursor: null });
+      const nulls = await call('derived_dealer_gex_history', { ticker: 'SPY', view: null, session_date: null, limit: null, cursor: null });
       assert.notEqual(nulls.isError, true, textOf(nulls));
-      assert.equal((nulls.structuredContent as { data: unknown[] }).data.length, 6, 'the default limit applies');
+      assert.equal((nulls.structuredContent as { data: unknown[] }).data.length, 1, 'the default view applies: the newest snapshot');
       const nullFields = await call('shorts_short_screener', { limit: 2, min_short_float_pct: null, format: null, fields: null });
       assert.notEqual(nullFields.isError, true, textOf(nullFields));
 
@@ -62,7 +62,7 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
           'stocks_dividends',
           { ticker: 'SPY', colour: 'red' },
           'VALIDATION_ERROR',
-          /Accepted parameters: ticker, limit, fields\./,
+          /Accepted parameters: ticker, limit, cursor, fields\./,
         ],
         [
           'a ticker on a market-wide dataset is refused, not dropped',

@@ -94,7 +94,7 @@ test('host control properties are dropped, every other unknown name is refused w
   const gemini = validateToolArguments(d, { ticker: 'SPY', wait_for_previous: true }, { extraParams: ['fields'] });
   assert.ok(gemini.ok && !('wait_for_previous' in gemini.query));
   const unknown = refusal(validateToolArguments(d, { ticker: 'SPY', colour: 'red' }, { extraParams: ['fields'] }));
-  assert.equal(unknown.hint, 'Accepted parameters: ticker, limit, fields.');
+  assert.equal(unknown.hint, 'Accepted parameters: ticker, limit, cursor, fields.');
   const marketWide = refusal(validateToolArguments(dataset('market.oi_change'), { ticker: 'SPY' }, { extraParams: ['fields'] }));
   assert.match(marketWide.message, /"ticker" does not apply/);
   assert.equal(marketWide.hint, 'Accepted parameters: session_date, limit, format, fields.');
