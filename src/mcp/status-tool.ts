@@ -12,6 +12,8 @@ export interface StatusDeps {
   baseUrl: string | undefined;
   keyConfigured: boolean;
   datasetCount: () => number;
+  configWarnings: readonly string[];
+  noDataTools: string | undefined;
 }
 
 export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
@@ -19,8 +21,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
     STATUS_TOOL,
     {
       title: 'API status and budget',
-      description:
-        "Free (no quota): whether the key works, its access scope, which capabilities are disabled, and the account's budget: requests left in this minute, in flight, monthly quota left and when each resets. Call it when a tool reports an auth, scope, quota or rate problem.",
+      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free (no quota): whether the key works, its access scope, which capabilities are disabled, and the account's budget: requests left in this minute, in flight, monthly quota left and when each resets. Call it when a tool reports an auth, scope, quota or rate problem.`,
       inputSchema: advertisedSchema({ type: 'object', properties: {}, additionalProperties: false }),
       annotations: {
         title: 'API status and budget',
@@ -42,6 +43,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
           key_configured: deps.keyConfigured,
           simulated: deps.simulated,
           tools_for_datasets: deps.datasetCount(),
+          config_warnings: deps.configWarnings,
         },
         key: discovered
           ? {
