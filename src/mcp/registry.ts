@@ -22,6 +22,11 @@ export interface RegistryOptions {
   cacheDir: string | undefined;
   toolsets?: readonly string[] | undefined;
   refreshMs?: number;
+  /**
+   * With a disk copy, how long the first refresh waits: it would load the HTTP client
+   * before the server's first answer otherwise (start-up time, BENCHMARKS.md).
+   */
+  firstRefreshDelayMs?: number;
 }
 
 export function defaultCacheDir(): string {
@@ -32,7 +37,10 @@ export class DatasetRegistry {
   private current: DatasetDefinition[] = [...DATASETS];
   private readonly listeners = new Set<(added: DatasetDefinition[]) => void>();
   private timer: NodeJS.Timeout | undefined;
+  private firstRefresh: NodeJS.Timeout | undefined;
   private lastDocument: unknown = undefined;
+  /** The document last applied, as text: an identical one is not imported again. */
+  private lastText: string | undefined;
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -58,9 +66,10 @@ export class DatasetRegistry {
    */
   async start(waitMs: number): Promise<void> {
     const cached = await this.readDiskCopy();
-    if (cached !== undefined) this.apply(cached, 'disk');
-    const refresh = this.refresh();
-    if (cached === undefined) await Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    if (cached !== undefined) {
+      this.apply(cached, 'disk');
+      this.firstRefresh = setTimeout(() => void this.refresh(), this.options.firstRefreshDelayMs ?? 0).unref();
+    } else await Promise.race([this.refresh(), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
     const every = this.options.refreshMs ?? 15 * 60_000;
     this.timer = setInterval(() => void this.refresh(), every);
     this.timer.unref();
@@ -68,12 +77,14 @@ export class DatasetRegistry {
 
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.firstRefresh);
   }
 
   /** Fetches the upstream document; keeps the current datasets if it cannot be had. */
   async refresh(): Promise<void> {
     try {
       const result = await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 });
+      if (JSON.stringify(result.data) === this.lastText) return;
       this.apply(result.data, 'upstream');
       await this.writeDiskCopy(result.data);
     } catch (error) {
@@ -88,6 +99,7 @@ export class DatasetRegistry {
     const report = datasetsFromOpenApi(document);
     if (report.datasets.length === 0) return;
     this.lastDocument = document;
+    this.lastText = JSON.stringify(document);
     const before = new Set(this.current.map((d) => d.operationId));
     this.current = report.datasets;
     const added = report.datasets.filter((d) => !before.has(d.operationId));

@@ -109,7 +109,7 @@ test('MCPB bundle with only demo mode on: every data tool answers from the simul
     assert.ok(tools.length >= 23, `${tools.length} tools`);
     const gex = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
     assert.notEqual(gex.isError, true, JSON.stringify(gex).slice(0, 400));
-    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as unknown as Status;
+    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as Status;
     assert.equal(status.server.simulated, true);
     assert.deepEqual(status.server.config_warnings, []);
   } finally {
@@ -140,7 +140,7 @@ test('a typo in an optional variable: the server keeps demo mode, answers, and a
   try {
     const gex = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
     assert.notEqual(gex.isError, true, JSON.stringify(gex).slice(0, 400));
-    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as unknown as Status;
+    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as Status;
     assert.equal(status.server.config_warnings.length, 1);
     assert.match(status.server.config_warnings[0] ?? '', /MARKET_DATA_DEADLINE_MS .*using the default \(50000\)/);
     assert.match(stderr(), /MARKET_DATA_DEADLINE_MS/, 'the log says it too');
@@ -157,7 +157,7 @@ test('a typo in a toolset name: api_status and the tool list name it and give th
       tools.some((t) => t.name === 'shorts_short_screener'),
       'the valid toolset still serves',
     );
-    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as unknown as Status;
+    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as Status;
     const warning = status.server.config_warnings.join(' ');
     assert.match(warning, /"derivd"/);
     for (const toolset of TOOLSETS) assert.ok(warning.includes(toolset), `names ${toolset}`);
