@@ -8,7 +8,9 @@ import { DATASETS, toolsetOf } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
+import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import type { ServerDeps } from './mcp/server.js';
+import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
 export const DEMO_KEY = 'sim-live-key';
@@ -70,6 +72,11 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     configProblem,
     userAgent: `market-data-mcp/${packageVersion()}`,
   });
+  const prebuilt = loadPrebuilt();
+  for (const dataset of DATASETS) {
+    const schema = prebuilt?.inputSchemas[dataset.operationId];
+    if (schema) primeToolInputJsonSchema(dataset, schema);
+  }
   const registry = new DatasetRegistry({
     client,
     log,
@@ -79,6 +86,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     toolsets: config.toolsets,
     // Not before the first answer: the HTTP client it needs costs start-up time.
     firstRefreshDelayMs: 1000,
+    catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
   });
   const toolsets = checkToolsets(config.toolsets);
   if (toolsets.warning) {
