@@ -32,7 +32,8 @@ export function computePrebuilt(): Prebuilt {
 export function loadPrebuilt(url: URL = new URL('./prebuilt.json', import.meta.url)): Prebuilt | undefined {
   try {
     const parsed = JSON.parse(readFileSync(url, 'utf8')) as Partial<Prebuilt>;
-    if (typeof parsed.catalogDocumentSha256 !== 'string' || typeof parsed.inputSchemas !== 'object' || parsed.inputSchemas === null) return undefined;
+    if (typeof parsed.catalogDocumentSha256 !== 'string' || typeof parsed.inputSchemas !== 'object' || parsed.inputSchemas === null)
+      return undefined;
     return { catalogDocumentSha256: parsed.catalogDocumentSha256, inputSchemas: parsed.inputSchemas };
   } catch {
     return undefined;
