@@ -84,8 +84,10 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     // The demo's simulator is in-process: nothing worth keeping on disk.
     cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
     toolsets: config.toolsets,
-    // Not before the first answer: the HTTP client it needs costs start-up time.
-    firstRefreshDelayMs: 1000,
+    // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
+    // the HTTP client (undici, ~11 MiB resident) loads neither before the first answer nor
+    // while the server idles right after start; a tool call loads it sooner anyway.
+    firstRefreshDelayMs: 30_000,
     catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
   });
   const toolsets = checkToolsets(config.toolsets);
