@@ -3,7 +3,9 @@
 // to its answer to tools/list, then its resident memory once idle. Every case is run in
 // turn within each round (interleaved), so a busy shared machine slows all cases alike;
 // medians are printed with their ratio to the floor, a bare SDK server with one tool.
-// Usage: node bench/startup.mjs [rounds] [idle-ms]   (build first: npm run build)
+// Usage: node bench/startup.mjs [rounds] [idle-ms] [baseline-cli.js]   (build first: npm run build)
+// With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
+// --demo and cached cases join the same rounds, for a before/after side by side.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../dist/simulator/server.js';
 
 const rounds = Number(process.argv[2] ?? 9);
-const idleMs = Number(process.argv[3] ?? 1500);
+const idleMs = Number(process.argv[3] ?? 2500);
+const baseline = process.argv[4];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
 
@@ -99,6 +102,17 @@ try {
     { label: 'market-data-mcp, upstream unreachable, cached', args: [cli], env: { ...goneEnv, MARKET_DATA_CACHE_DIR: join(dir, 'gone') } },
     { label: 'market-data-mcp, upstream unreachable, no disk copy', args: [cli], env: goneEnv, fresh: 'none' },
   ];
+  if (baseline) {
+    cases.push(
+      { label: 'baseline --demo', args: [baseline, '--demo'] },
+      {
+        label: 'baseline, upstream up, cached openapi.json',
+        args: [baseline],
+        env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base-warm') },
+      },
+    );
+    await run([baseline], cases.at(-1).env);
+  }
   // Leave a disk copy for the cached cases, then take the second upstream away.
   await run([cli], cases[2].env);
   await run([cli], cases[4].env);
