@@ -1,41 +1,61 @@
 #!/usr/bin/env node
-// Start-up time: from spawning a server to its answer to tools/list, over stdio.
-// Compares market-data-mcp (demo; against an upstream with a cold and a warm openapi.json
-// disk copy; upstream down) with a bare SDK server of one tool as the floor.
-// Usage: node bench/startup.mjs [runs]   (build first: npm run build)
+// Start-up time and idle memory, over stdio, as a host sees them: from spawning a server
+// to its answer to tools/list, then its resident memory once idle. Every case is run in
+// turn within each round (interleaved), so a busy shared machine slows all cases alike;
+// medians are printed with their ratio to the floor, a bare SDK server with one tool.
+// Usage: node bench/startup.mjs [rounds] [idle-ms] [baseline-cli.js]   (build first: npm run build)
+// With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
+// --demo and cached cases join the same rounds, for a before/after side by side.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../dist/simulator/server.js';
 
-const runs = Number(process.argv[2] ?? 7);
+const rounds = Number(process.argv[2] ?? 9);
+const idleMs = Number(process.argv[3] ?? 2500);
+const baseline = process.argv[4];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
 
-function timeToToolsList(args, env) {
+/** Resident memory of a process in MiB (Linux /proc), or NaN elsewhere. */
+function rssMiB(pid) {
+  try {
+    const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? Number(kib) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function run(args, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, MARKET_DATA_LOG_LEVEL: 'silent', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_DATA_LOG_LEVEL: 'silent', ...env },
       stdio: ['pipe', 'pipe', 'ignore'],
       cwd: root,
     });
     let out = '';
+    let answered = false;
     const timer = setTimeout(() => {
       child.kill();
-      reject(new Error('timeout'));
+      reject(new Error(`timeout: ${args.join(' ')}`));
     }, 20_000);
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (out.includes('"id":2')) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (answered || !out.includes('"id":2')) return;
+      answered = true;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const tools = (out.match(/"name":"[a-z_]+","title"/g) ?? []).length;
+      // Idle: the first answer is out, background work after it (a catalog refresh) has had its time.
+      setTimeout(() => {
+        const mib = rssMiB(child.pid);
         clearTimeout(timer);
-        const tools = (out.match(/"name":"[a-z_]+","title"/g) ?? []).length;
         child.kill();
-        resolve({ ms, tools });
-      }
+        resolve({ ms, mib, tools });
+      }, idleMs);
     });
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
     send({
@@ -49,21 +69,10 @@ function timeToToolsList(args, env) {
   });
 }
 
-async function measure(label, args, env = {}, prepare = () => undefined) {
-  const times = [];
-  let tools = 0;
-  for (let i = 0; i < runs; i += 1) {
-    const extra = prepare(i) ?? {};
-    const result = await timeToToolsList(args, { ...env, ...extra });
-    times.push(result.ms);
-    tools = result.tools;
-  }
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)];
-  console.log(
-    `${label.padEnd(52)} median ${median.toFixed(0).padStart(5)} ms   min ${times[0].toFixed(0).padStart(5)} ms   max ${times.at(-1).toFixed(0).padStart(5)} ms   tools ${tools}`,
-  );
-}
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'mdmcp-bench-'));
 const bare = join(root, 'dist', `.bench-bare-${process.pid}.mjs`);
@@ -77,22 +86,66 @@ s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.obje
 return s; });\n`,
 );
 const sim = await startSimulator({ port: 0 });
+const gone = await startSimulator({ port: 0 });
 try {
-  console.log(`node ${process.version}, ${runs} runs each, spawn → tools/list answered`);
-  await measure('bare SDK server, one tool (floor)', [bare]);
-  await measure('market-data-mcp --demo (embedded simulator)', [cli, '--demo']);
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
-  await measure('market-data-mcp, upstream up, cold (no disk copy)', [cli], upstream, (i) => ({
-    MARKET_DATA_CACHE_DIR: join(dir, `cold-${i}`),
-  }));
-  await measure('market-data-mcp, upstream up, cached openapi.json', [cli], { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'warm') });
-  // An upstream that goes away after a first start left its document on disk.
-  const gone = await startSimulator({ port: 0 });
-  const goneEnv = { MARKET_DATA_BASE_URL: gone.url, MARKET_DATA_API_KEY: 'sim-live-key', MARKET_DATA_CACHE_DIR: join(dir, 'gone') };
-  await timeToToolsList([cli], goneEnv);
+  const goneEnv = { MARKET_DATA_BASE_URL: gone.url, MARKET_DATA_API_KEY: 'sim-live-key' };
+  const cases = [
+    { label: 'bare SDK server, one tool (floor)', args: [bare] },
+    { label: 'market-data-mcp --demo (embedded simulator)', args: [cli, '--demo'] },
+    {
+      label: 'market-data-mcp, upstream up, cached openapi.json',
+      args: [cli],
+      env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'warm') },
+    },
+    { label: 'market-data-mcp, upstream up, cold (no disk copy)', args: [cli], env: upstream, fresh: 'cold' },
+    { label: 'market-data-mcp, upstream unreachable, cached', args: [cli], env: { ...goneEnv, MARKET_DATA_CACHE_DIR: join(dir, 'gone') } },
+    { label: 'market-data-mcp, upstream unreachable, no disk copy', args: [cli], env: goneEnv, fresh: 'none' },
+  ];
+  if (baseline) {
+    cases.push(
+      { label: 'baseline --demo', args: [baseline, '--demo'] },
+      {
+        label: 'baseline, upstream up, cached openapi.json',
+        args: [baseline],
+        env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base-warm') },
+      },
+    );
+    await run([baseline], cases.at(-1).env);
+  }
+  // Leave a disk copy for the cached cases, then take the second upstream away.
+  await run([cli], cases[2].env);
+  await run([cli], cases[4].env);
   await gone.close();
-  await measure('market-data-mcp, upstream unreachable, cached', [cli], goneEnv);
-  await measure('market-data-mcp, upstream unreachable, no disk copy', [cli], { ...goneEnv, MARKET_DATA_CACHE_DIR: join(dir, 'none') });
+
+  for (const c of cases) Object.assign(c, { ms: [], mib: [], tools: 0 });
+  for (let round = 0; round < rounds; round += 1) {
+    // Rotate the order too, so no case always runs right after the same neighbour.
+    for (let k = 0; k < cases.length; k += 1) {
+      const c = cases[(k + round) % cases.length];
+      const env = c.fresh ? { ...c.env, MARKET_DATA_CACHE_DIR: join(dir, `${c.fresh}-${round}`) } : c.env;
+      const result = await run(c.args, env);
+      c.ms.push(result.ms);
+      c.mib.push(result.mib);
+      c.tools = result.tools;
+    }
+  }
+  const floorMs = median(cases[0].ms);
+  const floorMib = median(cases[0].mib);
+  console.log(`node ${process.version}, ${rounds} interleaved rounds; spawn → tools/list answered; RSS ${idleMs} ms after it`);
+  for (const c of cases) {
+    const ms = median(c.ms);
+    const mib = median(c.mib);
+    console.log(
+      `${c.label.padEnd(52)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
+        `min ${Math.min(...c.ms)
+          .toFixed(0)
+          .padStart(5)}  max ${Math.max(...c.ms)
+          .toFixed(0)
+          .padStart(5)}   ` +
+        `idle ${mib.toFixed(1).padStart(5)} MiB  ${(mib / floorMib).toFixed(2)}x   tools ${c.tools}`,
+    );
+  }
 } finally {
   await sim.close();
   rmSync(bare, { force: true });

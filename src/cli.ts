@@ -9,10 +9,11 @@ import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime, packageVersion } from './runtime.js';
-import { serveHttp } from './transports/http.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
-import { startSimulator } from './simulator/server.js';
+
+// Only what the first answer over stdio needs is imported up front; the HTTP transport
+// and the simulator load when their mode asks for them (start-up time, BENCHMARKS.md).
 
 const USAGE = `market-data-mcp ${packageVersion()}: MCP server for the Market Data Read API
 
@@ -40,6 +41,7 @@ async function runSimulator(args: string[]): Promise<void> {
     options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } },
     strict: true,
   });
+  const { startSimulator } = await import('./simulator/server.js');
   const sim = await startSimulator({ port: port(values.port, '--port'), host: values.host });
   process.stderr.write(
     `Market Data Read API simulator listening on ${sim.url}\nTry: curl -H 'Authorization: Bearer sim-live-key' ${sim.url}/v1/derived/dealer-gex/SPY/history\n`,
@@ -79,8 +81,10 @@ async function runServer(args: string[]): Promise<void> {
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  if (access?.ok) await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access });
-  else serveOverStdio(runtime);
+  if (access?.ok) {
+    const { serveHttp } = await import('./transports/http.js');
+    await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access });
+  } else serveOverStdio(runtime);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -98,28 +98,62 @@ export interface ConfigProblem {
   readonly message: string;
 }
 
-export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[] };
+/**
+ * `ok: false` only when the key or the base URL is unusable: data calls then answer
+ * CONFIG_INVALID (unless demo mode, which needs neither). Every other invalid variable
+ * falls back to its default and is reported in `warnings`; `config` always holds what
+ * was valid, so one typo never discards the key, the URL or demo mode.
+ */
+export type ConfigResult =
+  | { ok: true; config: Config; warnings: ConfigProblem[] }
+  | { ok: false; config: Config; problems: ConfigProblem[]; warnings: ConfigProblem[] };
 
-/** Flags win over the environment. Empty variables count as unset (hosts often pass ""). */
+/** Fields without which no data call can be made; the others have safe defaults. */
+const ESSENTIAL: ReadonlySet<string> = new Set(['apiKey', 'baseUrl']);
+
+/**
+ * A value that is only a host's placeholder (`${user_config.base_url}` left by the MCPB
+ * tooling for an unset optional field, `${input:key}` or `${env:X}` from other hosts) was
+ * never meant as a value: it counts as unset, like "".
+ */
+export function isUnsubstitutedPlaceholder(value: string): boolean {
+  return /^\$\{[^}]*\}$/.test(value.trim());
+}
+
+/** Flags win over the environment. Empty variables and unsubstituted placeholders count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof Config, unknown>> = {}): ConfigResult {
   const raw: Record<string, unknown> = {};
   for (const [field, variable] of Object.entries(ENV)) {
     const value = env[variable];
-    if (value !== undefined && value.trim() !== '') raw[field] = value;
+    if (value !== undefined && value.trim() !== '' && !isUnsubstitutedPlaceholder(value)) raw[field] = value;
   }
   if (typeof raw['demo'] === 'string') raw['demo'] = ['1', 'true', 'yes'].includes(String(raw['demo']).toLowerCase());
   for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
-  const parsed = ConfigSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, config: parsed.data };
-  return {
-    ok: false,
-    problems: parsed.error.issues.map((issue) => {
-      const field = String(issue.path[0] ?? '');
-      const variable = ENV[field as keyof typeof ENV] ?? field;
-      // zod messages can quote the input; for the key, say only what is wrong.
-      return { variable, message: `${variable} ${field === 'apiKey' ? 'is not a valid API key' : issue.message}` };
-    }),
-  };
+
+  const problems: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
+  const first = ConfigSchema.safeParse(raw);
+  if (first.success) return { ok: true, config: first.data, warnings };
+  // Drop each invalid field so that the rest parse; report it by its variable.
+  const invalid = new Set<string>();
+  for (const issue of first.error.issues) {
+    const field = String(issue.path[0] ?? '');
+    if (invalid.has(field)) continue;
+    invalid.add(field);
+    const variable = ENV[field as keyof typeof ENV] ?? field;
+    // zod messages can quote the input; for the key, say only what is wrong.
+    const reason = field === 'apiKey' ? 'is not a valid API key' : issue.message;
+    if (ESSENTIAL.has(field)) problems.push({ variable, message: `${variable} ${reason}` });
+    else warnings.push({ variable, message: `${variable} ${reason}; using the default (${defaultOf(field)})` });
+    delete raw[field];
+  }
+  const config = ConfigSchema.parse(raw);
+  return problems.length > 0 ? { ok: false, config, problems, warnings } : { ok: true, config, warnings };
+}
+
+function defaultOf(field: string): string {
+  const value = (ConfigSchema.parse({}) as Record<string, unknown>)[field];
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : 'unset';
 }
 
 /** What a data call needs and is missing, as the fix a user can apply. */

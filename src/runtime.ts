@@ -5,11 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { MarketDataClient } from './api/client.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
-import { ConfigSchema, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
+import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import type { ServerDeps } from './mcp/server.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from './simulator/server.js';
+import { loadPrebuilt } from './prebuilt.js';
+import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
 export const DEMO_KEY = 'sim-live-key';
 
@@ -45,16 +47,24 @@ export interface Runtime {
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
   const loaded = loadConfig(env, { demo: flags.demo, toolsets: flags.toolsets, redisUrl: flags.redisUrl });
-  const config = loaded.ok ? loaded.config : ConfigSchema.parse({ demo: flags.demo ?? false });
+  const config = loaded.config;
   const log = createLogger(config.logLevel);
-  const configProblem = loaded.ok ? undefined : loaded.problems.map((p) => p.message).join('; ');
-  if (configProblem)
-    log.error(
-      { problems: loaded.ok ? [] : loaded.problems },
-      'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed',
-    );
+  // What the user should fix but that does not stop the server: shown in the log and in api_status.
+  const warnings = loaded.warnings.map((w) => w.message);
+  for (const warning of loaded.warnings) log.warn({ variable: warning.variable }, warning.message);
+  const problems = loaded.ok ? [] : loaded.problems;
+  // Demo mode needs neither key nor URL, so a bad one only warns there.
+  const configProblem = !config.demo && problems.length > 0 ? problems.map((p) => p.message).join('; ') : undefined;
+  if (configProblem) log.error({ problems }, 'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed');
+  else if (problems.length > 0) {
+    warnings.push(...problems.map((p) => `${p.message} (ignored in demo mode)`));
+    log.warn({ problems }, 'ignored in demo mode');
+  }
 
-  const simulator = config.demo ? await startSimulator({ port: 0, host: '127.0.0.1', ...flags.simulator }) : undefined;
+  // The simulator's module graph (synthetic market, time zones) loads only in demo mode.
+  const simulator = config.demo
+    ? await (await import('./simulator/server.js')).startSimulator({ port: 0, host: '127.0.0.1', ...flags.simulator })
+    : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const client = new MarketDataClient({
     config,
@@ -63,6 +73,11 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     configProblem,
     userAgent: `market-data-mcp/${packageVersion()}`,
   });
+  const prebuilt = loadPrebuilt();
+  for (const dataset of DATASETS) {
+    const schema = prebuilt?.inputSchemas[dataset.operationId];
+    if (schema) primeToolInputJsonSchema(dataset, schema);
+  }
   const registry = new DatasetRegistry({
     client,
     log,
@@ -71,12 +86,23 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
     toolsets: config.toolsets,
     refreshMs: config.catalogRefreshS * 1000,
+    // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
+    // the HTTP client (undici, ~11 MiB resident) loads neither before the first answer nor
+    // while the server idles right after start; a tool call loads it sooner anyway.
+    firstRefreshDelayMs: 30_000,
+    catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
   });
-  const unknownToolsets = (config.toolsets ?? []).filter((t) => !DATASETS.some((d) => toolsetOf(d) === t));
-  // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
-  const shown = unknownToolsets.map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
-  if (unknownToolsets.length > 0) log.warn({ unknownToolsets: shown }, 'unknown toolsets in MARKET_DATA_TOOLSETS / --toolsets');
-  if (baseUrl && !configProblem && (config.apiKey || simulator)) await registry.start(flags.registryWaitMs ?? 1500);
+  const toolsets = checkToolsets(config.toolsets);
+  if (toolsets.warning) {
+    warnings.push(toolsets.warning);
+    log.warn({ unknownToolsets: toolsets.unknown, validToolsets: TOOLSETS }, toolsets.warning);
+  }
+  // The demo's simulator serves this very catalog: fetching its openapi.json over
+  // loopback and importing it again would only repeat work before the first answer.
+  const fetchCatalog = simulator ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 : Boolean(config.apiKey);
+  if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
+  const noDataTools = registry.datasets().length === 0 ? toolsets.warning : undefined;
+  if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);
 
   const hidden = flags.hideInaccessible ? await inaccessible(client, log) : undefined;
   const deps: ServerDeps = {
@@ -88,6 +114,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     simulated: simulator !== undefined,
     baseUrl,
     keyConfigured: Boolean(config.apiKey) || simulator !== undefined,
+    configWarnings: warnings,
+    ...(noDataTools ? { noDataTools } : {}),
     ...(hidden ? { hidden } : {}),
   };
   return {
@@ -102,6 +130,22 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
       await client.close();
       await simulator?.close();
     },
+  };
+}
+
+/** The toolsets of the built-in catalog, in catalog order. */
+export const TOOLSETS: readonly string[] = [...new Set(DATASETS.map((d) => toolsetOf(d)))];
+
+/** Unknown toolset names, and the sentence that tells the user the valid ones. */
+export function checkToolsets(requested: readonly string[] | undefined): { unknown: string[]; warning: string | undefined } {
+  // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
+  const unknown = (requested ?? [])
+    .filter((t) => !TOOLSETS.includes(t))
+    .map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
+  if (unknown.length === 0) return { unknown, warning: undefined };
+  return {
+    unknown,
+    warning: `Unknown toolset${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')} in MARKET_DATA_TOOLSETS or --toolsets. Valid toolsets: ${TOOLSETS.join(', ')}.`,
   };
 }
 

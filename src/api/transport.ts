@@ -3,7 +3,7 @@
  * (never the global one). The key travels only in the Authorization header; every
  * body is read to the end or dumped; a body larger than the cap is cut off unread.
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { abortError, ApiError } from './errors.js';
 import type { LimitHeaders } from './limiter.js';
 
@@ -28,28 +28,38 @@ export interface RawResponse {
 }
 
 export class HttpTransport {
-  private readonly pool: Pool;
+  /** undici loads with the first request, not before the server's first answer (start-up time). */
+  private pool: Promise<Pool> | undefined;
   private readonly basePath: string;
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, {
-      connections: options.connections ?? 8,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      connectTimeout: 10_000,
-      headersTimeout: 30_000,
-      // bodyTimeout measures gaps between chunks only; the caller's signal bounds the whole call.
-      bodyTimeout: 30_000,
-    });
+  }
+
+  private connect(): Promise<Pool> {
+    this.pool ??= import('undici').then(
+      ({ Pool }) =>
+        new Pool(new URL(this.options.baseUrl).origin, {
+          connections: this.options.connections ?? 8,
+          keepAliveTimeout: 10_000,
+          keepAliveMaxTimeout: 60_000,
+          connectTimeout: 10_000,
+          headersTimeout: 30_000,
+          // bodyTimeout measures gaps between chunks only; the caller's signal bounds the whole call.
+          bodyTimeout: 30_000,
+        }),
+    );
+    return this.pool;
   }
 
   /** One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts. */
   async get(pathAndQuery: string, signal: AbortSignal): Promise<RawResponse> {
     let response: Awaited<ReturnType<Pool['request']>>;
     try {
-      response = await this.pool.request({
+      response = await (
+        await this.connect()
+      ).request({
         method: 'GET',
         path: `${this.basePath}${pathAndQuery}`,
         headers: { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent },
@@ -101,7 +111,7 @@ export class HttpTransport {
   }
 
   async close(): Promise<void> {
-    await this.pool.close().catch(() => undefined);
+    await (await this.pool)?.close().catch(() => undefined);
   }
 }
 

@@ -53,11 +53,16 @@ export function viewFor(operationId: string): ViewDefinition | undefined {
 }
 
 /**
- * dist/views next to the compiled server (dist/mcp/apps.js → dist/views); the compiled
- * tests run from dist-test/src/mcp and read the same built files.
+ * dist/views beside the bundled server (dist/cli.js → dist/views) or the compiled module
+ * (dist/mcp/apps.js → dist/views); the compiled tests run from dist-test/src/mcp and read
+ * the same built files.
  */
 function viewPath(file: string): string | undefined {
-  const candidates = [new URL(`../views/${file}`, import.meta.url), new URL(`../../../dist/views/${file}`, import.meta.url)];
+  const candidates = [
+    new URL(`./views/${file}`, import.meta.url),
+    new URL(`../views/${file}`, import.meta.url),
+    new URL(`../../../dist/views/${file}`, import.meta.url),
+  ];
   return candidates.map((u) => fileURLToPath(u)).find((p) => existsSync(p));
 }
 

@@ -28,6 +28,11 @@ export function toolInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObjec
   return schema;
 }
 
+/** Seeds schemas computed at build time (src/prebuilt.ts), so a start converts nothing. */
+export function primeToolInputJsonSchema(dataset: DatasetDefinition, schema: JsonSchemaObject): void {
+  inputSchemas.set(dataset, schema);
+}
+
 function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];

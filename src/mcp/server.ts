@@ -21,6 +21,10 @@ export interface ServerDeps {
   simulated: boolean;
   baseUrl: string | undefined;
   keyConfigured: boolean;
+  /** Configuration the server ignored or replaced by a default, shown by api_status. */
+  configWarnings?: readonly string[];
+  /** Why no data tool is offered (e.g. only unknown toolsets), shown in api_status's description. */
+  noDataTools?: string;
   /** Operation ids the key may not call, hidden when the user asked for it. */
   hidden?: ReadonlySet<string>;
 }
@@ -70,6 +74,8 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     keyConfigured: deps.keyConfigured,
     datasetCount: () => deps.registry.datasets().length,
     resultTokens: deps.resultTokens,
+    configWarnings: deps.configWarnings ?? [],
+    noDataTools: deps.noDataTools,
   });
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);

@@ -20,6 +20,10 @@ export interface StatusDeps {
   datasetCount: () => number;
   /** The result budget in o200k tokens (MARKET_DATA_RESULT_TOKENS). */
   resultTokens?: number;
+  /** Settings that fell back to their defaults, for the user to fix (never the values). */
+  configWarnings: readonly string[];
+  /** Why no data tool is offered (unknown toolsets only), or undefined. */
+  noDataTools: string | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -82,8 +86,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
     STATUS_TOOL,
     {
       title: 'API status and budget',
-      description:
-        'Free: one line on what the key can do now (calls left this minute, quota left and its reset, disabled or out-of-scope tools), then details. Call it when a tool reports an auth, scope, quota or rate problem.',
+      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free: one line on what the key can do now (calls left this minute, quota left and its reset, disabled or out-of-scope tools), then details. Call it when a tool reports an auth, scope, quota or rate problem.`,
       inputSchema: advertisedSchema({ type: 'object', properties: {}, additionalProperties: false }),
       annotations: { readOnlyHint: true },
     },
@@ -103,7 +106,13 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       };
       const unusable = unusableTools(discovered);
       const status = {
-        summary: statusLine(budget, quota, discovered !== undefined, unusable),
+        summary: [
+          deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
+          statusLine(budget, quota, discovered !== undefined, unusable),
+          deps.configWarnings.length > 0 ? `Settings fell back to defaults: see server.config_warnings.` : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
         cannot_use: unusable,
         // The quota once, flat beside the rate: the limiter's view of the headers, else discover's.
         budget: {
@@ -121,6 +130,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
           key_configured: deps.keyConfigured,
           simulated: deps.simulated,
           tools_for_datasets: deps.datasetCount(),
+          config_warnings: deps.configWarnings,
         },
       };
       const fitted = await withinBudget(status, deps.resultTokens ?? 8000);

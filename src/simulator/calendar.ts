@@ -23,21 +23,28 @@ export const OPEN_MINUTES = 9 * 60 + 30;
 export const CLOSE_MINUTES = 16 * 60;
 export const HALF_DAY_CLOSE_MINUTES = 13 * 60;
 
-const ET_PARTS = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'America/New_York',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-  timeZoneName: 'longOffset',
-});
+// Built on first use: loading the time-zone data takes ~20 ms, off --demo's first answer.
+let etParts: Intl.DateTimeFormat | undefined;
+const etFormat = (): Intl.DateTimeFormat =>
+  (etParts ??= new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'longOffset',
+  }));
 
 /** The ET calendar date, minutes after midnight and UTC offset ("-05:00") of an instant. */
 export function toEt(instant: number): { date: EtDate; minutes: number; offset: string } {
-  const parts = Object.fromEntries(ET_PARTS.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    etFormat()
+      .formatToParts(new Date(instant))
+      .map((p) => [p.type, p.value]),
+  );
   const offset = (parts['timeZoneName'] ?? 'GMT-05:00').replace('GMT', '') || '+00:00';
   return {
     date: `${parts['year']}-${parts['month']}-${parts['day']}`,

@@ -1,0 +1,104 @@
+/**
+ * What keeps the first answer near the floor (BENCHMARKS.md measures it): the built
+ * binary's first module graph holds neither the simulator, nor the HTTP transport, nor
+ * undici; the build's prebuilt work matches what a start would compute; an OpenAPI
+ * document identical to one already applied is not imported again.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { buildOpenApiDocument, DATASETS } from '../../src/catalog/index.js';
+import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
+import { createLogger } from '../../src/log.js';
+import { DatasetRegistry } from '../../src/mcp/registry.js';
+import { computePrebuilt, loadPrebuilt } from '../../src/prebuilt.js';
+import { makeClient } from '../helpers/client.js';
+import { withSimulator } from '../helpers/http.js';
+
+const DIST = fileURLToPath(new URL('../../../dist/', import.meta.url));
+
+/** The files node loads before running dist/cli.js: it and its static imports, transitively. */
+function firstModuleGraph(): Map<string, string> {
+  const seen = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    const text = readFileSync(join(DIST, file), 'utf8');
+    seen.set(file, text);
+    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s*["']\.\/([^"']+)["']/gm)) if (match[1]) visit(match[1]);
+    for (const match of text.matchAll(/^import\s*["']\.\/([^"']+)["']/gm)) if (match[1]) visit(match[1]);
+  };
+  visit('cli.js');
+  return seen;
+}
+
+test('the built binary loads neither the simulator, the HTTP transport nor undici before its first answer', () => {
+  const graph = firstModuleGraph();
+  assert.ok(graph.size < 10, `one bundle and a few shared chunks, not ${graph.size} modules`);
+  const all = [...graph.values()].join('\n');
+  assert.ok(all.includes('serveStdio') || all.includes('StdioServerTransport'), 'the stdio transport is there');
+  assert.doesNotMatch(all, /function startSimulator\b/, 'the simulator loads only in demo or simulator mode');
+  assert.doesNotMatch(all, /function localhostHostValidation\b/, 'the HTTP transport loads only with --http');
+  assert.doesNotMatch(all, /^import[^;]*from\s*["']undici["']|require\(["']undici["']\)/m, 'undici loads with the first request');
+  assert.match(all, /import\(["']undici["']\)/, 'and is still there for it');
+});
+
+test('the prebuilt schemas and catalog fingerprint the build wrote are what a start would compute', () => {
+  const written = loadPrebuilt(new URL('prebuilt.json', `file://${DIST}`));
+  assert.ok(written, 'npm run build writes dist/prebuilt.json');
+  assert.deepEqual(written, computePrebuilt());
+  assert.equal(Object.keys(written.inputSchemas).length, DATASETS.length);
+});
+
+test("importing the catalog's own document gives the catalog back, so skipping it changes nothing", () => {
+  const report = datasetsFromOpenApi(JSON.parse(JSON.stringify(buildOpenApiDocument(DATASETS))));
+  assert.deepEqual(report.added, []);
+  assert.deepEqual(report.changed, []);
+  assert.equal(report.datasets.length, DATASETS.length);
+  for (const dataset of DATASETS) assert.ok(report.datasets.includes(dataset), `${dataset.operationId} is the catalog's own entry`);
+});
+
+test('a refresh that fetches the document already applied from disk does not import it again', async () => {
+  await withSimulator({}, async (sim) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'mdmcp-registry-'));
+    const logs: string[] = [];
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          logs.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const first = makeClient(sim);
+    const writer = new DatasetRegistry({ client: first.client, log, sourceId: sim.url, cacheDir });
+    await writer.refresh();
+    writer.stop();
+    await first.client.close();
+    logs.length = 0;
+
+    const { client } = makeClient(sim);
+    const registry = new DatasetRegistry({
+      client,
+      log,
+      sourceId: sim.url,
+      cacheDir,
+      firstRefreshDelayMs: 60_000,
+    });
+    try {
+      await registry.start(1000);
+      const imports = (): number => logs.filter((line) => line.includes('dataset registry updated')).length;
+      assert.equal(imports(), 1, 'the disk copy was applied');
+      assert.equal(registry.datasets().length, DATASETS.length);
+      await registry.refresh();
+      assert.equal(imports(), 1, 'the identical document was not imported again');
+    } finally {
+      registry.stop();
+      await client.close();
+    }
+  });
+});
