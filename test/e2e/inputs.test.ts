@@ -69,7 +69,7 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
           'market_total_options_volume',
           { ticker: 'SPY' },
           'VALIDATION_ERROR',
-          /"ticker" does not apply.*market-wide.*Accepted parameters: from, to, limit, fields\./,
+          /"ticker" does not apply.*market-wide.*Accepted parameters: from, to, limit, cursor, fields\./,
         ],
         ['true is not a limit', 'shorts_short_screener', { limit: true }, 'VALIDATION_ERROR', /expected an integer/],
         ['hex text is not a limit', 'shorts_short_screener', { limit: '0x10' }, 'VALIDATION_ERROR', /expected an integer/],
