@@ -20,7 +20,8 @@ const FILTER_PARAMS = ['tickers', 'side', 'from', 'to'];
 
 function keep(row: Row, query: GeneratorContext['query'], tickerField: string | undefined): boolean {
   const tickers = typeof query['tickers'] === 'string' ? query['tickers'].split(',') : undefined;
-  if (tickers && tickerField && !tickers.includes(String(row[tickerField]))) return false;
+  const ticker = tickerField ? row[tickerField] : undefined;
+  if (tickers && tickerField && !(typeof ticker === 'string' && tickers.includes(ticker))) return false;
   if (typeof query['side'] === 'string' && row['side'] !== query['side']) return false;
   const day = typeof row['disclosed_on'] === 'string' ? row['disclosed_on'] : undefined;
   if (day && typeof query['from'] === 'string' && day < query['from']) return false;
