@@ -7,6 +7,28 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connectUiClient, viewHtml } from './harness.js';
 
+/**
+ * Meta that describes the request rather than the data: when it was answered (the data's
+ * age then, and as_of derived from it) and the account's counters at that moment.
+ */
+const PER_REQUEST = [
+  'as_of',
+  'data_freshness_seconds',
+  'age_seconds',
+  'request_id',
+  'rate_limit_remaining',
+  'quota_remaining',
+  'quota_remaining_pct',
+];
+
+/** A result without the meta that depends on when and by whom it was asked (not on what it says). */
+function timeless(structured: unknown): unknown {
+  const { meta, ...rest } = structured as { meta: Record<string, unknown> };
+  const stable = { ...meta };
+  for (const name of PER_REQUEST) delete stable[name];
+  return { ...rest, meta: stable };
+}
+
 const LINKED = ['derived_dealer_gex_history', 'shorts_short_screener', 'shorts_volume_and_ratio', 'shorts_volumes_by_exchange'];
 
 test('tools link their view; a result mentions it only to a host that renders views', async () => {
@@ -24,8 +46,17 @@ test('tools link their view; a result mentions it only to a host that renders vi
     const plain = await without.client.callTool(args);
     const rendered = await withViews.client.callTool(args);
     assert.equal(plain.content.length, 1, 'a host without views gets the result as before');
-    assert.deepEqual(rendered.structuredContent, plain.structuredContent);
-    assert.deepEqual(rendered.content[0], plain.content[0], 'the text block is unchanged');
+    // Two calls, two answers: the same facts, but meta says how old they were at the moment of
+    // each answer (data_freshness_seconds, whole seconds, and as_of = now minus that) and what
+    // the account had left, which move between calls. Everything else must be identical.
+    assert.deepEqual(timeless(rendered.structuredContent), timeless(plain.structuredContent));
+    const asOf = (r: typeof plain): number => Date.parse(String((r.structuredContent as { meta: { as_of: string } }).meta.as_of));
+    assert.ok(Math.abs(asOf(rendered) - asOf(plain)) <= 2000, 'as_of names the same instant, to the second the upstream gives');
+    const first = rendered.content[0];
+    const plainFirst = plain.content[0];
+    assert.ok(first?.type === 'text' && plainFirst?.type === 'text');
+    assert.deepEqual(JSON.parse(first.text), rendered.structuredContent, 'the text block is the structured result');
+    assert.deepEqual(timeless(JSON.parse(first.text)), timeless(JSON.parse(plainFirst.text)), 'the text block is unchanged');
     assert.equal(rendered.content.length, 2);
     const note = rendered.content[1];
     assert.ok(note?.type === 'text' && /interactive chart/.test(note.text), 'the extra block says the person sees a chart');

@@ -1,126 +1,221 @@
 /**
  * The views' data side, without a browser: where the dealer timeline comes from (the
- * compact levels view when the tool has it, full snapshots otherwise) and how payloads
- * of either shape map to what is drawn. Runs everywhere, chromium or not.
+ * tool's compact levels view, a session at a time) and how payloads map to what is drawn.
+ * Runs everywhere, chromium or not.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { levelsOf, snapshotOf } from '../../views/dealer-gex/model.js';
-import { shapeFromSchema, TimelineSource, type ToolCaller } from '../../views/dealer-gex/timeline-source.js';
+import { etInstant, levelsOf, levelsPage, snapshotOf } from '../../views/dealer-gex/model.js';
+import { dayBefore, shapeFromSchema, TimelineSource, type ToolCaller } from '../../views/dealer-gex/timeline-source.js';
 import type { ToolResult } from '../../views/shared/protocol.js';
 import { ranked, shortPayload } from '../../views/short-interest/model.js';
 
 const SESSIONS = ['2026-11-20', '2026-11-19', '2026-11-18'];
+const COLUMNS = [
+  'time_et',
+  'spot_usd',
+  'gamma_flip_usd',
+  'king_strike_usd',
+  'call_wall_strike_usd',
+  'put_wall_strike_usd',
+  'major_positive_strike_usd',
+  'major_negative_strike_usd',
+  'total_gex_usd_m',
+];
 
-/** Every 5-minute snapshot of three sessions, newest first, as compact levels rows. */
-function history(): Record<string, unknown>[] {
-  const rows: Record<string, unknown>[] = [];
-  for (const session of SESSIONS) {
-    for (let minutes = 16 * 60; minutes > 9 * 60 + 30; minutes -= 5) {
-      const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
-      const mm = String(minutes % 60).padStart(2, '0');
-      const spot = 600 + minutes / 100;
-      rows.push({
-        snapshot_at: `${session}T${hh}:${mm}:00-05:00`,
-        session_date_et: session,
-        spot_usd: spot,
-        gamma_flip_usd: spot - 3,
-        king_strike_usd: 610,
-        call_wall_strike_usd: 615,
-        put_wall_strike_usd: 590,
-        total_gex_usd: 1e9,
-      });
-    }
-  }
-  return rows;
+interface Snap {
+  at: string;
+  session: string;
+  time: string;
+  spot: number;
 }
 
-function page(rows: unknown[], next: number | null): ToolResult {
-  const structured = { data: rows, meta: { next_cursor: next === null ? null : String(next) } };
+/** Every 5-minute snapshot of three sessions, newest first. */
+function history(): Snap[] {
+  const out: Snap[] = [];
+  for (const session of SESSIONS) {
+    for (let minutes = 16 * 60; minutes >= 9 * 60 + 35; minutes -= 5) {
+      const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+      out.push({ at: `${session}T${time}:00-05:00`, session, time, spot: 600 + minutes / 100 });
+    }
+  }
+  return out;
+}
+
+function answer(data: unknown, next: string | null): ToolResult {
+  const structured = { data, meta: { ...(next ? { next_cursor: next } : {}) } };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-const refused: ToolResult = { isError: true, content: [{ type: 'text', text: 'VALIDATION_ERROR: Unknown parameter "view".' }] };
-
-/** The dealer tool of either generation, recording what the view asked for. */
-function fakeTool(withLevels: boolean): ToolCaller & { calls: Record<string, unknown>[] } {
+/**
+ * The dealer tool as the server answers it: levels as `{ columns, sessions[].rows }` (no
+ * window: the newest session; session_date; `to` for everything up to a day), at most
+ * `page` rows an answer with a cursor that alone continues; full snapshots by session or time.
+ */
+function fakeTool(page = 100): ToolCaller & { calls: Record<string, unknown>[] } {
   const all = history();
   const calls: Record<string, unknown>[] = [];
+  const cursors = new Map<string, { rows: Snap[]; offset: number }>();
+  const levels = (rows: Snap[], offset: number): ToolResult => {
+    const shown = rows.slice(offset, offset + page);
+    const sessions: { session_date_et: string; rows: (string | number)[][] }[] = [];
+    for (const r of shown) {
+      let group = sessions[sessions.length - 1];
+      if (group?.session_date_et !== r.session) sessions.push((group = { session_date_et: r.session, rows: [] }));
+      group.rows.push([r.time, r.spot, r.spot - 3, 610, 615, 590, 615, 590, 1000]);
+    }
+    let next: string | null = null;
+    if (offset + page < rows.length) {
+      next = `c${cursors.size}`;
+      cursors.set(next, { rows, offset: offset + page });
+    }
+    return answer({ columns: COLUMNS, sessions }, next);
+  };
   return {
     calls,
     callServerTool: (_name, args) => {
       calls.push(args);
-      if (args['view'] !== undefined && !withLevels) return Promise.resolve(refused);
-      const offset = typeof args['cursor'] === 'string' ? Number(args['cursor']) : 0;
-      const limit = Number(args['limit'] ?? 6);
-      const full = args['view'] !== 'levels';
-      const rows = all.slice(offset, offset + limit).map((r) =>
-        full
-          ? {
-              ticker: 'SPY',
-              state: 'final',
-              spot_usd: r['spot_usd'],
-              snapshot_at: r['snapshot_at'],
-              session_date_et: r['session_date_et'],
-              strikes: [{ strike_usd: 600, net_gex_usd: 1, node_type: 'king', rank: 1, relative_strength: 1 }],
-              summary: {
-                gamma_flip_usd: r['gamma_flip_usd'],
-                king_strike_usd: 610,
-                call_wall_strike_usd: 615,
-                put_wall_strike_usd: 590,
-                total_gex_usd: 1,
-              },
-            }
-          : r,
-      );
-      return Promise.resolve(page(rows, offset + limit < all.length ? offset + limit : null));
+      const cursor = args['cursor'];
+      if (typeof cursor === 'string') {
+        const at = cursors.get(cursor);
+        if (!at || Object.keys(args).some((k) => k !== 'ticker' && k !== 'cursor'))
+          throw new Error('a cursor is followed with ticker alone');
+        return Promise.resolve(levels(at.rows, at.offset));
+      }
+      const session = args['session_date'];
+      const to = args['to'];
+      const from = args['from'];
+      let rows = all;
+      if (typeof session === 'string') rows = all.filter((r) => r.session === session);
+      else if (typeof from === 'string' && typeof to === 'string') rows = all.filter((r) => r.at >= from && r.at <= to);
+      else if (typeof to === 'string') rows = all.filter((r) => r.session <= to);
+      else if (args['view'] !== 'latest') rows = all.filter((r) => r.session === all[0]?.session);
+      if (typeof args['limit'] === 'number') rows = rows.slice(0, args['limit']);
+      if (args['view'] === 'levels') return Promise.resolve(levels(rows, 0));
+      const full = rows.slice(0, 1).map((r) => ({
+        ticker: 'SPY',
+        snapshot_at: r.at,
+        session_date_et: r.session,
+        state: 'closed',
+        spot_usd: r.spot,
+        summary: {
+          gamma_flip_usd: r.spot - 3,
+          king_strike_usd: 610,
+          call_wall_strike_usd: 615,
+          put_wall_strike_usd: 590,
+          total_gex_usd: 1e9,
+        },
+        strikes: [{ strike_usd: 600, net_gex_usd: 1, node_type: 'king', rank: 1, relative_strength: 1 }],
+      }));
+      return Promise.resolve(answer(full, null));
     },
   };
 }
 
-test('with the levels view, the timeline reads every session in a few compact calls', async () => {
-  const tool = fakeTool(true);
-  const shape = shapeFromSchema({
-    type: 'object',
-    properties: { ticker: {}, view: { enum: ['newest', 'levels', 'full'] }, session_date: {}, from: {}, to: {}, limit: { maximum: 60 } },
-  });
+const SCHEMA = {
+  type: 'object',
+  properties: { ticker: {}, view: { enum: ['latest', 'levels', 'full'] }, session_date: {}, from: {}, to: {}, limit: { maximum: 234 } },
+};
+
+test('the timeline reads the newest session whole from the levels view, and names the older sessions', async () => {
+  const tool = fakeTool();
+  const shape = shapeFromSchema(SCHEMA);
+  assert.deepEqual(shape, { levels: true, sessionDate: true, range: true, maxLimit: 234 });
   const source = new TimelineSource(tool, 'SPY', shape);
-  await source.loadThrough(undefined);
-  assert.deepEqual(source.sessions(), SESSIONS);
-  for (const session of SESSIONS) assert.equal(source.rows.filter((r) => r.session === session).length, 78);
-  assert.equal(tool.calls.length, Math.ceil((78 * 3) / 60), 'one call per 60 rows');
+  assert.equal(await source.loadLatest(), '2026-11-20');
+  assert.deepEqual(source.sessions(), SESSIONS, 'older sessions are offered before they are read');
+  assert.equal(source.rows('2026-11-20').length, 78, 'the newest session whole');
+  assert.equal(source.rows('2026-11-20')[0]?.at, '2026-11-20T16:00:00-05:00', 'newest first, timed as snapshot_at is');
+  assert.ok(source.complete('2026-11-20'));
+  assert.equal(source.complete('2026-11-19'), false, 'older sessions wait until asked for');
   assert.ok(tool.calls.every((c) => c['view'] === 'levels' && c['ticker'] === 'SPY'));
+  assert.deepEqual(
+    tool.calls.slice(1).map((c) => [c['to'], c['limit']]),
+    [
+      ['2026-11-19', 1],
+      ['2026-11-18', 1],
+      ['2026-11-17', 1],
+    ],
+    'one one-row call per older session, until none is left',
+  );
+
+  const before = tool.calls.length;
+  assert.equal((await source.loadSession('2026-11-19')).length, 78);
+  assert.deepEqual(tool.calls.slice(before), [{ ticker: 'SPY', view: 'levels', session_date: '2026-11-19' }], 'a session by session_date');
+  await source.loadSession('2026-11-19');
+  assert.equal(tool.calls.length, before + 1, 'a session read is not read again');
 });
 
-test('without the schema, one try of the levels view decides, and a refusal falls back to full snapshots', async () => {
-  const modern = fakeTool(true);
-  const found = new TimelineSource(modern, 'SPY', undefined);
-  await found.loadThrough(undefined);
-  assert.equal(found.mode, 'levels');
-  assert.equal(found.sessions().length, 3);
-
-  const today = fakeTool(false);
-  const source = new TimelineSource(today, 'SPY', undefined);
-  await source.loadThrough(undefined);
-  assert.equal(source.mode, 'full');
-  assert.equal(today.calls.filter((c) => c['view'] !== undefined).length, 1, 'the levels view is tried once');
-  assert.ok(source.complete('2026-11-20'), 'the newest session is read whole');
-  assert.equal(source.rows.filter((r) => r.session === '2026-11-20').length, 78);
-  assert.equal(source.complete('2026-11-19'), false, 'older sessions wait until asked for');
-  const pagesForOne = today.calls.length;
-  assert.ok(pagesForOne <= 12, `the newest session took ${pagesForOne} calls`);
-
-  await source.loadThrough('2026-11-19');
-  assert.ok(source.complete('2026-11-19'));
-  assert.equal(source.rows.filter((r) => r.session === '2026-11-19').length, 78);
-  assert.ok(
-    today.calls.slice(1).every((c) => Number(c['limit']) <= 10),
-    'full pages stay small enough for the result budget',
+test('a session longer than one answer follows the server cursor with the ticker alone', async () => {
+  const tool = fakeTool(30);
+  const source = new TimelineSource(tool, 'SPY', shapeFromSchema(SCHEMA));
+  await source.loadLatest();
+  assert.equal(source.rows('2026-11-20').length, 78);
+  assert.deepEqual(
+    tool.calls.slice(0, 3).map((c) => Object.keys(c).sort()),
+    [
+      ['ticker', 'view'],
+      ['cursor', 'ticker'],
+      ['cursor', 'ticker'],
+    ],
   );
-  const before = today.calls.length;
+  const times = source.rows('2026-11-20').map((r) => Date.parse(r.at));
+  assert.ok(
+    times.every((t, i) => i === 0 || (times[i - 1] ?? 0) - t === 300_000),
+    'no gap, no repeat',
+  );
+});
+
+test('strikes of a session or of one point come from the full view', async () => {
+  const tool = fakeTool();
+  const source = new TimelineSource(tool, 'SPY', shapeFromSchema(SCHEMA));
+  await source.loadLatest();
+  await source.loadSession('2026-11-19');
   const newest = await source.newestOf('2026-11-19');
   assert.equal(newest?.at, '2026-11-19T16:00:00-05:00');
-  assert.equal(today.calls.length, before, 'a snapshot already read is not fetched again');
+  assert.deepEqual(tool.calls.at(-1), { ticker: 'SPY', view: 'full', session_date: '2026-11-19', limit: 1 });
+  const noon = await source.snapshotAt('2026-11-19T12:00:00-05:00');
+  assert.equal(noon?.at, '2026-11-19T12:00:00-05:00');
+  assert.equal(noon?.strikes.length, 1);
+  assert.deepEqual(tool.calls.at(-1), {
+    ticker: 'SPY',
+    view: 'full',
+    from: '2026-11-19T12:00:00-05:00',
+    to: '2026-11-19T12:00:00-05:00',
+    limit: 1,
+  });
+  const calls = tool.calls.length;
+  await source.snapshotAt('2026-11-19T12:00:00-05:00');
+  await source.newestOf('2026-11-19');
+  assert.equal(tool.calls.length, calls, 'a snapshot already read is not fetched again');
+});
+
+test('levels table rows carry the same instant and values as the snapshot they summarise', () => {
+  const page = levelsPage({
+    data: {
+      columns: COLUMNS,
+      sessions: [{ session_date_et: '2026-11-20', rows: [['10:35', 600.5, 597.25, 605, 610, 590, 610, 590, 1234]] }],
+    },
+    meta: { next_cursor: 'abc' },
+  });
+  assert.deepEqual(page, {
+    rows: [
+      {
+        at: '2026-11-20T10:35:00-05:00',
+        session: '2026-11-20',
+        spot: 600.5,
+        flip: 597.25,
+        king: 605,
+        callWall: 610,
+        putWall: 590,
+        totalGex: 1234e6,
+      },
+    ],
+    nextCursor: 'abc',
+  });
+  assert.equal(etInstant('2026-07-01', '09:30'), '2026-07-01T09:30:00-04:00', 'daylight time in summer');
+  assert.equal(etInstant('2026-11-02', '09:30'), '2026-11-02T09:30:00-05:00', 'standard time after the switch');
+  assert.equal(dayBefore('2026-03-01'), '2026-02-28');
 });
 
 test('levels rows map the same whether the summary is nested or flat', () => {

@@ -77,6 +77,13 @@ test('dealer gamma view: a bar for every strike, levels labelled with their valu
   }[];
   const newest = snapshots[0];
   assert.ok(newest, 'the tool returned a snapshot');
+  // The newest session as the compact levels view gives it: what the timeline is drawn from.
+  const levels = (await call('derived_dealer_gex_history', { ...args, view: 'levels' })).structuredContent as {
+    data: { columns: string[]; sessions: { session_date_et: string; rows: (string | number)[][] }[] };
+  };
+  const column = (name: string): number => levels.data.columns.indexOf(name);
+  const sessionRows = levels.data.sessions.find((s) => s.session_date_et === newest.session_date_et)?.rows ?? [];
+  assert.ok(sessionRows.length > 0, 'the levels view has rows for the newest snapshot’s session');
   await mountView(browser, ui, 'derived_dealer_gex_history', args, result);
   const frame = view(browser);
 
@@ -105,24 +112,22 @@ test('dealer gamma view: a bar for every strike, levels labelled with their valu
   // The timeline of the snapshot's session, fetched by the view itself through the host.
   const timeline = frame.locator(`svg[data-chart="timeline"][data-session="${newest.session_date_et}"]`);
   await timeline.waitFor();
-  const points = await timeline.locator('circle[data-at]').count();
-  assert.ok(
-    points >= snapshots.filter((s) => s.session_date_et === newest.session_date_et).length,
-    'every snapshot of the session is a point',
-  );
+  assert.equal(await timeline.locator('circle[data-at]').count(), sessionRows.length, 'every snapshot of the session is a point');
   assert.equal(await timeline.locator(`circle[data-at="${newest.snapshot_at}"]`).count(), 1, 'the shown snapshot is on the timeline');
   await assertLooksRight('dealer-gex-light', 'light');
 
-  // Another snapshot without a new question: its strikes and its levels.
-  const earlier = snapshots[1];
+  // Another snapshot without a new question: the one before along the timeline, its strikes and its levels.
+  const earlier = sessionRows[1];
   if (earlier) {
     await frame.locator('button[data-step="earlier"]').click();
-    await frame.locator('[data-level="flip"] b', { hasText: price(earlier.summary['gamma_flip_usd'] ?? NaN) }).waitFor();
-    assert.equal(await legend('spot'), price(earlier.spot_usd));
+    await frame.locator('p.sub', { hasText: `(${String(earlier[column('time_et')])} ET` }).waitFor();
+    assert.equal(await legend('flip'), price(Number(earlier[column('gamma_flip_usd')])));
+    assert.equal(await legend('spot'), price(Number(earlier[column('spot_usd')])));
+    assert.ok((await bars.count()) > 0, 'the earlier snapshot has its bars');
   }
 
   // Another session: the timeline switches to that day, whole, and the bars follow.
-  const other = frame.locator('[data-sessions] button[data-session]:not([aria-pressed="true"]):not([data-session="earlier"])').first();
+  const other = frame.locator('[data-sessions] button[data-session]:not([aria-pressed="true"])').first();
   const picked = (await other.getAttribute('data-session')) ?? '';
   assert.ok(picked < newest.session_date_et, `an older session is offered (${picked})`);
   await other.click();

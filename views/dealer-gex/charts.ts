@@ -84,7 +84,27 @@ export function gexBars(snapshot: Snapshot): SVGSVGElement {
     { key: 'king', label: 'King', value: snapshot.king, colour: 'var(--king)', dash: '2 3' },
   ];
   markers.forEach((m, i) => {
-    if (m.value === undefined || m.value < lo - step || m.value > hi + step) return;
+    if (m.value === undefined) return;
+    if (m.value < lo - step || m.value > hi + step) {
+      // Off the strikes shown (a flip far from spot): labelled at the edge it lies beyond.
+      const left = m.value < lo;
+      const edge = left ? PAD.left : W - PAD.right;
+      root.append(
+        svg(
+          'text',
+          {
+            x: edge + (left ? 12 : -12),
+            y: 11 + i * 12,
+            'text-anchor': left ? 'start' : 'end',
+            'data-marker': m.key,
+            style: `fill:${m.colour};font-weight:600`,
+          },
+          `${m.label} ${price(m.value)}`,
+        ),
+        svg('text', { x: edge, y: 11 + i * 12, 'text-anchor': left ? 'start' : 'end', style: `fill:${m.colour}` }, left ? '◀' : '▶'),
+      );
+      return;
+    }
     const mx = x(m.value);
     root.append(
       svg('line', {

@@ -8,7 +8,7 @@ import { clock, dollars, price, str } from '../shared/format.js';
 import { HostLink, type ToolResult } from '../shared/host-link.js';
 import { applyHostTheme } from '../shared/theme.js';
 import { gexBars, timeline, TIMELINE_SERIES } from './charts.js';
-import { snapshotPage, type Snapshot } from './model.js';
+import { levelsPage, snapshotPage, type Snapshot } from './model.js';
 import { shapeFromSchema, TimelineSource } from './timeline-source.js';
 
 const title = html('h1', {}, 'Dealer gamma exposure');
@@ -57,17 +57,20 @@ async function showResult(result: ToolResult): Promise<void> {
     return;
   }
   const snapshots = snapshotPage(result.structuredContent).rows;
-  const first = snapshots[0];
+  const ticker = snapshots[0]?.ticker ?? str(args['ticker']) ?? '';
+  const tool = link.hostContext().toolInfo?.tool;
+  source = new TimelineSource(link, ticker, tool ? shapeFromSchema(tool.inputSchema) : undefined);
+  source.keep(snapshots);
+  // A levels answer has no strikes: the bars show the strikes of its newest row.
+  const newestLevel = levelsPage(result.structuredContent).rows[0];
+  let first = snapshots[0];
+  if (!first && newestLevel && ticker) first = await source.snapshotAt(newestLevel.at).catch(() => undefined);
   if (!first) {
     subtitle.textContent = 'No snapshot in this result.';
     return;
   }
-  const ticker = first.ticker ?? str(args['ticker']) ?? '';
-  const tool = link.hostContext().toolInfo?.tool;
-  source = new TimelineSource(link, ticker, tool ? shapeFromSchema(tool.inputSchema) : undefined);
-  source.keep(snapshots);
   showSnapshot(first);
-  await loadSession(undefined);
+  await loadLatest();
 }
 
 function showSnapshot(snapshot: Snapshot): void {
@@ -99,32 +102,35 @@ function showSnapshot(snapshot: Snapshot): void {
   if (session === snapshot.session) renderTimeline();
 }
 
-/** Previous / next among the snapshots with strikes already at hand, newest first. */
+/** Previous / next snapshot along the shown session's timeline (levels rows), fetched by time. */
 function renderSnapshotControls(): void {
-  const known = [...(source?.snapshots.values() ?? [])].sort((a, b) => (a.at < b.at ? 1 : -1));
-  const index = known.findIndex((s) => s.at === shown?.at);
-  const button = (label: string, target: Snapshot | undefined, key: string): HTMLButtonElement => {
+  const times = (shown && source ? source.rows(shown.session) : []).map((r) => r.at);
+  const index = times.findIndex((at) => at === shown?.at);
+  const button = (label: string, target: string | undefined, key: string): HTMLButtonElement => {
     const b = html('button', { type: 'button', 'data-step': key }, label);
     b.disabled = target === undefined;
-    b.addEventListener('click', () => target && showSnapshot(target));
+    b.addEventListener('click', () => target !== undefined && void pickSnapshot(target));
     return b;
   };
   snapshotControls.replaceChildren(
-    button('◀ Earlier snapshot', known[index + 1], 'earlier'),
-    button('Later snapshot ▶', index > 0 ? known[index - 1] : undefined, 'later'),
+    button('◀ Earlier snapshot', index >= 0 ? times[index + 1] : undefined, 'earlier'),
+    button('Later snapshot ▶', index > 0 ? times[index - 1] : undefined, 'later'),
     html('span', { class: 'sub' }, 'or click a point of the timeline'),
   );
 }
 
-async function loadSession(wanted: string | undefined): Promise<void> {
+async function loadLatest(): Promise<void> {
   if (!source) return;
   say('Loading the session timeline…');
   try {
-    await source.loadThrough(wanted);
-    session = wanted ?? shown?.session ?? source.sessions()[0];
+    const newest = await source.loadLatest();
+    // The agent may have asked for an older session: its timeline is the one to show.
+    session = shown?.session ?? newest;
+    if (session !== undefined) await source.loadSession(session);
     renderSessions();
     renderTimeline();
-    say(source.mode === 'levels' ? 'Timeline from the compact levels view.' : 'Timeline from full snapshots.');
+    renderSnapshotControls();
+    say('');
   } catch (error) {
     say(`Could not load the timeline: ${error instanceof Error ? error.message : String(error)}`, true);
   }
@@ -132,27 +138,13 @@ async function loadSession(wanted: string | undefined): Promise<void> {
 
 function renderSessions(): void {
   if (!source) return;
-  const buttons = source.sessions().map((s) => {
-    const b = html('button', { type: 'button', 'data-session': s, 'aria-pressed': String(s === session) }, s);
-    b.addEventListener('click', () => void pickSession(s));
-    return b;
-  });
-  if (!source.exhausted && source.mode !== 'levels') {
-    const more = html('button', { type: 'button', 'data-session': 'earlier' }, 'Earlier session…');
-    more.addEventListener('click', () => void loadEarlier());
-    buttons.push(more);
-  }
-  sessionControls.replaceChildren(...buttons);
-}
-
-/** With full snapshots only: read back to the start of the next older session, then show it. */
-async function loadEarlier(): Promise<void> {
-  if (!source) return;
-  const oldest = source.sessions().at(-1);
-  if (oldest !== undefined) await source.loadThrough(oldest);
-  const older = source.sessions().find((s) => oldest !== undefined && s < oldest);
-  if (older) await pickSession(older);
-  else renderSessions();
+  sessionControls.replaceChildren(
+    ...source.sessions().map((s) => {
+      const b = html('button', { type: 'button', 'data-session': s, 'aria-pressed': String(s === session) }, s);
+      b.addEventListener('click', () => void pickSession(s));
+      return b;
+    }),
+  );
 }
 
 async function pickSession(picked: string): Promise<void> {
@@ -161,7 +153,7 @@ async function pickSession(picked: string): Promise<void> {
   try {
     if (!source.complete(picked)) {
       say(`Loading session ${picked}…`);
-      await source.loadThrough(picked);
+      await source.loadSession(picked);
     }
     renderSessions();
     renderTimeline();
@@ -169,7 +161,7 @@ async function pickSession(picked: string): Promise<void> {
     if (shown?.session === picked) return;
     const newest = await source.newestOf(picked);
     if (newest) showSnapshot(newest);
-    else say(`Session ${picked}: the bars stay on ${shown?.at ?? 'the first snapshot'} (this tool cannot fetch one snapshot by session).`);
+    else say(`Session ${picked}: no snapshot with strikes in the answer.`);
   } catch (error) {
     say(`Could not load session ${picked}: ${error instanceof Error ? error.message : String(error)}`, true);
   }
@@ -188,7 +180,7 @@ async function pickSnapshot(at: string): Promise<void> {
 
 function renderTimeline(): void {
   if (!source || session === undefined) return;
-  const rows = source.rows.filter((r) => r.session === session);
+  const rows = source.rows(session);
   const key = html(
     'div',
     { class: 'levels' },

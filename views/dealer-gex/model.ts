@@ -1,7 +1,8 @@
 /**
  * From the dealer GEX tool's structuredContent to what the view draws. The payload's
  * field names live here and nowhere else, read defensively (a summary nested or flat,
- * data as a list or one object), so a change of shape is a change to this file only.
+ * data as a list or one object; `view: "levels"` as a table of columns and rows per
+ * session), so a change of shape is a change to this file only.
  */
 import { isRecord, num, str } from '../shared/format.js';
 
@@ -92,7 +93,68 @@ export function snapshotPage(structured: unknown): Page<Snapshot> {
   return { rows: rowsOf(structured).flatMap((r) => snapshotOf(r) ?? []), nextCursor: cursorOf(structured) };
 }
 
-/** Level rows of a result, whether it holds compact levels rows or full snapshots. */
+const ET_PARTS = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/New_York',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/**
+ * An ET session date and wall time ("2026-11-20", "10:35") as the instant the tool writes
+ * in snapshot_at ("2026-11-20T10:35:00-05:00"): the offset is whichever of EST and EDT
+ * New York keeps on that day, so the same snapshot has the same key in either view.
+ */
+export function etInstant(date: string, time: string): string {
+  for (const offset of ['-05:00', '-04:00']) {
+    const iso = `${date}T${time}:00${offset}`;
+    const parts = Object.fromEntries(ET_PARTS.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+    if (`${parts['year']}-${parts['month']}-${parts['day']}` === date && `${parts['hour']}:${parts['minute']}` === time) return iso;
+  }
+  return `${date}T${time}:00-05:00`;
+}
+
+/**
+ * The compact `view: "levels"` answer: `{ columns, sessions: [{ session_date_et, rows }] }`,
+ * one row per snapshot (time_et first, total GEX in millions), newest first.
+ */
+function levelsTable(data: Record<string, unknown>): Levels[] {
+  const columns = Array.isArray(data['columns']) ? (data['columns'] as unknown[]).map((c) => str(c) ?? '') : [];
+  const sessions = Array.isArray(data['sessions']) ? (data['sessions'] as unknown[]) : [];
+  const at = (name: string): number => columns.indexOf(name);
+  const out: Levels[] = [];
+  for (const group of sessions) {
+    if (!isRecord(group) || !Array.isArray(group['rows'])) continue;
+    const session = str(group['session_date_et']) ?? str(group['session_date']);
+    if (session === undefined) continue;
+    for (const row of group['rows'] as unknown[]) {
+      if (!Array.isArray(row)) continue;
+      const cell = (name: string): number | undefined => num(row[at(name)]);
+      const time = str(row[at('time_et')]);
+      const spot = cell('spot_usd');
+      if (time === undefined || spot === undefined) continue;
+      const millions = cell('total_gex_usd_m');
+      out.push({
+        at: etInstant(session, time),
+        session,
+        spot,
+        flip: cell('gamma_flip_usd'),
+        king: cell('king_strike_usd'),
+        callWall: cell('call_wall_strike_usd'),
+        putWall: cell('put_wall_strike_usd'),
+        totalGex: millions === undefined ? cell('total_gex_usd') : millions * 1e6,
+      });
+    }
+  }
+  return out;
+}
+
+/** Level rows of a result: the levels table, or the levels of full snapshots. */
 export function levelsPage(structured: unknown): Page<Levels> {
-  return { rows: rowsOf(structured).flatMap((r) => levelsOf(r) ?? []), nextCursor: cursorOf(structured) };
+  const data = isRecord(structured) ? structured['data'] : undefined;
+  const rows = isRecord(data) && Array.isArray(data['sessions']) ? levelsTable(data) : rowsOf(structured).flatMap((r) => levelsOf(r) ?? []);
+  return { rows, nextCursor: cursorOf(structured) };
 }

@@ -1,18 +1,19 @@
 /**
- * Where the session timeline comes from. With the tool's compact `view: "levels"` (one
- * row per snapshot, no strikes) a few calls read every session; a tool without it is read
- * as full snapshots, a few per page, only as far back as the session asked for. Which one
- * the tool offers is read from its input schema when the host passes it (hostContext
- * toolInfo), or found by trying `levels` once.
+ * Where the session timeline comes from: the tool's compact `view: "levels"` (one row per
+ * snapshot, no strikes). Without a window it answers the newest session whole; older
+ * sessions are found with a one-row `to` query each and read whole with `session_date`
+ * when the person picks one. Strikes come from `view: "full"`: the newest snapshot of a
+ * session (`session_date`, limit 1) or one snapshot by its time (`from` = `to`).
  */
 import { isRecord, num } from '../shared/format.js';
 import type { ToolResult } from '../shared/protocol.js';
 import { levelsPage, snapshotPage, type Levels, type Page, type Snapshot } from './model.js';
 
 export const TOOL = 'derived_dealer_gex_history';
-/** Full snapshots per page: 25 strikes each, so a page stays well inside the result budget. */
-const FULL_PAGE = 8;
-const MAX_PAGES_PER_LOAD = 12;
+/** The upstream keeps three sessions; a few more lookups cost little and stop at the first empty answer. */
+const MAX_SESSIONS = 5;
+/** Pages of levels rows for one session (78 snapshots fit one page; the cursor covers a trimmed answer). */
+const MAX_PAGES_PER_SESSION = 6;
 
 export interface ToolShape {
   levels: boolean;
@@ -51,101 +52,124 @@ function structuredOf(result: ToolResult): unknown {
   return result.structuredContent;
 }
 
+/** The calendar day before an ISO date ("2026-11-02" → "2026-11-01"). */
+export function dayBefore(date: string): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
 export class TimelineSource {
-  /** Level rows of every snapshot read so far, newest first. */
-  readonly rows: Levels[] = [];
-  /** Full snapshots read so far (the first result's, and the fallback's pages), by time. */
+  /** Level rows of each session read whole, newest first. */
+  private readonly bySession = new Map<string, Levels[]>();
+  /** Every session known, newest first (read whole or not). */
+  private readonly known: string[] = [];
+  /** Full snapshots read so far, by time. */
   readonly snapshots = new Map<string, Snapshot>();
-  private cursor: string | null | undefined = undefined;
+  /** Whether an older session than the last known one may exist. */
+  private older = true;
 
   constructor(
     private readonly link: ToolCaller,
     private readonly ticker: string,
-    private shape: ToolShape | undefined,
+    private readonly shape: ToolShape | undefined,
   ) {}
 
-  get exhausted(): boolean {
-    return this.cursor === null;
-  }
-
-  get mode(): 'levels' | 'full' | 'unknown' {
-    if (!this.shape) return 'unknown';
-    return this.shape.levels ? 'levels' : 'full';
-  }
-
+  /** Newest first. */
   sessions(): string[] {
-    return [...new Set(this.rows.map((r) => r.session))];
+    return [...this.known];
+  }
+
+  /** The session's level rows, newest first; empty until read. */
+  rows(session: string): Levels[] {
+    return this.bySession.get(session) ?? [];
+  }
+
+  complete(session: string): boolean {
+    return this.bySession.has(session);
   }
 
   keep(snapshots: Snapshot[]): void {
     for (const s of snapshots) this.snapshots.set(s.at, s);
   }
 
-  /** Whether every row of `session` has been read (a row of an older one came after it). */
-  complete(session: string): boolean {
-    const oldest = this.rows[this.rows.length - 1]?.session;
-    return this.exhausted || (oldest !== undefined && oldest < session);
+  /** The newest session whole (no window: the tool answers the newest session), then the names of older ones. */
+  async loadLatest(): Promise<string | undefined> {
+    const rows = await this.levels({});
+    const newest = rows[0]?.session;
+    if (newest === undefined) return undefined;
+    this.store(rows);
+    await this.discover();
+    return newest;
   }
 
-  /**
-   * Reads pages until `session` is complete. Without a session: the whole history with
-   * the compact view (a few calls), or the newest session only with full snapshots.
-   */
-  async loadThrough(session: string | undefined): Promise<void> {
-    for (let page = 0; page < MAX_PAGES_PER_LOAD && !this.exhausted; page++) {
-      if (session !== undefined && this.complete(session)) return;
-      if (session === undefined && this.mode === 'full' && this.sessions().length > 1) return;
-      const next = await this.nextPage();
-      this.rows.push(...next.rows);
-      this.cursor = next.nextCursor;
-    }
+  /** One session whole, by session_date. */
+  async loadSession(session: string): Promise<Levels[]> {
+    if (!this.complete(session)) this.store(await this.levels({ session_date: session }));
+    return this.rows(session);
   }
 
-  /** The newest full snapshot of `session`, when the tool can be asked for one. */
+  /** The newest full snapshot of `session`. */
   async newestOf(session: string): Promise<Snapshot | undefined> {
     const known = [...this.snapshots.values()].filter((s) => s.session === session).sort((a, b) => (a.at < b.at ? 1 : -1))[0];
-    if (known || !this.shape?.sessionDate) return known;
+    const newestRow = this.rows(session)[0];
+    if (known && (newestRow === undefined || known.at >= newestRow.at)) return known;
     return this.fetchOne({ ticker: this.ticker, view: 'full', session_date: session, limit: 1 });
   }
 
-  /** The full snapshot taken at `at`, when the tool takes a time range. */
+  /** The full snapshot taken at `at`. */
   async snapshotAt(at: string): Promise<Snapshot | undefined> {
     const known = this.snapshots.get(at);
-    if (known || !this.shape?.range) return known;
+    if (known || this.shape?.range === false) return known;
     return this.fetchOne({ ticker: this.ticker, view: 'full', from: at, to: at, limit: 1 });
+  }
+
+  /** Names of older sessions: the newest row before the oldest known session, one small call each. */
+  private async discover(): Promise<void> {
+    while (this.older && this.known.length < MAX_SESSIONS) {
+      const oldest = this.known[this.known.length - 1];
+      if (oldest === undefined) return;
+      const page = levelsPage(
+        structuredOf(await this.link.callServerTool(TOOL, { ticker: this.ticker, view: 'levels', to: dayBefore(oldest), limit: 1 })),
+      );
+      const session = page.rows[0]?.session;
+      if (session === undefined || session >= oldest) this.older = false;
+      else this.known.push(session);
+    }
+  }
+
+  private store(rows: Levels[]): void {
+    const grouped = new Map<string, Levels[]>();
+    for (const row of rows) grouped.set(row.session, [...(grouped.get(row.session) ?? []), row]);
+    for (const [session, list] of grouped) {
+      this.bySession.set(
+        session,
+        list.sort((a, b) => (a.at < b.at ? 1 : -1)),
+      );
+      if (!this.known.includes(session)) this.known.push(session);
+    }
+    this.known.sort((a, b) => (a < b ? 1 : -1));
+  }
+
+  /** Every levels row of a query, following the server's cursor. */
+  private async levels(window: Record<string, unknown>): Promise<Levels[]> {
+    const rows: Levels[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < MAX_PAGES_PER_SESSION; page++) {
+      // A cursor remembers the query: follow it with the ticker alone.
+      const args: Record<string, unknown> =
+        cursor === null ? { ticker: this.ticker, view: 'levels', ...window } : { ticker: this.ticker, cursor };
+      const next: Page<Levels> = levelsPage(structuredOf(await this.link.callServerTool(TOOL, args)));
+      rows.push(...next.rows);
+      cursor = next.nextCursor;
+      if (cursor === null) break;
+    }
+    return rows;
   }
 
   private async fetchOne(args: Record<string, unknown>): Promise<Snapshot | undefined> {
     const page = snapshotPage(structuredOf(await this.link.callServerTool(TOOL, args)));
     this.keep(page.rows);
     return page.rows[0];
-  }
-
-  private async nextPage(): Promise<Page<Levels>> {
-    if (this.shape === undefined) {
-      // No schema from the host: try the compact view once; a tool without it refuses
-      // the unknown parameter locally (no upstream call, no quota).
-      try {
-        const page = await this.levelsCall();
-        this.shape = { levels: true, sessionDate: true, range: true, maxLimit: 60 };
-        return page;
-      } catch (error) {
-        if (!(error instanceof ToolError)) throw error;
-        this.shape = { levels: false, sessionDate: false, range: false, maxLimit: 60 };
-      }
-    }
-    if (this.shape.levels) return this.levelsCall();
-    const structured = structuredOf(await this.link.callServerTool(TOOL, this.withCursor({ ticker: this.ticker, limit: FULL_PAGE })));
-    this.keep(snapshotPage(structured).rows);
-    return levelsPage(structured);
-  }
-
-  private async levelsCall(): Promise<Page<Levels>> {
-    const limit = Math.min(this.shape?.maxLimit ?? 60, 100);
-    return levelsPage(structuredOf(await this.link.callServerTool(TOOL, this.withCursor({ ticker: this.ticker, view: 'levels', limit }))));
-  }
-
-  private withCursor(args: Record<string, unknown>): Record<string, unknown> {
-    return typeof this.cursor === 'string' ? { ...args, cursor: this.cursor } : args;
   }
 }

@@ -26,6 +26,8 @@ export function rankedBars(rows: ScreenerRow[], by: RankBy, onPick: (ticker: str
   rows.forEach((row, i) => {
     const y = top + i * rowH;
     const group = svg('g', { 'data-ticker': row.ticker, 'data-rank': i + 1, style: 'cursor:pointer' });
+    // The whole row takes the click, the gap between a short bar and days to cover too.
+    group.append(svg('rect', { x: 0, y, width: W, height: rowH, fill: 'transparent', 'data-hit': '' }));
     group.append(svg('text', { x: 4, y: y + 14, style: 'fill:var(--fg-2)' }, `${i + 1}.`));
     group.append(svg('text', { x: 26, y: y + 14, style: 'fill:var(--fg);font-weight:600' }, row.ticker));
     group.append(
