@@ -52,7 +52,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
             }
           : { ok: false, error: discover.status === 'rejected' ? asApiError(discover.reason).toJSON() : null },
         health: health.status === 'fulfilled' ? health.value.data : { error: asApiError(health.reason).toJSON() },
-        budget: deps.client.budget(),
+        budget: await deps.client.budget(),
       };
       return { content: [{ type: 'text', text: JSON.stringify(status) }], structuredContent: status };
     },

@@ -255,6 +255,7 @@ export class SimulatedApi {
     track.setCounted(limits);
     limits.maxInFlightSeen = Math.max(limits.maxInFlightSeen, limits.inFlight);
     if (limits.inFlight > this.limits.inFlight) {
+      limits.refusedInFlight(now);
       return {
         reply: fail('IN_FLIGHT_EXCEEDED', {
           hint: `At most ${this.limits.inFlight} requests in flight per account.`,
