@@ -1,13 +1,19 @@
 /**
- * How many requests this process keeps in flight. The account allows 5 in all; when
- * IN_FLIGHT_EXCEEDED says another process of the account is sending too, this process
- * halves its own cap (multiplicative decrease, once per burst of refusals) and grows it
- * back by one slot per quiet period (additive increase), so that two or three processes
- * settle on shares that add up to the account's limit instead of refusing each other.
+ * How many requests this process keeps in flight. The account allows 5 in all, shared
+ * by every process of it, and this process cannot see the others except through
+ * IN_FLIGHT_EXCEEDED. So the cap is found the way TCP finds a link's capacity:
+ * - slow start: begin at 1 and double after each round of answers, up to the account's 5,
+ *   so that processes starting together probe instead of refusing each other in a burst;
+ * - multiplicative decrease: IN_FLIGHT_EXCEEDED (another process is sending) halves the
+ *   cap, once per burst of refusals;
+ * - additive increase: one slot back per quiet period without a refusal, so a process
+ *   left alone regains the whole limit.
  */
 export interface InFlightCapOptions {
   /** The account's limit (spec: 5). */
   max?: number;
+  /** Where slow start begins. */
+  initial?: number;
   /** Refusals closer together than this are one burst: the cap halves once for it. */
   burstMs?: number;
   /** A quiet period (no refusal) after which the cap grows by one slot. */
@@ -17,6 +23,9 @@ export interface InFlightCapOptions {
 export class InFlightCap {
   readonly max: number;
   private cap: number;
+  /** Slow start doubles the cap until here; a refusal lowers it to the halved cap. */
+  private threshold: number;
+  private answeredThisRound = 0;
   private active = 0;
   private readonly burstMs: number;
   private readonly growAfterMs: number;
@@ -25,16 +34,18 @@ export class InFlightCap {
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? 5;
-    this.cap = this.max;
+    this.cap = Math.min(this.max, Math.max(1, options.initial ?? 1));
+    this.threshold = this.max;
     this.burstMs = options.burstMs ?? 500;
-    this.growAfterMs = options.growAfterMs ?? 20_000;
+    this.growAfterMs = options.growAfterMs ?? 60_000;
   }
 
-  /** The current cap, after any growth that is due at `now`. */
+  /** The current cap, after any additive growth that is due at `now`. */
   current(now: number): number {
-    if (this.cap < this.max && now - this.lastChangeAt >= this.growAfterMs) {
+    if (this.cap < this.max && this.cap >= this.threshold && now - this.lastChangeAt >= this.growAfterMs) {
       const steps = Math.floor((now - this.lastChangeAt) / this.growAfterMs);
       this.cap = Math.min(this.max, this.cap + steps);
+      this.threshold = this.cap;
       this.lastChangeAt += steps * this.growAfterMs;
     }
     return this.cap;
@@ -56,11 +67,23 @@ export class InFlightCap {
     this.active = Math.max(0, this.active - 1);
   }
 
+  /** An answer other than IN_FLIGHT_EXCEEDED: in slow start, a full round of them doubles the cap. */
+  answered(now: number): void {
+    if (this.cap >= this.threshold) return;
+    this.answeredThisRound += 1;
+    if (this.answeredThisRound < this.cap) return;
+    this.answeredThisRound = 0;
+    this.cap = Math.min(this.threshold, this.cap * 2);
+    this.lastChangeAt = now;
+  }
+
   /** IN_FLIGHT_EXCEEDED: another process is sending. */
   refused(now: number): void {
     if (now - this.lastDecreaseAt < this.burstMs) return;
     this.current(now);
     this.cap = Math.max(1, Math.floor(this.cap / 2));
+    this.threshold = this.cap;
+    this.answeredThisRound = 0;
     this.lastDecreaseAt = now;
     this.lastChangeAt = now;
   }

@@ -132,7 +132,7 @@ export class InProcessAccountGate implements AccountGate {
     return Promise.resolve();
   }
 
-  /** Slots other processes may hold: held back from the end of a window they share. */
+  /** Slots other processes may hold: how many requests they may send that this process has not seen counted yet. */
   private reserve(now: number): number {
     return Math.max(1, this.inFlight.max - this.inFlight.current(now));
   }
@@ -156,22 +156,26 @@ export class InProcessAccountGate implements AccountGate {
         nextWake = pausedUntil;
         break;
       }
-      if (this.window.available(now, this.reserve(now)) <= 0) {
+      const left = this.window.available(now);
+      if (left <= 0) {
         nextWake = this.window.refillsAt(now);
         break;
       }
       // A release pumps again when a slot frees.
       if (!this.inFlight.hasRoom(now)) break;
+      // The last few of a window shared with other processes go one at a time: each answer
+      // tells how much the others took meanwhile, so the account does not overshoot.
+      if (left <= this.reserve(now) && this.window.othersActive() && this.inFlight.inFlight > 0) break;
       this.leave(head);
-      this.window.take(now);
+      const windowTaken = this.window.take(now);
       this.inFlight.take();
-      head.resolve(this.permit());
+      head.resolve(this.permit(windowTaken));
     }
     this.scheduleWake(nextWake);
     this.failLateTurns(now);
   }
 
-  private permit(): SendPermit {
+  private permit(windowTaken: number): SendPermit {
     let released = false;
     return {
       release: (outcome: PermitOutcome) => {
@@ -179,6 +183,8 @@ export class InProcessAccountGate implements AccountGate {
         released = true;
         this.inFlight.give();
         const now = this.clock.now();
+        if (outcome.code === 'IN_FLIGHT_EXCEEDED') this.window.untake(windowTaken, now);
+        else if (outcome.status !== undefined) this.inFlight.answered(now);
         if (outcome.headers) {
           this.window.observe(outcome.headers, now);
           this.quota.observe(outcome.headers, now);
@@ -191,7 +197,7 @@ export class InProcessAccountGate implements AccountGate {
   /** When the call at `position` in the queue may expect its turn, and why it waits. */
   private turnOf(position: number, now: number): { at: number; reason: string } {
     const pausedUntil = this.pauseUntil.endsAt(now);
-    const byWindow = this.window.turnAt(position, now, this.reserve(now)) ?? now;
+    const byWindow = this.window.turnAt(position, now) ?? now;
     if (pausedUntil !== undefined && pausedUntil >= byWindow)
       return { at: pausedUntil, reason: 'the account is paused as the API asked (Retry-After)' };
     if (byWindow > now) return { at: byWindow, reason: "the account's request window is spent until it resets" };

@@ -45,6 +45,8 @@ export class RateWindow {
   private learnedLengthMs: number | null = null;
   private adoptedAt = 0;
   private sawServerHeaders = false;
+  /** Counts windows, so that a late `untake` never touches the next one. */
+  private generation = 0;
 
   constructor(options: RateWindowOptions = {}) {
     this.limit = options.limit ?? 60;
@@ -52,11 +54,10 @@ export class RateWindow {
     this.slackMs = options.resetSlackMs ?? 25;
   }
 
-  /** Requests this process may still send in the current window. `reserve` is held back when other processes are seen. */
-  available(now: number, reserve = 0): number {
+  /** Requests this process may still send in the current window. */
+  available(now: number): number {
     this.roll(now);
-    const held = this.othersActive() ? reserve : 0;
-    return Math.max(0, this.limit - this.sent - this.others - held);
+    return Math.max(0, this.limit - this.sent - this.others);
   }
 
   /** True when another process of the account spent part of this window or the last. */
@@ -70,8 +71,8 @@ export class RateWindow {
     return this.resetAt === null ? now : this.resetAt + this.slackMs;
   }
 
-  /** One request goes out now. With no window known, a local one opens. */
-  take(now: number): void {
+  /** One request goes out now. With no window known, a local one opens. Returns the window's number, for `untake`. */
+  take(now: number): number {
     this.roll(now);
     if (this.resetAt === null) {
       this.resetAt = now + this.localWindowMs;
@@ -79,6 +80,17 @@ export class RateWindow {
       this.adoptedAt = now;
     }
     this.sent += 1;
+    return this.generation;
+  }
+
+  /**
+   * A request refused with IN_FLIGHT_EXCEEDED may or may not count against the server's
+   * window (the spec does not say). Not counting it as ours leaves the answer's headers to
+   * decide: if the server counted it, it shows up in `used` and is taken as spent.
+   */
+  untake(generation: number, now: number): void {
+    this.roll(now);
+    if (generation === this.generation) this.sent = Math.max(0, this.sent - 1);
   }
 
   /** Aligns with the rate headers of an answer received now. Invalid or stale values were dropped by the parser or are ignored here. */
@@ -102,6 +114,7 @@ export class RateWindow {
       // The server rolled before this process did: count everything it counted as spent.
       this.previousServerReset = this.resetAt;
       this.adopt(reset, now);
+      this.generation += 1;
       this.sent = 0;
       this.others = used;
     }
@@ -112,13 +125,12 @@ export class RateWindow {
    * The earliest instant at which a request with `ahead` requests queued before it can be
    * sent, by the window alone (undefined when that cannot be known yet).
    */
-  turnAt(ahead: number, now: number, reserve = 0): number | undefined {
-    const left = this.available(now, reserve);
+  turnAt(ahead: number, now: number): number | undefined {
+    const left = this.available(now);
     if (ahead < left) return now;
     // A local window opened while the server's is expected with the next answer says nothing yet.
     if (this.resetAt === null || (!this.fromServer && this.sawServerHeaders)) return undefined;
-    const perWindow = Math.max(1, this.limit - (this.othersActive() ? reserve : 0));
-    const windowsAfterThis = Math.floor((ahead - left) / perWindow);
+    const windowsAfterThis = Math.floor((ahead - left) / this.limit);
     return this.resetAt + this.slackMs + windowsAfterThis * this.lengthMs();
   }
 
@@ -155,6 +167,7 @@ export class RateWindow {
     if (this.resetAt === null || now < this.resetAt + this.slackMs) return;
     if (this.fromServer) this.previousServerReset = this.resetAt;
     this.othersLastWindow = this.others;
+    this.generation += 1;
     this.resetAt = null;
     this.fromServer = false;
     this.sent = 0;
