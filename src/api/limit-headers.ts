@@ -28,6 +28,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return clampWaitSeconds(Number(text));
+  // An HTTP date names its weekday and month; Date.parse would take "-3" for a year.
+  if (!/[A-Za-z]/.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isFinite(date) ? clampWaitSeconds(Math.max(0, (date - now) / 1000)) : undefined;
 }
