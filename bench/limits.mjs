@@ -89,6 +89,9 @@ async function run(processes, latencyMs) {
     }),
   );
   const totalMs = Date.now() - started;
+  if (process.env.BENCH_TRACE)
+    for (const r of sim.api.requests.filter((x) => x.status === 429))
+      console.log(`  ${r.code} at ${((r.at - started) / 1000).toFixed(3)} s`);
   const requests = sim.api.requests.filter((r) => r.operationId === 'derived.dealer_gex_history' && r.at >= started);
   const by429 = new Map();
   for (const r of requests) if (r.status === 429) by429.set(r.code, (by429.get(r.code) ?? 0) + 1);

@@ -244,3 +244,14 @@ test("retry delays: the server's Retry-After is honoured by every rule, and 202 
   assert.equal(retryDelayMs(RETRY_POLICY.NOT_READY, 5, undefined, low), 4000);
   assert.equal(retryDelayMs(RETRY_POLICY.READ_MODEL_UNAVAILABLE, 1, 7000, low), 7000);
 });
+
+test('InFlightCap: slow start ends where it is once the rate headers show another process sending', () => {
+  const cap = new InFlightCap({ max: 5 });
+  cap.answered(T0);
+  assert.equal(cap.current(T0), 2);
+  cap.othersSending();
+  cap.answered(T0);
+  cap.answered(T0);
+  assert.equal(cap.current(T0), 2, 'no more doubling');
+  assert.equal(cap.current(T0 + 60_000), 3, 'additive increase still applies');
+});

@@ -4,6 +4,7 @@
  * IN_FLIGHT_EXCEEDED. So the cap is found the way TCP finds a link's capacity:
  * - slow start: begin at 1 and double after each round of answers, up to the account's 5,
  *   so that processes starting together probe instead of refusing each other in a burst;
+ *   it ends early when the rate headers show another process spending the window;
  * - multiplicative decrease: IN_FLIGHT_EXCEEDED (another process is sending) halves the
  *   cap, once per burst of refusals;
  * - additive increase: one slot back per quiet period without a refusal, so a process
@@ -75,6 +76,15 @@ export class InFlightCap {
     this.answeredThisRound = 0;
     this.cap = Math.min(this.threshold, this.cap * 2);
     this.lastChangeAt = now;
+  }
+
+  /**
+   * The rate headers show another process spending the account's window: end slow start
+   * where it is. The window, not the in-flight cap, bounds the account's pace (60 a
+   * minute is one request a second), so probing for more slots would only earn refusals.
+   */
+  othersSending(): void {
+    if (this.cap < this.threshold) this.threshold = this.cap;
   }
 
   /** IN_FLIGHT_EXCEEDED: another process is sending. */

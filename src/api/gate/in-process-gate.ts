@@ -188,6 +188,7 @@ export class InProcessAccountGate implements AccountGate {
         if (outcome.headers) {
           this.window.observe(outcome.headers, now);
           this.quota.observe(outcome.headers, now);
+          if (this.window.othersActive()) this.inFlight.othersSending();
         }
         this.pump();
       },

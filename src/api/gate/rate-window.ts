@@ -44,7 +44,8 @@ export class RateWindow {
   private previousServerReset: number | null = null;
   private learnedLengthMs: number | null = null;
   private adoptedAt = 0;
-  private sawServerHeaders = false;
+  /** Whether the latest answer carried rate headers; undefined before any answer. */
+  private lastAnswerHadHeaders: boolean | undefined;
   /** Counts windows, so that a late `untake` never touches the next one. */
   private generation = 0;
 
@@ -98,6 +99,7 @@ export class RateWindow {
     this.roll(now);
     if (headers.rateLimit !== undefined && headers.rateLimit > 0) this.limit = headers.rateLimit;
     const { rateRemaining: remaining, rateResetAt: reset } = headers;
+    this.lastAnswerHadHeaders = remaining !== undefined && reset !== undefined;
     if (remaining === undefined || reset === undefined || reset <= now) return;
     const used = Math.max(0, this.limit - Math.min(remaining, this.limit));
     if (this.resetAt === null || !this.fromServer) {
@@ -128,8 +130,8 @@ export class RateWindow {
   turnAt(ahead: number, now: number): number | undefined {
     const left = this.available(now);
     if (ahead < left) return now;
-    // A local window opened while the server's is expected with the next answer says nothing yet.
-    if (this.resetAt === null || (!this.fromServer && this.sawServerHeaders)) return undefined;
+    // A local window says nothing yet while the server's may come with the next answer.
+    if (this.resetAt === null || (!this.fromServer && this.lastAnswerHadHeaders !== false)) return undefined;
     const windowsAfterThis = Math.floor((ahead - left) / this.limit);
     return this.resetAt + this.slackMs + windowsAfterThis * this.lengthMs();
   }
@@ -159,7 +161,6 @@ export class RateWindow {
     }
     this.resetAt = reset;
     this.fromServer = true;
-    this.sawServerHeaders = true;
     this.adoptedAt = now;
   }
 
