@@ -232,18 +232,21 @@ export class MarketDataClient {
           },
           'upstream request',
         );
-        if (failed === undefined) {
+        if (failed === undefined && answered) {
           release(outcome);
-          if (answered) return toResult(target.operationId, answered);
-          continue;
+          return toResult(target.operationId, answered);
         }
+        if (failed === undefined) continue; // not reached: a failure before any answer is its own error
         const quotaResetAt = answered?.limits.quotaResetAt;
         if (RETRY_POLICY[failed.kind].kind === 'in-flight') {
           // Another process of the account is sending: the whole process backs off, and this
           // call keeps its slot through the wait so that the next queued call is not refused too.
           this.gate.inFlightRefused();
-          await this.retryOrThrow(failed, call, quotaResetAt);
-          release(outcome);
+          try {
+            await this.retryOrThrow(failed, call, quotaResetAt);
+          } finally {
+            release(outcome);
+          }
           continue;
         }
         release(outcome);

@@ -147,7 +147,7 @@ test('limit headers: a reset more than a window away, negative or absurd values 
 });
 
 test('InFlightCap: slow start from 1 doubles per round of answers up to the account limit', () => {
-  const cap = new InFlightCap({ max: 5 });
+  const cap = new InFlightCap({ max: 5, initial: 1 });
   assert.equal(cap.current(T0), 1);
   cap.answered(T0);
   assert.equal(cap.current(T0), 2);
@@ -245,13 +245,13 @@ test("retry delays: the server's Retry-After is honoured by every rule, and 202 
   assert.equal(retryDelayMs(RETRY_POLICY.READ_MODEL_UNAVAILABLE, 1, 7000, low), 7000);
 });
 
-test('InFlightCap: slow start ends where it is once the rate headers show another process sending', () => {
+test('InFlightCap: when the headers show other processes, the cap keeps to a fair share of the account limit', () => {
   const cap = new InFlightCap({ max: 5 });
-  cap.answered(T0);
+  assert.equal(cap.current(T0), 5, 'alone: all of it, at once');
+  cap.shareWith(2, T0);
   assert.equal(cap.current(T0), 2);
-  cap.othersSending();
-  cap.answered(T0);
-  cap.answered(T0);
-  assert.equal(cap.current(T0), 2, 'no more doubling');
-  assert.equal(cap.current(T0 + 60_000), 3, 'additive increase still applies');
+  cap.shareWith(3, T0);
+  assert.equal(cap.current(T0), 1);
+  assert.equal(cap.current(T0 + 59_999), 1);
+  assert.equal(cap.current(T0 + 60_000), 2, 'additive increase still applies once the others are gone');
 });

@@ -2,9 +2,9 @@
  * How many requests this process keeps in flight. The account allows 5 in all, shared
  * by every process of it, and this process cannot see the others except through
  * IN_FLIGHT_EXCEEDED. So the cap is found the way TCP finds a link's capacity:
- * - slow start: begin at 1 and double after each round of answers, up to the account's 5,
- *   so that processes starting together probe instead of refusing each other in a burst;
- *   it ends early when the rate headers show another process spending the window;
+ * - a fair share: when the rate headers show N processes spending the window, at most 5/N;
+ * - slow start (optional, from `initial`): double after each round of answers up to the
+ *   account's 5;
  * - multiplicative decrease: IN_FLIGHT_EXCEEDED (another process is sending) halves the
  *   cap, once per burst of refusals;
  * - additive increase: one slot back per quiet period without a refusal, so a process
@@ -13,7 +13,11 @@
 export interface InFlightCapOptions {
   /** The account's limit (spec: 5). */
   max?: number;
-  /** Where slow start begins. */
+  /**
+   * Where slow start begins; default the account's limit, so that a process alone (the
+   * common case) never waits for a round trip to use its slots. A deployment that always
+   * runs several processes on one account can start lower and probe.
+   */
   initial?: number;
   /** Refusals closer together than this are one burst: the cap halves once for it. */
   burstMs?: number;
@@ -35,7 +39,7 @@ export class InFlightCap {
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? 5;
-    this.cap = Math.min(this.max, Math.max(1, options.initial ?? 1));
+    this.cap = Math.min(this.max, Math.max(1, options.initial ?? this.max));
     this.threshold = this.max;
     this.burstMs = options.burstMs ?? 500;
     this.growAfterMs = options.growAfterMs ?? 60_000;
@@ -79,12 +83,18 @@ export class InFlightCap {
   }
 
   /**
-   * The rate headers show another process spending the account's window: end slow start
-   * where it is. The window, not the in-flight cap, bounds the account's pace (60 a
-   * minute is one request a second), so probing for more slots would only earn refusals.
+   * The rate headers show about `processes` processes spending the account's window:
+   * keep to a fair share of its in-flight limit rather than wait to be refused. The
+   * window, not the in-flight cap, bounds the account's pace (60 a minute), so a share
+   * costs no throughput, while a burst of every process at full cap costs refusals.
    */
-  othersSending(): void {
-    if (this.cap < this.threshold) this.threshold = this.cap;
+  shareWith(processes: number, now: number): void {
+    const fair = Math.max(1, Math.floor(this.max / Math.max(1, processes)));
+    if (this.current(now) <= fair) return;
+    this.cap = fair;
+    this.threshold = fair;
+    this.answeredThisRound = 0;
+    this.lastChangeAt = now;
   }
 
   /** IN_FLIGHT_EXCEEDED: another process is sending. */

@@ -132,11 +132,6 @@ export class InProcessAccountGate implements AccountGate {
     return Promise.resolve();
   }
 
-  /** Slots other processes may hold: how many requests they may send that this process has not seen counted yet. */
-  private reserve(now: number): number {
-    return Math.max(1, this.inFlight.max - this.inFlight.current(now));
-  }
-
   /** Sends whatever may go now, in order; then fails every queued call whose turn comes too late. */
   private pump(): void {
     if (this.closed) return;
@@ -161,11 +156,17 @@ export class InProcessAccountGate implements AccountGate {
         nextWake = this.window.refillsAt(now);
         break;
       }
+      // The last of a window shared with N other processes: if each of them sent one more at
+      // the same instant, N would overshoot. Leave those N to the others (or the next window).
+      const rivals = Math.min(this.inFlight.max - 1, this.window.rivals());
+      if (left <= rivals) {
+        nextWake = this.window.refillsAt(now);
+        break;
+      }
       // A release pumps again when a slot frees.
       if (!this.inFlight.hasRoom(now)) break;
-      // The last few of a window shared with other processes go one at a time: each answer
-      // tells how much the others took meanwhile, so the account does not overshoot.
-      if (left <= this.reserve(now) && this.window.othersActive() && this.inFlight.inFlight > 0) break;
+      // Near the end of a shared window, one at a time: each answer tells how much the others took meanwhile.
+      if (rivals > 0 && left <= rivals + this.inFlight.max && this.inFlight.inFlight > 0) break;
       this.leave(head);
       const windowTaken = this.window.take(now);
       this.inFlight.take();
@@ -188,7 +189,8 @@ export class InProcessAccountGate implements AccountGate {
         if (outcome.headers) {
           this.window.observe(outcome.headers, now);
           this.quota.observe(outcome.headers, now);
-          if (this.window.othersActive()) this.inFlight.othersSending();
+          const rivals = this.window.rivals();
+          if (rivals > 0) this.inFlight.shareWith(rivals + 1, now);
         }
         this.pump();
       },

@@ -41,6 +41,7 @@ export class RateWindow {
   /** Requests the server counted in this window that this process did not send. */
   private others = 0;
   private othersLastWindow = 0;
+  private sentLastWindow = 0;
   private previousServerReset: number | null = null;
   private learnedLengthMs: number | null = null;
   private adoptedAt = 0;
@@ -64,6 +65,16 @@ export class RateWindow {
   /** True when another process of the account spent part of this window or the last. */
   othersActive(): boolean {
     return this.others > 0 || this.othersLastWindow > 0;
+  }
+
+  /**
+   * About how many other processes share the window, from how much they spent beside this
+   * one (this window and the last): 0 when none was seen.
+   */
+  rivals(): number {
+    const others = this.others + this.othersLastWindow;
+    if (others <= 0) return 0;
+    return Math.max(1, Math.round(others / Math.max(1, this.sent + this.sentLastWindow)));
   }
 
   /** When the budget refills: the end of the current window (plus slack), or now if no window is open. */
@@ -168,6 +179,7 @@ export class RateWindow {
     if (this.resetAt === null || now < this.resetAt + this.slackMs) return;
     if (this.fromServer) this.previousServerReset = this.resetAt;
     this.othersLastWindow = this.others;
+    this.sentLastWindow = this.sent;
     this.generation += 1;
     this.resetAt = null;
     this.fromServer = false;
