@@ -1,10 +1,10 @@
 /**
  * The one client every tool call goes through. It refuses what it can decide locally
  * (missing config, latched quota, remembered SERVICE_DISABLED), answers from the cache,
- * shares identical requests, and otherwise sends through the account limiter, retrying
- * by the policy table within the call's deadline.
+ * shares identical requests, and otherwise sends through the account gate, retrying by
+ * the policy table within the call's deadline and one retry budget per call.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -12,8 +12,12 @@ import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeTe
 import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
-import { AccountLimiter, type BudgetView } from './limiter.js';
-import { RETRY_POLICY, retryDelayMs } from './retry-policy.js';
+import type { AccountGate, GateView, PermitOutcome } from './gate/account-gate.js';
+import { systemClock } from './gate/clock.js';
+import { InProcessAccountGate } from './gate/in-process-gate.js';
+import { clampWaitSeconds } from './limit-headers.js';
+import { mayRetry, RETRY_POLICY, retryDelayMs } from './retry-policy.js';
+import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 
 export interface ApiResult {
@@ -40,24 +44,15 @@ export interface ClientDeps {
   /** Base URL to use in demo mode (the embedded simulator) or to override config. */
   baseUrl?: string;
   apiKey?: string;
-  limiter?: AccountLimiter;
+  /** The account gate; default one in this process. The Redis gate drops in here. */
+  gate?: AccountGate;
   now?: () => number;
   random?: () => number;
+  /** Waits between retries; tests pass one that does not sleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   userAgent?: string;
   /** A configuration problem to report as CONFIG_INVALID on every call (the server still starts). */
   configProblem?: string | undefined;
-}
-
-/** One call's retry state, shared by every attempt. */
-interface RetryContext {
-  retries: Map<string, number>;
-  deadline: number;
-  signal: AbortSignal;
-  /** Key under which SERVICE_DISABLED is remembered. */
-  capability: string;
-  /** From the answer being handled: when a QUOTA_EXHAUSTED lifts. */
-  quotaResetAt: number | undefined;
-  progress: (message: string, waitMs: number) => void;
 }
 
 /** Where a request goes: a dataset with validated parameters, or a meta endpoint. */
@@ -69,20 +64,36 @@ export interface RequestTarget {
   cacheTtlMs: number;
   /** Key under which SERVICE_DISABLED is remembered. */
   capability: string;
+  /** discover, health, openapi.json: free of quota, so the quota latch lets them through. */
+  free?: boolean | undefined;
+}
+
+/** One call's retry state, shared by every attempt. */
+interface CallState {
+  readonly flight: Flight;
+  readonly capability: string;
+  /** Retries made so far, whatever they were for: one budget per call. */
+  retries: number;
+  /** Waits of each kind so far, for the backoff's exponent. */
+  readonly waits: Map<string, number>;
 }
 
 export class MarketDataClient {
-  readonly limiter: AccountLimiter;
+  readonly gate: AccountGate;
   private readonly transport: HttpTransport | undefined;
   private readonly cache: ResponseCache<ApiResult>;
+  private readonly shared = new SharedRequests<ApiResult>();
   private readonly now: () => number;
   private readonly random: () => number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly configProblem: string | undefined;
 
   constructor(private readonly deps: ClientDeps) {
-    this.now = deps.now ?? Date.now;
+    const now = deps.now ?? Date.now;
+    this.now = now;
     this.random = deps.random ?? Math.random;
-    this.limiter = deps.limiter ?? new AccountLimiter({ now: this.now });
+    this.sleep = deps.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }).then(() => undefined));
+    this.gate = deps.gate ?? new InProcessAccountGate({ clock: { now, after: (ms, run) => systemClock.after(ms, run) } });
     this.cache = new ResponseCache<ApiResult>(deps.config.cacheEntries, this.now);
     const baseUrl = deps.baseUrl ?? deps.config.baseUrl;
     const apiKey = deps.apiKey ?? deps.config.apiKey;
@@ -96,7 +107,8 @@ export class MarketDataClient {
             apiKey,
             maxResponseBytes: deps.config.maxResponseBytes,
             userAgent: deps.userAgent ?? 'market-data-mcp',
-            connections: this.limiter.maxInFlight + 2,
+            // The account's 5 in flight, and room for a request still closing.
+            connections: 8,
           })
         : undefined;
   }
@@ -119,17 +131,25 @@ export class MarketDataClient {
   /** A free meta endpoint (discover, health, openapi.json). */
   meta(path: '/v1/discover' | '/v1/health' | '/v1/openapi.json', options: CallOptions & { cacheTtlMs?: number } = {}): Promise<ApiResult> {
     return this.request(
-      { operationId: `meta.${path.slice(4).replace('.json', '')}`, path, query: {}, cacheTtlMs: options.cacheTtlMs ?? 0, capability: path },
+      {
+        operationId: `meta.${path.slice(4).replace('.json', '')}`,
+        path,
+        query: {},
+        cacheTtlMs: options.cacheTtlMs ?? 0,
+        capability: path,
+        free: true,
+      },
       options,
     );
   }
 
-  budget(): BudgetView & { cache_entries: number } {
-    return { ...this.limiter.view(), cache_entries: this.cache.size };
+  /** The gate's view of the account's limits, and the cache's size. */
+  async budget(): Promise<GateView & { cache_entries: number }> {
+    return { ...(await this.gate.view()), cache_entries: this.cache.size };
   }
 
   async close(): Promise<void> {
-    await this.limiter.close();
+    await this.gate.close();
     await this.transport?.close();
   }
 
@@ -144,7 +164,7 @@ export class MarketDataClient {
         local: true,
       });
     }
-    const disabledFor = this.limiter.disabledFor(target.capability);
+    const disabledFor = await this.gate.disabledFor(target.capability);
     if (disabledFor !== undefined) {
       throw new ApiError({
         code: 'SERVICE_DISABLED',
@@ -163,98 +183,105 @@ export class MarketDataClient {
       this.deps.log.debug({ op: target.operationId, cache_hit: true, age_seconds: age }, 'cache hit');
       return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
     }
-    const deadline = this.now() + (options.deadlineMs ?? this.deps.config.deadlineMs);
-    const callerSignal = options.signal ?? new AbortController().signal;
-    const { promise } = this.cache.shared(
-      key,
-      (signal) => this.send(transport, target, key, deadline, signal, options),
-      withDeadline(callerSignal, deadline, this.now),
-    );
-    // Anything but an ApiError is a bug of ours: it goes up as it is, to be logged with its stack.
-    const result = await promise;
+    const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
+    const timeout = AbortSignal.timeout(deadlineMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const result = await this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
+      signal,
+      deadline: this.now() + deadlineMs,
+      onProgress: options.onProgress,
+      leaveError: () => (options.signal?.aborted ? cancelled() : deadlineExceeded()),
+    });
     if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);
     return result;
   }
 
-  private async send(
-    transport: HttpTransport,
-    target: RequestTarget,
-    pathAndQuery: string,
-    deadline: number,
-    signal: AbortSignal,
-    options: CallOptions,
-  ): Promise<ApiResult> {
-    const call: RetryContext = {
-      retries: new Map<string, number>(),
-      deadline,
-      signal,
-      capability: target.capability,
-      quotaResetAt: undefined,
-      progress: (message, waitMs) => options.onProgress?.({ message, waitMs }),
-    };
+  private async send(transport: HttpTransport, target: RequestTarget, pathAndQuery: string, flight: Flight): Promise<ApiResult> {
+    const call: CallState = { flight, capability: target.capability, retries: 0, waits: new Map() };
     for (let attempt = 1; ; attempt += 1) {
+      const permit = await this.gate.acquire({
+        free: target.free === true,
+        deadline: flight.deadline(),
+        signal: flight.signal,
+        onWait: (ms, reason) => flight.progress({ message: `Queued: ${reason}; about ${Math.ceil(ms / 1000)} s.`, waitMs: ms }),
+      });
       const started = this.now();
-      const response = await this.limiter
-        .run(() => transport.get(pathAndQuery, signal), {
-          signal,
-          deadline,
-          limitsOf: (answer) => answer.limits,
-          onWait: (ms) => call.progress(`Queued: the account's request budget refills in ${Math.ceil(ms / 1000)} s.`, ms),
-        })
-        .catch((error: unknown) => this.failure(error, signal));
-      if (response instanceof ApiError) {
-        // Decided here without a request (latched quota, a wait past the deadline): final.
-        if (response.local) throw response;
-        await this.retryOrThrow(response, call);
-        continue;
+      let released = false;
+      const release = (outcome: PermitOutcome): void => {
+        if (!released) permit.release(outcome);
+        released = true;
+      };
+      try {
+        const response = await transport.get(pathAndQuery, flight.signal).catch((error: unknown) => this.failure(error, flight.signal));
+        const answered = response instanceof ApiError ? undefined : response;
+        const failed = answered ? this.classify(answered) : (response as ApiError);
+        const outcome: PermitOutcome = {
+          status: answered?.status ?? failed?.status ?? undefined,
+          headers: answered?.limits,
+          code: failed?.code,
+        };
+        this.deps.log.info(
+          {
+            op: target.operationId,
+            status: outcome.status,
+            code: failed?.code,
+            ms: this.now() - started,
+            request_id: answered?.requestId ?? failed?.requestId,
+            cache_hit: false,
+            attempt,
+            rate_remaining: answered?.limits.rateRemaining,
+            quota_remaining: answered?.limits.quotaRemaining,
+          },
+          'upstream request',
+        );
+        if (failed === undefined && answered) {
+          release(outcome);
+          return toResult(target.operationId, answered);
+        }
+        if (failed === undefined) continue; // not reached: a failure before any answer is its own error
+        const quotaResetAt = answered?.limits.quotaResetAt;
+        if (RETRY_POLICY[failed.kind].kind === 'in-flight') {
+          // Another process of the account is sending: the whole process backs off, and this
+          // call keeps its slot through the wait so that the next queued call is not refused too.
+          this.gate.inFlightRefused();
+          try {
+            await this.retryOrThrow(failed, call, quotaResetAt);
+          } finally {
+            release(outcome);
+          }
+          continue;
+        }
+        release(outcome);
+        await this.retryOrThrow(failed, call, quotaResetAt);
+      } finally {
+        release({});
       }
-      const error = this.classify(response);
-      this.deps.log.info(
-        {
-          op: target.operationId,
-          status: response.status,
-          code: error?.code,
-          ms: this.now() - started,
-          request_id: response.requestId,
-          cache_hit: false,
-          attempt,
-          rate_remaining: response.limits.rateRemaining,
-          quota_remaining: response.limits.quotaRemaining,
-        },
-        'upstream request',
-      );
-      if (!error) return toResult(target.operationId, response);
-      await this.retryOrThrow(error, { ...call, quotaResetAt: response.limits.quotaResetAt });
     }
   }
 
   /** Applies the policy table: returns after the wait when the call should go again, throws otherwise. */
-  private async retryOrThrow(error: ApiError, call: RetryContext): Promise<void> {
-    const rule = RETRY_POLICY[error.code];
-    if (rule.kind === 'never') throw error;
+  private async retryOrThrow(error: ApiError, call: CallState, quotaResetAt: number | undefined): Promise<void> {
+    const rule = RETRY_POLICY[error.kind];
     if (rule.kind === 'latch-quota') {
-      this.limiter.latchQuota(call.quotaResetAt ?? this.now() + (error.retryAfterSeconds ?? 3600) * 1000);
+      this.gate.latchQuota(quotaResetAt ?? this.now() + (error.retryAfterSeconds ?? 3600) * 1000);
       throw error;
     }
     if (rule.kind === 'remember-disabled') {
-      this.limiter.rememberDisabled(call.capability, this.now() + rule.rememberMs);
+      this.gate.rememberDisabled(call.capability, this.now() + rule.rememberMs);
       throw error;
     }
-    const used = (call.retries.get(error.code) ?? 0) + 1;
-    // A 202 is polled until the deadline: waiting for it costs nothing.
-    if (rule.kind !== 'poll' && used > rule.maxRetries) throw error;
-    call.retries.set(error.code, used);
+    // A code this client does not know acts by its status, and a refusal (4xx) is final.
+    const unknownRefusal = error.code !== error.kind && error.status !== null && error.status >= 400 && error.status < 500;
+    if (unknownRefusal || !mayRetry(rule, call.retries)) throw error;
+    const waits = (call.waits.get(rule.kind) ?? 0) + 1;
+    call.waits.set(rule.kind, waits);
     const serverWait = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
-    const wait =
-      rule.kind === 'wait-server'
-        ? (serverWait ?? 1000)
-        : rule.kind === 'poll'
-          ? (serverWait ?? retryDelayMs(rule, used, this.random))
-          : retryDelayMs(rule, used, this.random);
-    if (this.now() + wait > call.deadline) {
+    const wait = retryDelayMs(rule, waits, serverWait, this.random);
+    if (this.now() + wait > call.flight.deadline()) {
       // Answer now rather than let the host time the call out.
       throw new ApiError({
         code: error.code,
+        kind: error.kind,
         status: error.status,
         message: error.message,
         hint: error.hint,
@@ -265,21 +292,23 @@ export class MarketDataClient {
         tags: error.tags,
       });
     }
+    if (rule.kind !== 'poll') call.retries += 1;
     const seconds = Math.ceil(wait / 1000);
     if (rule.kind === 'wait-server' && rule.pauseAccount) {
-      // The whole account waits, not just this call: the limiter holds every queued job.
-      this.limiter.pause(this.now() + wait);
-      call.progress(`${error.code}: the account pauses for ${seconds} s as the API asked.`, wait);
+      // The whole account waits, not just this call: the gate holds every queued call.
+      this.gate.pause(this.now() + wait);
+      call.flight.progress({ message: `${error.code}: the account pauses for ${seconds} s as the API asked.`, waitMs: wait });
       return;
     }
-    call.progress(
-      rule.kind === 'poll'
-        ? `The API is building this dataset (202); checking again in ${seconds} s.`
-        : `${error.code}: retrying in ${seconds} s.`,
-      wait,
-    );
-    await sleep(wait, undefined, { signal: call.signal }).catch(() => undefined);
-    if (call.signal.aborted) throw abortError(call.signal);
+    call.flight.progress({
+      message:
+        rule.kind === 'poll'
+          ? `The API is building this dataset (202); checking again in ${seconds} s.`
+          : `${error.code}: retrying in ${seconds} s.`,
+      waitMs: wait,
+    });
+    await this.sleep(wait, call.flight.signal).catch(() => undefined);
+    if (call.flight.signal.aborted) throw abortError(call.flight.signal);
   }
 
   private failure(error: unknown, signal: AbortSignal): ApiError {
@@ -294,8 +323,8 @@ export class MarketDataClient {
         return new ApiError({
           code: 'RESPONSE_INVALID',
           status: 200,
-          message: 'The API answered 200 with a body that is not valid JSON.',
-          hint: 'Retry later; report the request id if it persists.',
+          message: 'The API answered 200 with a body that broke off or is not valid JSON; the unit was charged, so it is not retried.',
+          hint: 'Call again later if you need it; report the request id if it persists.',
           requestId: response.requestId ?? null,
         });
       }
@@ -312,18 +341,41 @@ export class MarketDataClient {
     }
     if (response.status === 202) {
       const body = response.body as { retry_after_seconds?: unknown } | undefined;
-      const retry = typeof body?.retry_after_seconds === 'number' ? body.retry_after_seconds : response.retryAfterSeconds;
       return new ApiError({
         code: 'NOT_READY',
         status: 202,
         message: 'The API is still building this dataset (on-demand materialization).',
         hint: 'Call again shortly; waiting for it is not charged.',
-        retryAfterSeconds: retry,
+        retryAfterSeconds: clampWaitSeconds(body?.retry_after_seconds) ?? response.retryAfterSeconds,
+        requestId: response.requestId ?? null,
+      });
+    }
+    if (response.status > 200 && response.status < 300) {
+      return new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: response.status,
+        message: `The API answered ${response.status}, which this client does not expect.`,
         requestId: response.requestId ?? null,
       });
     }
     return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
   }
+}
+
+function cancelled(): ApiError {
+  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled by the client.', local: true });
+}
+
+function deadlineExceeded(): ApiError {
+  return new ApiError({
+    code: 'DEADLINE_EXCEEDED',
+    status: null,
+    message: 'The call ran out of time before the API answered.',
+    hint: 'Retry; if it keeps happening, ask for less data.',
+    recoverable: true,
+    retryAfterSeconds: 1,
+    local: true,
+  });
 }
 
 /** The path with its ticker encoded; nothing that could become a `.`/`..` segment survives. */
@@ -334,35 +386,6 @@ function buildPath(target: RequestTarget): string {
     throw new ApiError({ code: 'TICKER_INVALID', status: null, message: 'The ticker is missing or not a path segment.', local: true });
   }
   return target.path.replace('{ticker}', encodeURIComponent(ticker));
-}
-
-/** The caller's signal, plus the call's deadline, as one signal whose reason says which fired. */
-function withDeadline(signal: AbortSignal, deadline: number, now: () => number): AbortSignal {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        new ApiError({
-          code: 'DEADLINE_EXCEEDED',
-          status: null,
-          message: 'The call ran out of time before the API answered.',
-          hint: 'Retry; if it keeps happening, ask for less data.',
-          recoverable: true,
-          retryAfterSeconds: 1,
-          local: true,
-        }),
-      ),
-    Math.max(0, deadline - now()),
-  );
-  timer.unref();
-  const onAbort = (): void => {
-    clearTimeout(timer);
-    controller.abort(new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled by the client.', local: true }));
-  };
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  return controller.signal;
 }
 
 function toResult(operationId: string, response: RawResponse): ApiResult {

@@ -1,29 +1,20 @@
 /**
- * The one error type of the client. Upstream envelopes keep their code; bodies that are
- * not envelopes map by status to the spec's codes; failures on this side of the wire
- * get codes of their own. Never a raw stack, never the key.
+ * The one error type of the client. Upstream envelopes keep their code, known or not;
+ * bodies that are not envelopes map by status through the error table; failures on this
+ * side of the wire get codes of their own. Never a raw stack, never the key.
  */
-import { API_ERROR_CODES, isApiErrorCode, type ApiErrorCode } from '../catalog/index.js';
+import { codeForStatus, ERROR_TABLE, isErrorCode, type ClientErrorCode, type ErrorCode } from '../catalog/index.js';
 import { sanitizeText } from '../sanitize.js';
+import { clampWaitSeconds } from './limit-headers.js';
 
-export const CLIENT_ERROR_CODES = {
-  NETWORK_ERROR: { recoverable: true, action: 'retry later; check the network and MARKET_DATA_BASE_URL' },
-  DEADLINE_EXCEEDED: { recoverable: true, action: 'retry; the call ran out of time' },
-  RESPONSE_INVALID: { recoverable: true, action: 'retry later; the API answered something that is not the expected JSON' },
-  RESPONSE_TOO_LARGE_LOCAL: {
-    recoverable: false,
-    action: 'narrow the request (limit, range, format=summary) or raise MARKET_DATA_MAX_RESPONSE_BYTES',
-  },
-  CANCELLED: { recoverable: false, action: 'the caller cancelled the request' },
-  CONFIG_INVALID: { recoverable: false, action: 'fix the server configuration' },
-  NOT_READY: { recoverable: true, action: 'the data is being built; retry after retry_after_seconds' },
-} as const;
-
-export type ClientErrorCode = keyof typeof CLIENT_ERROR_CODES;
-export type ErrorCode = ApiErrorCode | ClientErrorCode;
+export { CLIENT_ERROR_CODES } from '../catalog/index.js';
+export type { ClientErrorCode, ErrorCode };
 
 export interface ApiErrorInit {
-  code: ErrorCode;
+  /** A code of the table, or an upstream code this client does not know (then `kind` says how to act). */
+  code: string;
+  /** The table row that governs this error; defaults to `code` when it is in the table. */
+  kind?: ErrorCode | undefined;
   status: number | null;
   message: string;
   hint?: string | undefined;
@@ -37,7 +28,10 @@ export interface ApiErrorInit {
 }
 
 export class ApiError extends Error {
-  readonly code: ErrorCode;
+  /** The code the agent sees: the upstream's own, even one this client does not know. */
+  readonly code: string;
+  /** The row of the error table that decides retries and guidance. */
+  readonly kind: ErrorCode;
   readonly status: number | null;
   readonly hint: string | undefined;
   readonly recoverable: boolean;
@@ -51,19 +45,20 @@ export class ApiError extends Error {
     super(init.message);
     this.name = 'ApiError';
     this.code = init.code;
+    this.kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
     this.status = init.status;
     this.hint = init.hint;
-    this.recoverable = init.recoverable ?? defaultRecoverable(init.code);
-    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.recoverable = init.recoverable ?? ERROR_TABLE[this.kind].recoverable;
+    this.retryAfterSeconds = init.retryAfterSeconds === undefined ? undefined : clampWaitSeconds(init.retryAfterSeconds);
     this.docsUrl = init.docsUrl;
     this.requestId = init.requestId ?? null;
     this.tags = init.tags ?? [];
     this.local = init.local ?? false;
   }
 
-  /** What the code asks the caller to do, from the spec's table or the client's own. */
+  /** What the code asks the caller to do, from the error table. */
   get action(): string {
-    return isApiErrorCode(this.code) ? API_ERROR_CODES[this.code].action : CLIENT_ERROR_CODES[this.code].action;
+    return ERROR_TABLE[this.kind].action;
   }
 
   toJSON(): Record<string, unknown> {
@@ -78,10 +73,6 @@ export class ApiError extends Error {
       request_id: this.requestId,
     };
   }
-}
-
-function defaultRecoverable(code: ErrorCode): boolean {
-  return isApiErrorCode(code) ? API_ERROR_CODES[code].recoverable : CLIENT_ERROR_CODES[code].recoverable;
 }
 
 interface EnvelopeShape {
@@ -107,20 +98,10 @@ function isEnvelope(body: unknown): body is EnvelopeShape {
   );
 }
 
-/** What a status means when the body is not an envelope (an HTML proxy page, an empty 503). */
-export function codeForStatus(status: number): ApiErrorCode {
-  if (status === 401) return 'AUTH_INVALID';
-  if (status === 402) return 'AUTH_PAUSED';
-  if (status === 403) return 'SCOPE_INSUFFICIENT';
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 409) return 'KEY_LIMIT_REACHED';
-  if (status === 422 || status === 400) return 'VALIDATION_ERROR';
-  if (status === 429) return 'RATE_LIMITED';
-  if (status === 502) return 'UPSTREAM_ERROR';
-  if (status === 503) return 'READ_MODEL_UNAVAILABLE';
-  if (status === 504) return 'UPSTREAM_TIMEOUT';
-  return 'INTERNAL_ERROR';
-}
+/** A code as the spec draws them (upper snake case); anything else is not trusted as a code. */
+const CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
+
+export { codeForStatus };
 
 /** Builds the error for a non-2xx answer. `retryAfterHeader` is the `Retry-After` value. */
 export function errorFromResponse(
@@ -129,29 +110,35 @@ export function errorFromResponse(
   retryAfterHeader: number | undefined,
   headerRequestId: string | undefined,
 ): ApiError {
-  if (isEnvelope(body) && isApiErrorCode(body.error.code)) {
+  const byStatus = codeForStatus(status);
+  if (isEnvelope(body) && typeof body.error.code === 'string' && CODE_PATTERN.test(body.error.code)) {
     const e = body.error;
     const code = body.error.code;
-    const retryAfter = typeof e.retry_after_seconds === 'number' ? e.retry_after_seconds : retryAfterHeader;
+    // A known code acts by its row; one this client does not know acts by its status (a 4xx is never retried).
+    const kind: ErrorCode = isErrorCode(code) && ERROR_TABLE[code].status !== null ? code : byStatus;
+    const retryAfter = clampWaitSeconds(e.retry_after_seconds) ?? retryAfterHeader;
     return new ApiError({
       code,
+      kind,
       status,
       message: typeof e.message === 'string' ? sanitizeText(e.message, 500) : code,
       hint: typeof e.hint === 'string' ? sanitizeText(e.hint, 500) : undefined,
-      recoverable: e.recoverable === true || API_ERROR_CODES[code].recoverable,
+      recoverable: kind === code ? e.recoverable === true || ERROR_TABLE[kind].recoverable : ERROR_TABLE[kind].recoverable,
       retryAfterSeconds: retryAfter,
       docsUrl: typeof e.docs_url === 'string' ? sanitizeText(e.docs_url, 300) : undefined,
       requestId: typeof e.request_id === 'string' ? sanitizeText(e.request_id, 100) : (headerRequestId ?? null),
       tags: Array.isArray(e.tags) ? e.tags.filter((t): t is string => typeof t === 'string').map((t) => sanitizeText(t, 50)) : [],
     });
   }
-  const code = codeForStatus(status);
   return new ApiError({
-    code,
+    code: byStatus,
     status,
     message: `The API answered ${status} without an error envelope.`,
-    hint: 'The response came from something in front of the API (a proxy or load balancer); retry later.',
-    recoverable: API_ERROR_CODES[code].recoverable,
+    hint:
+      status >= 500
+        ? 'The response came from something in front of the API (a proxy or load balancer); retry later.'
+        : 'The response came from something in front of the API (a proxy or load balancer); check MARKET_DATA_BASE_URL.',
+    recoverable: ERROR_TABLE[byStatus].recoverable,
     retryAfterSeconds: retryAfterHeader,
     requestId: headerRequestId ?? null,
   });

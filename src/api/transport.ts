@@ -4,8 +4,10 @@
  * body is read to the end or dumped; a body larger than the cap is cut off unread.
  */
 import type { Pool } from 'undici';
+import { isLoopbackHost } from '../config.js';
 import { abortError, ApiError } from './errors.js';
-import type { LimitHeaders } from './limiter.js';
+import type { LimitHeaders } from './gate/account-gate.js';
+import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -31,10 +33,12 @@ export class HttpTransport {
   /** undici loads with the first request, not before the server's first answer (start-up time). */
   private pool: Promise<Pool> | undefined;
   private readonly basePath: string;
+  private readonly host: string;
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
+    this.host = url.hostname;
   }
 
   private connect(): Promise<Pool> {
@@ -66,7 +70,7 @@ export class HttpTransport {
         signal,
       });
     } catch (error) {
-      throw transportError(error, signal);
+      throw transportError(error, signal, this.host);
     }
     const headers = response.headers;
     const header = (name: string): string | undefined => {
@@ -100,7 +104,10 @@ export class HttpTransport {
     } catch (error) {
       response.body.destroy();
       if (error instanceof ApiError) throw new ApiError({ ...errorInit(error), requestId: result.requestId });
-      throw transportError(error, signal);
+      if (signal.aborted) throw abortError(signal);
+      // The status line arrived: a 200 is already charged, so its broken body is
+      // RESPONSE_INVALID (never retried); any other status is judged by its status alone.
+      return { ...result, body: undefined, bodyInvalid: response.statusCode === 200 };
     }
     if (text.length === 0) return { ...result, body: undefined, bodyInvalid: false };
     try {
@@ -140,11 +147,23 @@ function errorInit(error: ApiError): ConstructorParameters<typeof ApiError>[0] {
   return { code: error.code, status: error.status, message: error.message, hint: error.hint, recoverable: error.recoverable };
 }
 
-/** A failure below HTTP: the caller's abort or deadline, or the network. */
-function transportError(error: unknown, signal: AbortSignal): ApiError {
+/** Codes of a failure to reach the host at all: on a non-loopback base URL, usually a wrong URL. */
+const UNREACHABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECONNREFUSED']);
+
+/** A failure below HTTP: the caller's abort or deadline, the host not reachable, or the network. */
+function transportError(error: unknown, signal: AbortSignal, host: string): ApiError {
   if (signal.aborted) return abortError(signal);
   if (error instanceof ApiError) return error;
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unknown';
+  const code = errorCode(error);
+  if (UNREACHABLE_CODES.has(code) && !isLoopbackHost(host)) {
+    const what = code === 'ECONNREFUSED' ? 'refused the connection' : 'could not be resolved';
+    return new ApiError({
+      code: 'BASE_URL_UNREACHABLE',
+      status: null,
+      message: `The API host ${host} ${what} (${code}).`,
+      hint: 'Check MARKET_DATA_BASE_URL in the server environment: it should be the API origin, for example https://api.example.com.',
+    });
+  }
   return new ApiError({
     code: 'NETWORK_ERROR',
     status: null,
@@ -153,46 +172,19 @@ function transportError(error: unknown, signal: AbortSignal): ApiError {
   });
 }
 
-/**
- * Below this, a difference between the server's Date header (whole seconds) and the
- * local clock is rounding, not skew.
- */
-const SKEW_THRESHOLD_MS = 1500;
-
-/**
- * The server's limit headers, with its reset instants moved onto the local clock: a
- * server clock ahead of ours would otherwise make us wait too long, one behind would
- * make us send into a window it has not reset yet.
- */
-function parseLimitHeaders(header: (name: string) => string | undefined, localNow: number): LimitHeaders {
-  const int = (name: string): number | undefined => {
-    const value = header(name);
-    if (value === undefined || value.trim() === '') return undefined;
-    const parsed = Number(value);
-    return Number.isFinite(parsed) ? parsed : undefined;
-  };
-  const serverDate = Date.parse(header('date') ?? '');
-  // Date is truncated to the second: the server's time lies in [date, date + 1 s).
-  // Taking its start errs late, never early: an early refill would send into a spent window.
-  const skew = Number.isFinite(serverDate) ? serverDate - localNow : 0;
-  const toLocal = (serverInstant: number): number => (Math.abs(skew) > SKEW_THRESHOLD_MS ? serverInstant - skew : serverInstant);
-  const resetEpoch = int('x-ratelimit-reset');
-  const quotaReset = header('x-quota-reset-at');
-  const quotaResetMs = quotaReset === undefined ? NaN : Date.parse(quotaReset);
-  return {
-    rateLimit: int('x-ratelimit-limit'),
-    rateRemaining: int('x-ratelimit-remaining'),
-    rateResetAt: resetEpoch === undefined ? undefined : toLocal(resetEpoch * 1000),
-    quotaLimit: int('x-quota-limit'),
-    quotaRemaining: int('x-quota-remaining'),
-    quotaResetAt: Number.isFinite(quotaResetMs) ? toLocal(quotaResetMs) : undefined,
-  };
-}
-
-/** Retry-After in seconds, or as an HTTP date. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - now) / 1000)) : undefined;
+/** The system error code, looked for on the error, its cause and the errors of an AggregateError. */
+function errorCode(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'unknown';
+  if ('code' in error && typeof error.code === 'string' && error.code.startsWith('E')) return error.code;
+  if ('cause' in error && error.cause !== undefined) {
+    const inner = errorCode(error.cause);
+    if (inner !== 'unknown') return inner;
+  }
+  if ('errors' in error && Array.isArray(error.errors)) {
+    for (const inner of error.errors) {
+      const code = errorCode(inner);
+      if (code !== 'unknown') return code;
+    }
+  }
+  return 'code' in error ? String(error.code) : 'unknown';
 }

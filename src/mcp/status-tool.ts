@@ -96,7 +96,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         deps.client.meta('/v1/health', { signal: ctx.mcpReq.signal, deadlineMs: 10_000 }),
       ]);
       const discovered = discover.status === 'fulfilled' ? record(discover.value.data) : undefined;
-      const budget = record(deps.client.budget());
+      const budget = record(await deps.client.budget());
       const upstreamQuota = record(discovered?.['quota']);
       // The quota once: the limiter's view of the headers, else discover's.
       const quota = {

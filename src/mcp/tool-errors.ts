@@ -10,61 +10,15 @@
  * whole result (-32602) so the error never reaches the agent.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError, type ErrorCode } from '../api/errors.js';
-import type { ParamRefusal } from '../catalog/index.js';
+import { ApiError } from '../api/errors.js';
+import { guidanceFor, nextActionFor, type NextAction, type ParamRefusal } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 
-/** What the agent should do, by code. Anything not listed: do not retry as is. */
-export type NextAction =
-  'retry_after_wait' | 'fix_input' | 'check_configuration' | 'wait_for_quota_reset' | 'degrade' | 'retry_later' | 'do_not_retry';
-
-const ACTIONS: Partial<Record<ErrorCode, NextAction>> = {
-  VALIDATION_ERROR: 'fix_input',
-  TICKER_INVALID: 'fix_input',
-  CONTRACT_SYMBOL_INVALID: 'fix_input',
-  RANGE_TOO_DEEP: 'fix_input',
-  RESPONSE_TOO_LARGE: 'fix_input',
-  RESPONSE_TOO_LARGE_LOCAL: 'fix_input',
-  INDEX_UNSUPPORTED: 'fix_input',
-  AUTH_MISSING: 'check_configuration',
-  AUTH_INVALID: 'check_configuration',
-  AUTH_PAUSED: 'check_configuration',
-  SCOPE_INSUFFICIENT: 'check_configuration',
-  CONFIG_INVALID: 'check_configuration',
-  KEY_LIMIT_REACHED: 'check_configuration',
-  QUOTA_EXHAUSTED: 'wait_for_quota_reset',
-  SERVICE_DISABLED: 'degrade',
-  NOT_FOUND: 'do_not_retry',
-  CANCELLED: 'do_not_retry',
-};
+/** What the agent should do, by code: the error table's column. */
+export type { NextAction };
 
 export function nextAction(error: ApiError): NextAction {
-  const listed = ACTIONS[error.code];
-  if (listed) return listed;
-  if (error.recoverable) return error.retryAfterSeconds !== undefined ? 'retry_after_wait' : 'retry_later';
-  return 'do_not_retry';
-}
-
-function guidance(error: ApiError, action: NextAction): string {
-  const hint = error.hint ? ` ${error.hint}` : '';
-  const wait = error.retryAfterSeconds;
-  switch (action) {
-    case 'fix_input':
-      // Refusals here and upstream 4xx cost nothing; a check made after a 200 cannot say so.
-      return `${error.code}: ${error.message}${hint} Fix the arguments (${error.action}) and call again${error.status === null && !error.local ? '.' : '; nothing was charged.'}`;
-    case 'check_configuration':
-      return `${error.code}: ${error.message}${hint} Retrying will not help; call api_status to check the key and its scope, or tell the user.`;
-    case 'wait_for_quota_reset':
-      return `${error.code}: ${error.message}${hint} Do not retry before the reset${wait ? ` (in about ${wait} s)` : ''}; api_status shows the budget.`;
-    case 'degrade':
-      return `${error.code}: ${error.message}${hint} Continue without this dataset and try it again much later.`;
-    case 'retry_after_wait':
-      return `${error.code}: ${error.message}${hint} Wait ${wait ?? 1} s, then call again with the same arguments.`;
-    case 'retry_later':
-      return `${error.code}: ${error.message}${hint} Call again later with the same arguments.`;
-    case 'do_not_retry':
-      return `${error.code}: ${error.message}${hint} Do not retry this request as is.`;
-  }
+  return nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
 }
 
 export interface ErrorResultOptions {
@@ -77,7 +31,7 @@ export function errorResult(error: ApiError, options: ErrorResultOptions = { str
   const payload = { error: { ...error.toJSON(), action } };
   return {
     isError: true,
-    content: [{ type: 'text', text: `${guidance(error, action)}\n${JSON.stringify(payload)}` }],
+    content: [{ type: 'text', text: `${guidanceFor(error, action)}\n${JSON.stringify(payload)}` }],
     ...(options.structured ? { structuredContent: payload } : {}),
   };
 }

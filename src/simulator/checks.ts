@@ -74,11 +74,14 @@ export function inFlightCap(sim: SimulatedApi): Check {
       limits.inFlight -= 1;
     });
     limits.maxInFlightSeen = Math.max(limits.maxInFlightSeen, limits.inFlight);
-    if (limits.inFlight > sim.limitSettings.inFlight)
+    if (limits.inFlight > sim.limitSettings.inFlight) {
+      // Whether the refused request still counts against the window is a simulator option.
+      limits.refusedInFlight(c.get('now'));
       throw new ApiError('IN_FLIGHT_EXCEEDED', {
         hint: `At most ${sim.limitSettings.inFlight} requests in flight per account.`,
         retryAfterSeconds: 1,
       });
+    }
     await next();
   };
 }

@@ -16,6 +16,12 @@ export interface LimitSettings {
   monthlyQuota: number;
   /** Quota period; default the calendar month (UTC). Tests use short periods. */
   quotaPeriodMs?: number;
+  /**
+   * Whether a request refused with IN_FLIGHT_EXCEEDED still counts against the window.
+   * The spec does not say; default counted (the stricter reading), and the client must
+   * meet its goals both ways.
+   */
+  countRefusedInFlight?: boolean;
 }
 
 export const SPEC_LIMITS: LimitSettings = { perWindow: 60, perIpPerWindow: 200, windowMs: 60_000, inFlight: 5, monthlyQuota: 100_000 };
@@ -44,6 +50,12 @@ export class FixedWindowCounter {
     if (this.count >= this.limit) return false;
     this.count += 1;
     return true;
+  }
+
+  /** Gives back the request counted last (one the service decided not to count after all). */
+  refund(now: number): void {
+    this.roll(now);
+    this.count = Math.max(0, this.count - 1);
   }
 
   state(now: number): { limit: number; remaining: number; resetAtMs: number } {
@@ -104,8 +116,16 @@ export class AccountLimits {
   inFlight = 0;
   maxInFlightSeen = 0;
 
+  private readonly countRefusedInFlight: boolean;
+
   constructor(settings: LimitSettings, now: number) {
     this.rate = new FixedWindowCounter(settings.perWindow, settings.windowMs);
     this.quota = new QuotaMeter(settings.monthlyQuota, settings.quotaPeriodMs, now);
+    this.countRefusedInFlight = settings.countRefusedInFlight ?? true;
+  }
+
+  /** A request was refused with IN_FLIGHT_EXCEEDED after the window counted it. */
+  refusedInFlight(now: number): void {
+    if (!this.countRefusedInFlight) this.rate.refund(now);
   }
 }

@@ -105,7 +105,7 @@ test('QUOTA_EXHAUSTED latches: the next call fails without reaching the simulato
       assert.ok((error.retryAfterSeconds ?? 0) >= 1);
       assert.match(error.hint ?? '', /No request was sent/);
       assert.equal(sim.api.requests.length, sent, 'no request reached the simulator');
-      assert.equal(client.budget().quota_exhausted, true);
+      assert.equal((await client.budget()).quota_exhausted, true);
       await sleep((error.retryAfterSeconds ?? 3) * 1000 + 100);
       const after = await call('market.oi_change', undefined, { limit: 7 });
       assert.ok(Array.isArray(after.data));

@@ -98,7 +98,7 @@ test('SERVICE_DISABLED is not retried and is remembered: the next call fails wit
       assert.equal(again.code, 'SERVICE_DISABLED');
       assert.equal(again.local, true);
       assert.equal(sim.api.requests.length, 1);
-      assert.deepEqual(client.budget().disabled, ['dealer_heatmap']);
+      assert.deepEqual((await client.budget()).disabled, ['dealer_heatmap']);
       await call('market.oi_change');
     });
   });

@@ -124,7 +124,8 @@ test('one log line per upstream request, and the key appears in no log line', as
         sim.api.faults.inject({ kind: 'reset' }, 3);
         await rejection(call('shorts.short_screener'));
         const upstream = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'upstream request');
-        assert.equal(upstream.length, 2);
+        // Two answers, then the first try and two retries of the reset call: every request is logged.
+        assert.equal(upstream.length, 5);
         assert.deepEqual(
           Object.keys(upstream[0] ?? {}).filter((k) =>
             ['op', 'status', 'ms', 'request_id', 'cache_hit', 'rate_remaining', 'quota_remaining'].includes(k),
@@ -132,6 +133,10 @@ test('one log line per upstream request, and the key appears in no log line', as
           7,
         );
         assert.equal(upstream[1]?.['code'], 'NOT_FOUND');
+        assert.deepEqual(
+          upstream.slice(2).map((l) => l['code']),
+          ['NETWORK_ERROR', 'NETWORK_ERROR', 'NETWORK_ERROR'],
+        );
         for (const line of logs) assert.ok(!line.includes('sim-live-key'), line);
       },
       {},

@@ -48,7 +48,7 @@ test(`the response cache has a byte budget: 120 distinct 0.9 MB answers keep RSS
       }
       collectGarbage();
       const retained = process.memoryUsage().heapUsed;
-      const budget = client.budget();
+      const budget = await client.budget();
       assert.ok(budget.cache_entries > 0, 'answers within the budget are still cached');
       assert.ok(budget.cache_entries * 900_000 <= CACHE_MAX_CHARS * 1.05, `${budget.cache_entries} entries exceed the budget`);
       process.stderr.write(

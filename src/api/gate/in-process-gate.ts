@@ -1,0 +1,277 @@
+/**
+ * The account gate in this process: one FIFO queue in front of the rate window, the
+ * Retry-After pause, the in-flight cap, the quota latch and the SERVICE_DISABLED memory.
+ * The queue is ours rather than bottleneck's: wait-or-fail needs each call's place in
+ * line against the server's window, which bottleneck's reservoir cannot tell.
+ */
+import { abortError, ApiError } from '../errors.js';
+import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
+import { DisabledMemory } from './disabled-memory.js';
+import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
+import { Pause } from './pause.js';
+import { QuotaLatch } from './quota-latch.js';
+import { RateWindow, type RateWindowOptions } from './rate-window.js';
+
+export interface InProcessGateOptions {
+  clock?: Clock;
+  window?: RateWindowOptions;
+  inFlight?: InFlightCapOptions;
+}
+
+interface Waiter {
+  readonly request: PermitRequest;
+  readonly resolve: (permit: SendPermit) => void;
+  readonly reject: (error: ApiError) => void;
+  readonly onAbort: () => void;
+}
+
+const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+export class InProcessAccountGate implements AccountGate {
+  private readonly clock: Clock;
+  private readonly window: RateWindow;
+  private readonly inFlight: InFlightCap;
+  private readonly pauseUntil = new Pause();
+  private readonly quota = new QuotaLatch();
+  private readonly disabled = new DisabledMemory();
+  private readonly queue: Waiter[] = [];
+  private wake: { at: number; timer: Timer } | undefined;
+  private closed = false;
+
+  constructor(options: InProcessGateOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.window = new RateWindow(options.window);
+    this.inFlight = new InFlightCap(options.inFlight);
+  }
+
+  get maxInFlight(): number {
+    return this.inFlight.max;
+  }
+
+  acquire(request: PermitRequest): Promise<SendPermit> {
+    if (request.signal.aborted) return Promise.reject(abortError(request.signal));
+    if (this.closed) return Promise.reject(closedError());
+    const now = this.clock.now();
+    const latched = this.quota.refusesFor(request.free, now);
+    if (latched > 0) return Promise.reject(quotaError(now + latched, latched));
+    return new Promise<SendPermit>((resolve, reject) => {
+      const waiter: Waiter = {
+        request,
+        resolve,
+        reject,
+        onAbort: () => {
+          if (this.leave(waiter)) reject(abortError(request.signal));
+          this.pump();
+        },
+      };
+      this.queue.push(waiter);
+      request.signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.pump();
+      if (!this.queue.includes(waiter) || !request.onWait) return;
+      const turn = this.turnOf(this.queue.indexOf(waiter), this.clock.now());
+      request.onWait(Math.max(0, turn.at - this.clock.now()), turn.reason);
+    });
+  }
+
+  pause(untilMs: number): void {
+    this.pauseUntil.extend(untilMs);
+    this.pump();
+  }
+
+  inFlightRefused(): void {
+    this.inFlight.refused(this.clock.now());
+  }
+
+  latchQuota(resetAtMs: number): void {
+    this.quota.latch(resetAtMs);
+    this.pump();
+  }
+
+  rememberDisabled(capability: string, untilMs: number): void {
+    this.disabled.remember(capability, untilMs);
+  }
+
+  disabledFor(capability: string): Promise<number | undefined> {
+    const left = this.disabled.leftFor(capability, this.clock.now());
+    return Promise.resolve(left === undefined ? undefined : Math.ceil(left / 1000));
+  }
+
+  /** The same as `view()`, synchronously: this gate needs no round trip. */
+  viewNow(): GateView {
+    const now = this.clock.now();
+    const window = this.window.view(now);
+    const quota = this.quota.view(now);
+    return {
+      mode: 'in-process',
+      mode_reason: null,
+      rate_limit_per_window: window.limit,
+      rate_remaining: window.remaining,
+      rate_window_resets_at: iso(window.resetsAt),
+      paused_until: iso(this.pauseUntil.endsAt(now)),
+      in_flight: this.inFlight.inFlight,
+      queued: this.queue.length,
+      max_in_flight: this.inFlight.current(now),
+      quota_limit: quota.limit,
+      quota_remaining: quota.remaining,
+      quota_resets_at: iso(quota.resetsAt),
+      quota_exhausted: quota.exhaustedUntil !== null,
+      disabled: this.disabled.list(now),
+    };
+  }
+
+  view(): Promise<GateView> {
+    return Promise.resolve(this.viewNow());
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.wake?.timer.cancel();
+    this.wake = undefined;
+    for (const waiter of [...this.queue]) if (this.leave(waiter)) waiter.reject(closedError());
+    return Promise.resolve();
+  }
+
+  /** Sends whatever may go now, in order; then fails every queued call whose turn comes too late. */
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.clock.now();
+    let nextWake: number | undefined;
+    while (this.queue.length > 0) {
+      const head = this.queue[0];
+      if (!head) break;
+      const latched = this.quota.refusesFor(head.request.free, now);
+      if (latched > 0) {
+        this.leave(head);
+        head.reject(quotaError(now + latched, latched));
+        continue;
+      }
+      const pausedUntil = this.pauseUntil.endsAt(now);
+      if (pausedUntil !== undefined) {
+        nextWake = pausedUntil;
+        break;
+      }
+      const left = this.window.available(now);
+      if (left <= 0) {
+        nextWake = this.window.refillsAt(now);
+        break;
+      }
+      // The last of a window shared with N other processes: if each of them sent one more at
+      // the same instant, N would overshoot. Leave those N to the others (or the next window).
+      const rivals = Math.min(this.inFlight.max - 1, this.window.rivals());
+      if (left <= rivals) {
+        nextWake = this.window.refillsAt(now);
+        break;
+      }
+      // A release pumps again when a slot frees.
+      if (!this.inFlight.hasRoom(now)) break;
+      // Near the end of a shared window, one at a time: each answer tells how much the others took meanwhile.
+      if (rivals > 0 && left <= rivals + this.inFlight.max && this.inFlight.inFlight > 0) break;
+      this.leave(head);
+      const windowTaken = this.window.take(now);
+      this.inFlight.take();
+      head.resolve(this.permit(windowTaken));
+    }
+    this.scheduleWake(nextWake);
+    this.failLateTurns(now);
+  }
+
+  private permit(windowTaken: number): SendPermit {
+    let released = false;
+    return {
+      release: (outcome: PermitOutcome) => {
+        if (released) return;
+        released = true;
+        this.inFlight.give();
+        const now = this.clock.now();
+        if (outcome.code === 'IN_FLIGHT_EXCEEDED') this.window.untake(windowTaken, now);
+        else if (outcome.status !== undefined) this.inFlight.answered(now);
+        if (outcome.headers) {
+          this.window.observe(outcome.headers, now);
+          this.quota.observe(outcome.headers, now);
+          const rivals = this.window.rivals();
+          if (rivals > 0) this.inFlight.shareWith(rivals + 1, now);
+        }
+        this.pump();
+      },
+    };
+  }
+
+  /** When the call at `position` in the queue may expect its turn, and why it waits. */
+  private turnOf(position: number, now: number): { at: number; reason: string } {
+    const pausedUntil = this.pauseUntil.endsAt(now);
+    const byWindow = this.window.turnAt(position, now) ?? now;
+    if (pausedUntil !== undefined && pausedUntil >= byWindow)
+      return { at: pausedUntil, reason: 'the account is paused as the API asked (Retry-After)' };
+    if (byWindow > now) return { at: byWindow, reason: "the account's request window is spent until it resets" };
+    return { at: now, reason: `${this.inFlight.inFlight} requests are in flight, the most this process sends at once` };
+  }
+
+  /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
+  private failLateTurns(now: number): void {
+    for (let position = 0; position < this.queue.length;) {
+      const waiter = this.queue[position];
+      if (!waiter) break;
+      const turn = this.turnOf(position, now);
+      if (turn.at <= waiter.request.deadline) {
+        position += 1;
+        continue;
+      }
+      this.leave(waiter);
+      const seconds = Math.max(1, Math.ceil((turn.at - now) / 1000));
+      waiter.reject(
+        new ApiError({
+          code: 'RATE_LIMITED',
+          status: null,
+          message: `This call's turn would come in about ${seconds} s (${turn.reason}), after its deadline; nothing was sent.`,
+          hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
+          recoverable: true,
+          retryAfterSeconds: seconds,
+          local: true,
+        }),
+      );
+    }
+  }
+
+  private scheduleWake(at: number | undefined): void {
+    if (at === undefined) {
+      this.wake?.timer.cancel();
+      this.wake = undefined;
+      return;
+    }
+    if (this.wake?.at === at) return;
+    this.wake?.timer.cancel();
+    this.wake = { at, timer: this.clock.after(at - this.clock.now(), () => this.onWake()) };
+  }
+
+  private onWake(): void {
+    this.wake = undefined;
+    this.pump();
+  }
+
+  /** Takes a waiter out of the queue; false when it had already left. */
+  private leave(waiter: Waiter): boolean {
+    const index = this.queue.indexOf(waiter);
+    if (index < 0) return false;
+    this.queue.splice(index, 1);
+    waiter.request.signal.removeEventListener('abort', waiter.onAbort);
+    return true;
+  }
+}
+
+function quotaError(resetAtMs: number, leftMs: number): ApiError {
+  const resetAt = new Date(resetAtMs).toISOString();
+  return new ApiError({
+    code: 'QUOTA_EXHAUSTED',
+    status: 429,
+    message: `The account's monthly quota is used up until ${resetAt}.`,
+    hint: `No request was sent. Calls resume after ${resetAt}; free tools such as api_status still work.`,
+    recoverable: true,
+    retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+    local: true,
+  });
+}
+
+function closedError(): ApiError {
+  return new ApiError({ code: 'CANCELLED', status: null, message: 'The server is shutting down.', local: true });
+}
