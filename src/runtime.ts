@@ -3,7 +3,10 @@
  * demo mode the simulator runs in this process and the client talks to it over loopback.
  */
 import { readFileSync } from 'node:fs';
-import { MarketDataClient } from './api/client.js';
+import { MarketDataClient, type ApiResult } from './api/client.js';
+import { systemClock } from './api/gate/clock.js';
+import { InProcessAccountGate } from './api/gate/in-process-gate.js';
+import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
@@ -66,12 +69,14 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     ? await (await import('./simulator/server.js')).startSimulator({ port: 0, host: '127.0.0.1', ...flags.simulator })
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
+  const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
   const client = new MarketDataClient({
     config,
     log,
     ...(simulator ? { baseUrl: simulator.url, apiKey: DEMO_KEY } : {}),
     configProblem,
     userAgent: `market-data-mcp/${packageVersion()}`,
+    ...(account ? { gate: account.gate, sharedCache: account.cache } : {}),
   });
   const prebuilt = loadPrebuilt();
   for (const dataset of DATASETS) {
@@ -128,9 +133,25 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     async close() {
       registry.stop();
       await client.close();
+      await account?.close();
       await simulator?.close();
     },
   };
+}
+
+/**
+ * With MARKET_DATA_REDIS_URL, the account's gate and second cache tier live on Redis, so
+ * every process of the account shares its limits exactly; the in-process gate is the
+ * fallback while Redis is unreachable. The Redis client loads only in this case.
+ */
+async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
+  if (!config.redisUrl || !apiKey) return undefined;
+  const { createSharedAccount } = await import('./api/gate/redis-factory.js');
+  const fallback = new InProcessAccountGate();
+  const account = await createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
+  const view = await account.gate.view();
+  log.info({ mode: view.mode, reason: view.mode_reason }, 'account gate');
+  return account;
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */

@@ -54,7 +54,17 @@ const LEAD = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
 return redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))`;
 
-export class RedisCacheTier<T> {
+/** What the client needs of a second cache tier; the Redis one is the implementation. */
+export interface SharedCacheTier<T> {
+  readThrough(
+    requestKey: string,
+    ttlMs: number,
+    send: () => Promise<T>,
+    options: { signal: AbortSignal; now?: () => number; cacheable?: (value: T) => boolean },
+  ): Promise<{ value: T; storedAt: number; fromPeer: boolean }>;
+}
+
+export class RedisCacheTier<T> implements SharedCacheTier<T> {
   private readonly flightLeaseMs: number;
   private readonly waiting = new Map<string, Set<(message: string) => void>>();
   private subscribed: Promise<void> | undefined;
@@ -161,10 +171,18 @@ export class RedisCacheTier<T> {
     requestKey: string,
     ttlMs: number,
     send: () => Promise<T>,
-    options: { signal: AbortSignal; now?: () => number },
+    options: { signal: AbortSignal; now?: () => number; cacheable?: (value: T) => boolean },
   ): Promise<{ value: T; storedAt: number; fromPeer: boolean }> {
     const now = options.now ?? Date.now;
-    const outcome = await this.shared(requestKey, ttlMs, async () => ({ value: await send(), cacheable: ttlMs > 0 }), options);
+    const outcome = await this.shared(
+      requestKey,
+      ttlMs,
+      async () => {
+        const value = await send();
+        return { value, cacheable: ttlMs > 0 && (options.cacheable?.(value) ?? true) };
+      },
+      options,
+    );
     return { value: outcome.value, storedAt: now() - outcome.ageMs, fromPeer: outcome.from === 'peer' };
   }
 

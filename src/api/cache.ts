@@ -37,7 +37,7 @@ export interface CacheLimits {
 }
 
 /** An error envelope (`{error: {...}}`) is never data, whatever the status it came with. */
-function isErrorEnvelope(value: unknown): boolean {
+export function isErrorEnvelope(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const data = (value as { data?: unknown }).data;
   const body = data === undefined ? value : data;

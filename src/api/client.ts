@@ -9,10 +9,11 @@ import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeText } from '../sanitize.js';
-import { CACHE_TTL_MS, requestKey, ResponseCache } from './cache.js';
+import { CACHE_TTL_MS, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
 import type { AccountGate, GateView, PermitOutcome } from './gate/account-gate.js';
+import type { SharedCacheTier } from './cache-redis.js';
 import { systemClock } from './gate/clock.js';
 import { InProcessAccountGate } from './gate/in-process-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
@@ -46,6 +47,12 @@ export interface ClientDeps {
   apiKey?: string;
   /** The account gate; default one in this process. The Redis gate drops in here. */
   gate?: AccountGate;
+  /**
+   * The account's second cache tier (Redis), shared by its processes: read after the
+   * in-process LRU misses, written after every 200, and the place where identical calls
+   * of several processes share one upstream request.
+   */
+  sharedCache?: SharedCacheTier<ApiResult> | undefined;
   now?: () => number;
   random?: () => number;
   /** Waits between retries; tests pass one that does not sleep. */
@@ -186,12 +193,24 @@ export class MarketDataClient {
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
     const timeout = AbortSignal.timeout(deadlineMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const result = await this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
-      signal,
-      deadline: this.now() + deadlineMs,
-      onProgress: options.onProgress,
-      leaveError: () => (options.signal?.aborted ? cancelled() : deadlineExceeded()),
-    });
+    const join = (): Promise<ApiResult> =>
+      this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
+        signal,
+        deadline: this.now() + deadlineMs,
+        onProgress: options.onProgress,
+        leaveError: () => (options.signal?.aborted ? cancelled() : deadlineExceeded()),
+      });
+    const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
+    let result: ApiResult;
+    if (tier) {
+      // An error envelope under a 200 is never data (the LRU refuses it too).
+      const shared = await tier.readThrough(key, target.cacheTtlMs, join, { signal, now: this.now, cacheable: (r) => !isErrorEnvelope(r) });
+      const age = Math.max(0, Math.round((this.now() - shared.storedAt) / 1000));
+      result = shared.fromPeer
+        ? { data: shared.value.data, meta: { ...shared.value.meta, cache_hit: true, age_seconds: age } }
+        : shared.value;
+      this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
+    } else result = await join();
     if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);
     return result;
   }

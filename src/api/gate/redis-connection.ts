@@ -129,6 +129,8 @@ export class RedisLink implements RedisCommander {
   }
 
   async close(): Promise<void> {
+    // The client closes the gate and the runtime the account: a second close is a no-op.
+    if (this.closed) return;
     this.closed = true;
     for (const client of [this.client, this.subscriber]) {
       if (client.isOpen) await client.close().catch(() => client.destroy());
