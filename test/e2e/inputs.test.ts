@@ -35,7 +35,8 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
       // OpenAI strict mode sends null for every optional property: null means omitted.
       const nulls = await call('derived_dealer_gex_history', { ticker: 'SPY', limit: null, cursor: null });
       assert.notEqual(nulls.isError, true, textOf(nulls));
-      assert.equal((nulls.structuredContent as { data: unknown[] }).data.length, 6, 'the default limit applies');
+      // The dealer tool's default answer (issue 12) is the newest snapshot.
+      assert.equal((nulls.structuredContent as { data: unknown[] }).data.length, 1, 'the default applies');
       const nullFields = await call('shorts_short_screener', { limit: 2, min_short_float_pct: null, format: null, fields: null });
       assert.notEqual(nullFields.isError, true, textOf(nullFields));
 
@@ -62,14 +63,14 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
           'stocks_dividends',
           { ticker: 'SPY', colour: 'red' },
           'VALIDATION_ERROR',
-          /Accepted parameters: ticker, limit, fields\./,
+          /Accepted parameters: ticker, limit, cursor, fields\./,
         ],
         [
           'a ticker on a market-wide dataset is refused, not dropped',
           'market_total_options_volume',
           { ticker: 'SPY' },
           'VALIDATION_ERROR',
-          /"ticker" does not apply.*market-wide.*Accepted parameters: from, to, limit, fields\./,
+          /"ticker" does not apply.*market-wide.*Accepted parameters: from, to, limit, cursor, fields\./,
         ],
         ['true is not a limit', 'shorts_short_screener', { limit: true }, 'VALIDATION_ERROR', /expected an integer/],
         ['hex text is not a limit', 'shorts_short_screener', { limit: '0x10' }, 'VALIDATION_ERROR', /expected an integer/],

@@ -16,7 +16,7 @@ test('on a Sunday every intraday dataset shows Friday’s session and says so', 
     const gex = (await get(sim, '/v1/derived/dealer-gex/SPY/history?limit=3')).body as Body;
     for (const snapshot of gex.data) {
       assert.equal(snapshot['session_date_et'], '2026-11-20');
-      assert.equal(snapshot['state'], 'final', 'a closed session is final, not live');
+      assert.equal(snapshot['state'], 'closed', 'a closed session is closed, not live');
     }
     assert.equal(gex.data[0]?.['snapshot_at'], '2026-11-20T16:00:00-05:00', 'the last snapshot is the close');
     assert.ok(gex._meta.data_freshness_seconds > 40 * 3600, 'freshness tells how old Friday’s close is');
@@ -32,7 +32,7 @@ test('during a session the newest snapshot is live and none is in the future', a
   await withSimulator({ now: () => FRIDAY_MIDDAY }, async (sim) => {
     const gex = (await get(sim, '/v1/derived/dealer-gex/QQQ/history?limit=5')).body as Body;
     assert.equal(gex.data[0]?.['state'], 'live');
-    assert.ok(gex.data.slice(1).every((s) => s['state'] === 'final'));
+    assert.ok(gex.data.slice(1).every((s) => s['state'] === 'closed'));
     for (const snapshot of gex.data) assert.ok(Date.parse(String(snapshot['snapshot_at'])) <= FRIDAY_MIDDAY);
   });
 });
