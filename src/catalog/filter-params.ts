@@ -20,8 +20,12 @@ export const tickerFilter = refusedAs(
   'TICKER_INVALID',
 ).optional();
 
+/** A congress trade's transaction type: the `side` filter's values and the rows' own (the simulator emits exactly these). */
+export const CONGRESS_SIDES = ['buy', 'sell'] as const;
+export type CongressSide = (typeof CONGRESS_SIDES)[number];
+
 /** Upstream filter on congress trades: the transaction type. */
-export const side = z.enum(['buy', 'sell']).describe('Transaction type.').optional();
+export const side = z.enum(CONGRESS_SIDES).describe('Transaction type.').optional();
 
 /** MCP-side: continues after the last row of an answer cut to fit the result budget. */
 export const pageCursor = z.string().describe('meta.next_cursor').optional();

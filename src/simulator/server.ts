@@ -14,6 +14,7 @@ import { errorEnvelope } from './envelope.js';
 import { FaultPlan } from './faults.js';
 import { isCatalogOperation } from './generators/index.js';
 import { AccountLimits, FixedWindowCounter, SPEC_LIMITS, nextQuotaReset, type LimitSettings } from './limits.js';
+import { undeclaredFilters } from './query-filters.js';
 import type { ServiceView } from './responses.js';
 
 export interface SimulatorOptions {
@@ -79,6 +80,10 @@ export class SimulatedApi {
     const missing = DATASETS.filter((d) => !isCatalogOperation(d.operationId)).map((d) => d.operationId);
     if (missing.length > 0)
       throw new Error(`No simulator generator for catalog dataset(s) ${missing.join(', ')} (src/simulator/generators).`);
+    // A catalog filter with no row field to read would answer unfiltered or empty: refuse to start.
+    const undeclared = undeclaredFilters(DATASETS);
+    if (undeclared.length > 0)
+      throw new Error(`No row field declared for catalog filter(s) ${undeclared.join(', ')} (src/simulator/query-filters.ts).`);
     this.datasets = [...DATASETS, ...(options.extraDatasets ?? [])];
     const book = builtInBook(this.datasets);
     this.book = new AccountBook({

@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } from '../../src/catalog/index.js';
+import { recentSessions } from '../../src/simulator/calendar.js';
 import { REFERENCE } from '../../src/simulator/reference.js';
-import { tokens, withSession } from './harness.js';
+import { errorOf } from '../helpers/mcp.js';
+import { tokens, upstreamSnapshots, withSession, type Snapshot } from './harness.js';
 
 /** Token figures the answers promise (issue 12). */
 const LATEST_TOKENS = 1500;
@@ -67,13 +69,18 @@ test('a whole session of levels (78 snapshots) fits 3,000 tokens for every ticke
 test('session_date selects that session; from and to select a range; bad ranges are refused before any request', async () => {
   await withSession({ MARKET_DATA_RESULT_TOKENS: '20000' }, async (session) => {
     const all = (await session.answer('derived_dealer_gex_history', { ticker: 'QQQ', view: 'full', from: '2000-01-03', limit: 234 }))
-      .data as { session_date_et: string; snapshot_at: string }[];
-    const sessions = [...new Set(all.map((s) => s.session_date_et))];
-    const older = sessions[sessions.length - 1] ?? '';
+      .data as Snapshot[];
+    // The oldest of the three sessions the history holds, by the simulator's calendar (weekends
+    // and holidays skipped): never the latest, so the answer cannot be the default one.
+    const older = recentSessions(session.sim.api.now(), 3).at(-1)?.date ?? '';
+    const upstream = await upstreamSnapshots(session, 'QQQ');
+    const newestOfOlder = upstream.find((s) => s.session_date_et === older);
+    assert.ok(newestOfOlder, `the history holds session ${older}`);
+    assert.notEqual(older, upstream[0]?.session_date_et, 'an older session than the latest');
     const latestOfOlder = await session.answer('derived_dealer_gex_history', { ticker: 'QQQ', session_date: older });
-    const snap = (latestOfOlder.data as { session_date_et: string; snapshot_at: string }[])[0];
+    const snap = (latestOfOlder.data as Snapshot[])[0];
     assert.equal(snap?.session_date_et, older);
-    assert.equal(snap?.snapshot_at, all.find((s) => s.session_date_et === older)?.snapshot_at, 'the newest snapshot of that session');
+    assert.equal(snap?.snapshot_at, newestOfOlder.snapshot_at, 'the newest snapshot of that session');
 
     const inside = all.slice(10, 20);
     const from = inside[inside.length - 1]?.snapshot_at ?? '';
@@ -93,7 +100,8 @@ test('session_date selects that session; from and to select a range; bad ranges 
     ]) {
       const refused = await session.call('derived_dealer_gex_history', { ticker: 'QQQ', ...args });
       assert.equal(refused.isError, true, JSON.stringify(args));
-      assert.equal((refused.structuredContent as { error: { code: string } }).error.code, 'VALIDATION_ERROR');
+      // The tool declares an outputSchema: its errors travel as text only (tool-errors.ts).
+      assert.equal(errorOf(refused).code, 'VALIDATION_ERROR', JSON.stringify(args));
     }
     assert.equal(session.sim.api.requests.length, before, 'no upstream request for refused input');
   });

@@ -1,6 +1,8 @@
 /** Filters chosen in the catalog answer trader questions in one call; api_status opens with one actionable line. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { latestSession, tradingDaysBack } from '../../src/simulator/calendar.js';
+import { errorOf } from '../helpers/mcp.js';
 import { withSession } from './harness.js';
 
 type Rows = Record<string, unknown>[];
@@ -14,14 +16,22 @@ test('tickers, side and dates narrow the screener, open-interest changes, congre
     assert.ok(oi.length > 0 && oi.length <= 20);
     assert.ok(oi.every((r) => r['underlying'] === 'NVDA'));
 
-    const from = new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10);
-    const congress = (await session.answer('congress_recent_trades', { side: 'buy', from, limit: 500 })).data as Rows;
+    // Disclosure days by the simulator's calendar (ET, weekends and holidays skipped): ten
+    // sessions, ending three sessions before the latest.
+    const days = tradingDaysBack(latestSession(session.sim.api.now()).date, 12);
+    const from = days.at(-1) ?? '';
+    const to = days.at(2) ?? '';
+    const congress = (await session.answer('congress_recent_trades', { side: 'buy', from, to, limit: 500 })).data as Rows;
     assert.ok(congress.length > 0);
-    assert.ok(congress.every((r) => r['side'] === 'buy' && String(r['disclosed_on']) >= from));
+    assert.ok(congress.every((r) => r['side'] === 'buy' && String(r['disclosed_on']) >= from && String(r['disclosed_on']) <= to));
     const unfiltered = (await session.answer('congress_recent_trades', { limit: 500 })).data as Rows;
     assert.ok(
       unfiltered.some((r) => r['side'] === 'sell'),
       'without the filter sells are there',
+    );
+    assert.ok(
+      unfiltered.some((r) => String(r['disclosed_on']) < from),
+      'without the filter earlier disclosures are there',
     );
 
     const anomaly = (await session.answer('volatility_anomaly', { ticker: 'AAPL', with_tickers: 'MSFT,NVDA' })).data as Rows;
@@ -31,7 +41,8 @@ test('tickers, side and dates narrow the screener, open-interest changes, congre
     );
 
     const bad = await session.call('shorts_short_screener', { tickers: 'gme' });
-    assert.equal((bad.structuredContent as { error: { code: string } }).error.code, 'TICKER_INVALID');
+    // The tool declares an outputSchema: its errors travel as text only (tool-errors.ts).
+    assert.equal(errorOf(bad).code, 'TICKER_INVALID');
   });
 });
 

@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
-import { withSimulator } from '../helpers/http.js';
+import { get, withSimulator } from '../helpers/http.js';
 
 /** Generous limits: these tests read whole histories, not the rate limiter. */
 export const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
@@ -59,4 +59,23 @@ export async function withSession<T>(
       await runtime.close();
     }
   });
+}
+
+export interface Snapshot {
+  snapshot_at: string;
+  session_date_et: string;
+}
+
+/** Every dealer snapshot the upstream holds for a ticker, newest first, read page by page straight from the simulator. */
+export async function upstreamSnapshots(session: Session, ticker: string): Promise<Snapshot[]> {
+  const all: Snapshot[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=60${cursor ? `&cursor=${cursor}` : ''}`;
+    const page = await get(session.sim, `/v1/derived/dealer-gex/${ticker}/history?${query}`);
+    const body = page.body as { data: Snapshot[]; _meta: { next_cursor: string | null } };
+    all.push(...body.data);
+    cursor = body._meta.next_cursor;
+  } while (cursor);
+  return all;
 }

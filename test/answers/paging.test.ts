@@ -5,25 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get } from '../helpers/http.js';
-import { withSession, type Answer, type Session } from './harness.js';
+import { upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
 
-interface Snapshot {
-  snapshot_at: string;
-  session_date_et: string;
-}
-
-/** Every snapshot the upstream holds for a ticker, read page by page straight from the simulator. */
+/** Every snapshot instant the upstream holds for a ticker, newest first. */
 async function upstreamHistory(session: Session, ticker: string): Promise<string[]> {
-  const all: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = `limit=60${cursor ? `&cursor=${cursor}` : ''}`;
-    const page = await get(session.sim, `/v1/derived/dealer-gex/${ticker}/history?${query}`);
-    const body = page.body as { data: Snapshot[]; _meta: { next_cursor: string | null } };
-    all.push(...body.data.map((s) => s.snapshot_at));
-    cursor = body._meta.next_cursor;
-  } while (cursor);
-  return all;
+  return (await upstreamSnapshots(session, ticker)).map((s) => s.snapshot_at);
 }
 
 /** Follows cursors to the end; returns every answer. */

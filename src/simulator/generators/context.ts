@@ -27,6 +27,21 @@ export interface Generated {
 
 export type Generator = (ctx: GeneratorContext) => Generated;
 
+/**
+ * The fields of a generator's rows that the catalog's upstream filters read
+ * (query-filters.ts applies them after generation). Declared beside the generator with
+ * `satisfies FilterFields<ItsRow>`, so renaming a row field fails the type check instead
+ * of silently emptying every filtered answer.
+ */
+export interface FilterFields<R = Row> {
+  /** What `tickers` matches: the row's ticker. */
+  readonly ticker?: keyof R & string;
+  /** What `side` matches: the row's transaction type, in the catalog's vocabulary. */
+  readonly side?: keyof R & string;
+  /** What `from` and `to` bound: the row's ET date, YYYY-MM-DD. */
+  readonly date?: keyof R & string;
+}
+
 /** A request the data cannot serve (unknown currency, unknown symbol in a list...). */
 export class DatasetRefusal extends Error {
   constructor(

@@ -7,7 +7,8 @@ import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, ty
 import { closeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';
-import { limitOf, requireSymbol, stringParam, type Generator, type GeneratorContext, type Row } from './context.js';
+import type { CongressSide } from '../../catalog/index.js';
+import { limitOf, requireSymbol, stringParam, type FilterFields, type Generator, type GeneratorContext, type Row } from './context.js';
 import { closeInstant, requestedDays } from './days.js';
 
 /** Calendar quarter ends, newest first, whose report is filed by `date`. */
@@ -174,10 +175,22 @@ const MEMBERS = [
 ] as const;
 const AMOUNT_BANDS = ['$1,001 - $15,000', '$15,001 - $50,000', '$50,001 - $100,000', '$100,001 - $250,000', '$250,001 - $500,000'];
 
+/** One disclosed trade; `side` uses the catalog's vocabulary, so the `side` filter's value is the row's. */
+type CongressTrade = (typeof MEMBERS)[number] & {
+  ticker: string;
+  side: CongressSide;
+  amount_range_usd: string;
+  traded_on: EtDate;
+  disclosed_on: EtDate;
+};
+
+/** What the `tickers`, `side` and `from`/`to` filters read (query-filters.ts). */
+export const congressFilterFields = { ticker: 'ticker', side: 'side', date: 'disclosed_on' } as const satisfies FilterFields<CongressTrade>;
+
 export const congressRecentTrades: Generator = (ctx) => {
   const chamber = stringParam(ctx, 'chamber');
   const limit = limitOf(ctx, 50);
-  const rows: Row[] = [];
+  const rows: CongressTrade[] = [];
   for (const disclosed of tradingDaysBetween(shiftDate(ctx.session.date, -365), ctx.session.date)) {
     if (rows.length >= limit) break;
     const random = seededRandom(ctx.seed, 'congress', disclosed);
@@ -187,7 +200,7 @@ export const congressRecentTrades: Generator = (ctx) => {
       const symbol = pick(random, STOCKS);
       // The STOCK Act allows 45 days between the trade and its disclosure.
       const traded = tradingDayOnOrBefore(shiftDate(disclosed, -(3 + Math.floor(random() * 40))));
-      const side = random() < 0.55 ? 'purchase' : 'sale';
+      const side: CongressSide = random() < 0.55 ? 'buy' : 'sell';
       const amount = pick(random, AMOUNT_BANDS);
       if (chamber !== undefined && who.chamber !== chamber) continue;
       rows.push({ ...who, ticker: symbol.ticker, side, amount_range_usd: amount, traded_on: traded, disclosed_on: disclosed });

@@ -13,7 +13,7 @@ import { iv30On, priceAt, volumeOn } from '../market.js';
 import { optionPrice, osiSymbol, skewedVol, strikeStep, yearsBetween } from '../options-math.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';
-import { limitOf, requireSymbol, stringParam, type Generator, type Row } from './context.js';
+import { limitOf, requireSymbol, stringParam, type FilterFields, type Generator, type Row } from './context.js';
 import { closeInstant, requestedDays, requestedSession } from './days.js';
 
 /** The nearest expiry listed on a session: the session itself for daily-expiry names. */
@@ -173,6 +173,9 @@ function oiChangesFor(seed: number, symbol: ReferenceSymbol, session: Session): 
   }
   return rows;
 }
+
+/** What the `tickers` filter reads (query-filters.ts): the contract's underlying. */
+export const oiChangeFilterFields = { ticker: 'underlying' } as const satisfies FilterFields<OiChangeRow>;
 
 export const oiChange: Generator = (ctx) => {
   const session = requestedSession(ctx);

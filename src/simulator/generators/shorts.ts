@@ -7,7 +7,7 @@ import { nextTradingDay, previousTradingDay, shiftDate, tradingDayOnOrBefore, tr
 import { volumeOn } from '../market.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';
-import { limitOf, requireSymbol, type Generator, type GeneratorContext } from './context.js';
+import { limitOf, requireSymbol, type FilterFields, type Generator, type GeneratorContext } from './context.js';
 import { closeInstant, requestedDays } from './days.js';
 
 const PUBLICATION_LAG_TRADING_DAYS = 7;
@@ -79,6 +79,9 @@ function screenerRow(ctx: GeneratorContext, symbol: ReferenceSymbol, settlement:
     days_to_cover: si.daysToCover,
   };
 }
+
+/** What the `tickers` filter reads (query-filters.ts). */
+export const shortScreenerFilterFields = { ticker: 'ticker' } as const satisfies FilterFields<ReturnType<typeof screenerRow>>;
 
 /** Companies only: an ETF's short interest measures creations and hedges, not a bet against it. */
 export const shortScreener: Generator = (ctx) => {
