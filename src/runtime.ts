@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
-import { systemClock } from './api/gate/clock.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
