@@ -99,14 +99,15 @@ for (const [processes, countRefusedInFlight] of [
         const results = await Promise.all(
           Array.from({ length: calls }, (_, i) =>
             (servers[i % processes] as Connected<Client>).client.callTool(
-              { name: 'derived_dealer_gex_history', arguments: callArgs(i) },
+              // A dataset whose limit goes upstream: distinct calls, none served from a shared page.
+              { name: 'market_total_options_volume', arguments: { limit: i + 1 } },
               { timeout: 70_000 },
             ),
           ),
         );
         const failed = results.filter((r) => r.isError === true).map((r) => JSON.stringify(r.structuredContent).slice(0, 200));
         assert.deepEqual(failed, [], 'every call answered with data');
-        const requests = sim.api.requests.filter((r) => r.at >= from && r.operationId === 'derived.dealer_gex_history');
+        const requests = sim.api.requests.filter((r) => r.at >= from && r.operationId === 'market.total_options_volume');
         const refused = requests.filter((r) => r.status === 429);
         assert.ok(
           refused.length <= 0.05 * requests.length,
