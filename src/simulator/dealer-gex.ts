@@ -90,18 +90,24 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const oiScale = symbol.kind === 'index' ? 4_000 : Math.max(300, symbol.advM * 200);
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
-  // Customers mostly overwrite calls and buy puts in size on some days: the session's call/put balance
-  // puts the flip a little away from spot, so the sign of total GEX holds for a while.
-  const callBias = 1.1 * Math.exp(0.25 * gaussian(random));
+  // Customers overwrite calls above the money and buy protective puts below it: call OI piles up
+  // above the reference, put OI below, each around its own centre a little way out of the money,
+  // with only a thin in-the-money residue. The session's call/put balance (bounded: a chain with no
+  // put side left is not a liquid chain) moves the flip a little away from the reference, so the
+  // sign of total GEX holds for a while; it never erases the put side, so the re-priced total always
+  // turns negative somewhere below the reference and the flip is a real zero crossing.
+  const callBias = Math.min(1.5, Math.max(0.75, 1.1 * Math.exp(0.15 * gaussian(random))));
+  const offset = 0.3 * width;
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
     const strike = round(lowest + i * step, 2);
     const units = Math.round(strike / step);
     const roundness = units % 10 === 0 ? 2.4 : units % 5 === 0 ? 1.7 : 1;
-    const near = Math.exp(-(((strike - reference) / width) ** 2));
+    const callNear = Math.exp(-(((strike - reference - offset) / width) ** 2));
+    const putNear = Math.exp(-(((strike - reference + offset) / width) ** 2));
     const oi = expiries.map(([closeAt, weight]) => {
-      const noise = (): number => Math.exp(0.35 * gaussian(random));
-      const calls = oiScale * weight * roundness * near * callBias * (strike >= reference ? 1 : 0.5) * noise();
-      const puts = oiScale * weight * roundness * near * (strike <= reference ? 1.05 : 0.35) * noise();
+      const noise = (): number => Math.exp(0.3 * gaussian(random));
+      const calls = oiScale * weight * roundness * callNear * callBias * (strike >= reference ? 1 : 0.25) * noise();
+      const puts = oiScale * weight * roundness * putNear * (strike <= reference ? 1.1 : 0.25) * noise();
       return [closeAt, Math.round(calls), Math.round(puts)] as const;
     });
     return { strike, oi };
@@ -130,30 +136,34 @@ function totalGex(chain: Chain, spot: number, at: number): number {
   return netGexByStrike(chain, spot, at).reduce((sum, g) => sum + g, 0);
 }
 
+/** How far from spot the flip is looked for: well past any strike the chain lists. */
+const FLIP_SEARCH_RANGE = 0.5;
+
 /**
  * The gamma flip: scanning away from spot (down when the total is positive, up when it is
- * negative) to the first zero crossing, refined by bisection. With no crossing within 25 %,
- * the edge of the scan: the sign relation to spot still holds.
+ * negative) to the first strict sign change of the re-priced total, refined by bisection.
+ * A total that merely decays towards zero far from the strikes is not a crossing. Undefined
+ * when there is none within FLIP_SEARCH_RANGE: the caller must not pass a bound off as a level.
  */
-function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number): number {
-  const direction = totalAtSpot >= 0 ? -1 : 1;
+function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number): number | undefined {
+  const positive = totalAtSpot >= 0;
+  const direction = positive ? -1 : 1;
+  const crossed = (total: number): boolean => (positive ? total < 0 : total > 0);
   let inside = spot;
-  for (let i = 1; i <= 100; i += 1) {
+  for (let i = 1; i * 0.0025 <= FLIP_SEARCH_RANGE; i += 1) {
     const probe = spot * (1 + direction * 0.0025 * i);
-    const total = totalGex(chain, probe, at);
-    if (totalAtSpot >= 0 ? total <= 0 : total >= 0) {
+    if (crossed(totalGex(chain, probe, at))) {
       let outside = probe;
       for (let k = 0; k < 20; k += 1) {
         const mid = (inside + outside) / 2;
-        const midTotal = totalGex(chain, mid, at);
-        if (totalAtSpot >= 0 ? midTotal > 0 : midTotal < 0) inside = mid;
-        else outside = mid;
+        if (crossed(totalGex(chain, mid, at))) outside = mid;
+        else inside = mid;
       }
       return (inside + outside) / 2;
     }
     inside = probe;
   }
-  return inside;
+  return undefined;
 }
 
 export function buildSnapshot(seed: number, symbol: ReferenceSymbol, slot: Slot, now: number, isNewest: boolean): DealerSnapshot {
@@ -161,7 +171,11 @@ export function buildSnapshot(seed: number, symbol: ReferenceSymbol, slot: Slot,
   const spot = round(priceAt(seed, symbol, slot.at, slot.session), 2);
   const raw = netGexByStrike(chain, spot, slot.at).map((gex, i) => ({ strike: chain.lines[i]?.strike ?? 0, gex: Math.round(gex) }));
   const total = raw.reduce((sum, s) => sum + s.gex, 0);
-  let flip = round(gammaFlip(chain, spot, slot.at, total), 2);
+  // The chain always has a put side below the reference and a call side above it, so the total
+  // crosses zero; were it ever not to, the outermost strike on the searched side is the honest
+  // answer the schema's number allows (the flip lies beyond everything measured), never the bound.
+  const edge = total >= 0 ? (chain.lines[0]?.strike ?? spot) : (chain.lines[chain.lines.length - 1]?.strike ?? spot);
+  let flip = round(gammaFlip(chain, spot, slot.at, total) ?? edge, 2);
   // Rounding must not put spot on the wrong side of the flip.
   if (total >= 0 && flip >= spot) flip = round(spot - 0.01, 2);
   if (total < 0 && flip <= spot) flip = round(spot + 0.01, 2);

@@ -202,6 +202,72 @@ test('dealer GEX: levels are consistent with their strikes and with spot, snapsh
   );
 });
 
+test('dealer GEX: the gamma flip is a real zero crossing near spot, never the edge of a search', () => {
+  // Liquid index ETFs and mega caps: deep chains on both sides of the money, so the flip sits among
+  // the open interest, between the put side below and the call side above. Band: the ETFs within
+  // 5 % of spot (real SPY/QQQ/IWM/DIA flips sit within a few percent); the single names within two
+  // weekly standard deviations (iv·√(5/252)·2: about 7 % for AAPL, 13 % for NVDA), the span the
+  // weeklies' open interest covers around the money. Either way far inside the ±25 % a bounded
+  // search used to report as a level when the total never crossed.
+  const etfs = ['SPY', 'QQQ', 'IWM', 'DIA'];
+  const largeCaps = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META'];
+  fc.assert(
+    fc.property(clock, seed, fc.constantFrom(...etfs, ...largeCaps), (now, s, ticker) => {
+      const iv = referenceSymbol(ticker)?.iv ?? 1;
+      const band = etfs.includes(ticker) ? 0.05 : 2 * iv * Math.sqrt(5 / 252);
+      const snapshots = rows(generate('derived.dealer_gex_history', now, { limit: 80 }, ticker, s));
+      let prev: Record<string, unknown> | undefined;
+      for (const snapshot of snapshots) {
+        const summary = snapshot['summary'] as Record<string, number>;
+        const spot = num(snapshot, 'spot_usd');
+        const flip = summary['gamma_flip_usd'] ?? Number.NaN;
+        const total = summary['total_gex_usd'] ?? Number.NaN;
+        const at = str(snapshot, 'snapshot_at');
+        const distance = Math.abs(flip / spot - 1);
+        for (const bound of [0.25, 0.5])
+          assert.ok(
+            Math.abs(distance - bound) > 0.001,
+            `${ticker} ${at}: flip ${flip} is the ±${bound * 100} % search bound (spot ${spot})`,
+          );
+        assert.ok(
+          distance <= band,
+          `${ticker} ${at}: flip ${flip} is ${(distance * 100).toFixed(1)} % from spot ${spot}, band ${(band * 100).toFixed(1)} %`,
+        );
+        assert.equal(spot > flip, total > 0, `${ticker} ${at}: spot ${spot} vs flip ${flip} agrees with the sign of total GEX ${total}`);
+        // The flip is a property of the session's open interest: 5 minutes later it has drifted, not jumped.
+        if (prev && prev['session_date_et'] === snapshot['session_date_et']) {
+          const before = (prev['summary'] as Record<string, number>)['gamma_flip_usd'] ?? Number.NaN;
+          assert.ok(Math.abs(before / flip - 1) < 0.02, `${ticker} ${at}: flip jumped from ${before} to ${flip}`);
+        }
+        prev = snapshot;
+      }
+    }),
+    { numRuns: 30 },
+  );
+});
+
+test('dealer GEX: put wall below the call wall, puts under spot and calls over it in most snapshots', () => {
+  const dealerTickers = REFERENCE.filter((s) => /^[A-Z]{1,5}$/.test(s.ticker) && s.price >= 20).map((s) => s.ticker);
+  fc.assert(
+    fc.property(clock, seed, fc.constantFrom(...dealerTickers), (now, s, ticker) => {
+      const snapshots = rows(generate('derived.dealer_gex_history', now, { limit: 80 }, ticker, s));
+      let sided = 0;
+      for (const snapshot of snapshots) {
+        const summary = snapshot['summary'] as Record<string, number>;
+        const spot = num(snapshot, 'spot_usd');
+        const putWall = summary['put_wall_strike_usd'] ?? Number.NaN;
+        const callWall = summary['call_wall_strike_usd'] ?? Number.NaN;
+        assert.ok(putWall <= callWall, `${ticker} ${str(snapshot, 'snapshot_at')}: put wall ${putWall} above call wall ${callWall}`);
+        // A wall "near" spot: within one percent on the wrong side still reads as at the money.
+        if (putWall <= spot * 1.01 && callWall >= spot * 0.99) sided += 1;
+      }
+      // Robust to the odd snapshot where spot ran through a whole side of the chain.
+      assert.ok(sided >= 0.8 * snapshots.length, `${ticker}: walls on their sides of spot in ${sided} of ${snapshots.length} snapshots`);
+    }),
+    { numRuns: 30 },
+  );
+});
+
 test('sorted orders hold: largest OI changes, holders, short screener, IV-RV leaderboard', () => {
   fc.assert(
     fc.property(clock, seed, (now, s) => {
