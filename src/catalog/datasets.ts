@@ -25,7 +25,8 @@ function brief<T extends z.ZodType>(schema: T, description: string): T {
   return p.refusedAs(schema.describe(description), p.refusalCodeOf(schema));
 }
 // The pattern says it all; the instructions give examples once.
-const ticker = p.refusedAs(z.string().regex(p.GENERAL_TICKER_PATTERN), 'TICKER_INVALID');
+// No listed symbol comes near 12 characters (BRK.B, GOOGL): a longer one is refused here, never sent.
+const ticker = p.refusedAs(z.string().max(12).regex(p.GENERAL_TICKER_PATTERN), 'TICKER_INVALID');
 const from = p.etTradingDate.optional();
 const to = p.etTradingDate.optional();
 const sessionDate = brief(p.sessionDate, 'Default: latest session.').optional();

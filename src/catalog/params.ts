@@ -38,7 +38,7 @@ export function isRealCalendarDate(value: string, format: 'YYYY-MM-DD' | 'YYMMDD
 }
 
 export const generalTicker = refusedAs(
-  z.string().regex(GENERAL_TICKER_PATTERN).describe('Ticker in upper case, dotted class suffix allowed (e.g. SPY, BRK.B).'),
+  z.string().max(12).regex(GENERAL_TICKER_PATTERN).describe('Ticker in upper case, dotted class suffix allowed (e.g. SPY, BRK.B).'),
   'TICKER_INVALID',
 );
 

@@ -43,11 +43,17 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
     const d = record(item);
     const operationId = str(d['operation_id']);
     if (!operationId) continue;
+    const scope = str(d['scope']);
+    const scopes = Array.isArray(discovered?.['access_scope']) ? (discovered['access_scope'] as unknown[]) : [];
+    // A key that holds the scope and still cannot call the dataset is kept out by the
+    // dataset's own rule (administrator user ids only, spec endpoint 1), not by its scope.
     const reason =
       d['status'] === 'disabled'
         ? 'disabled for now'
         : d['accessible'] === false
-          ? `out of this key's scope (${str(d['scope']) ?? 'scope'})`
+          ? scope !== undefined && scopes.includes(scope)
+            ? 'limited to administrator accounts (the key has the scope; the account is not an administrator)'
+            : `out of this key's scope (${scope ?? 'scope'})`
           : undefined;
     if (reason) out.push({ tool: toolNameOf({ operationId }), reason });
   }

@@ -99,3 +99,9 @@ test('host control properties are dropped, every other unknown name is refused w
   assert.match(marketWide.message, /"ticker" does not apply/);
   assert.equal(marketWide.hint, 'Accepted parameters: session_date, tickers, limit, format, cursor, fields.');
 });
+
+test('a ticker longer than any listed symbol is refused before any request', () => {
+  const refused = refusal(validateToolArguments(dataset('stocks.dividends'), { ticker: 'A'.repeat(13) }));
+  assert.equal(refused.code, 'TICKER_INVALID');
+  assert.ok(validateToolArguments(dataset('stocks.dividends'), { ticker: 'BRK.B' }).ok);
+});

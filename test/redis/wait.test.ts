@@ -40,3 +40,11 @@ test('a Retry-After pause holds everyone, even with room in the window', () => {
   assert.equal(expectedWaitMs(picture, 1, 1_000_000, SLACK), 7000);
   assert.equal(expectedWaitMs(picture, 1, 1_006_000, SLACK), 1000);
 });
+
+test('until the window length is known, a queued request is promised no more than the next reset', () => {
+  // The default length (the spec's minute) may be far from the server's: the 121st request
+  // of a 6 s window would be refused as needing 2 more minutes when it needs 12 s.
+  const picture = seen({ used: 60, resetInMs: 4000 });
+  assert.equal(expectedWaitMs(picture, 121, 1_000_000, SLACK, false), 4050);
+  assert.equal(expectedWaitMs(picture, 121, 1_000_000, SLACK, true), 16_050);
+});

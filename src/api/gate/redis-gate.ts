@@ -61,6 +61,14 @@ export class RedisAccountGate implements AccountGate {
   private sleepTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private picture: WaitPicture | undefined;
+  /**
+   * The server's window length is known once this process has seen its reset instant
+   * move on (two windows). Before that the default length (the spec's minute) may be far
+   * off, so a queued request is refused early only for the wait to the next reset, as the
+   * in-process gate does.
+   */
+  private firstServerReset: number | undefined;
+  private windowKnown = false;
   private unavailable: RedisUnavailableError | undefined;
   private closed = false;
   private readonly downListeners = new Set<(error: RedisUnavailableError) => void>();
@@ -103,8 +111,8 @@ export class RedisAccountGate implements AccountGate {
     if (this.closed) return Promise.reject(new RedisUnavailableError('closed'));
     if (this.unavailable) return Promise.reject(this.unavailable);
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
-    const wait = expectedWaitMs(this.picture, this.queue.length + 1, this.now(), this.settings.slackMs);
-    if (this.now() + wait > request.deadline) return Promise.reject(tooLate(wait));
+    const wait = expectedWaitMs(this.picture, this.queue.length + 1, this.now(), this.settings.slackMs, this.windowKnown);
+    if (this.mayRefuseEarly() && this.now() + wait > request.deadline) return Promise.reject(tooLate(wait));
     return new Promise<SendPermit>((resolve, reject) => {
       const entry: Waiting = { request, resolve, reject, told: false, timer: undefined, onAbort: () => undefined };
       entry.onAbort = () => this.leave(entry, abortError(request.signal));
@@ -247,6 +255,10 @@ export class RedisAccountGate implements AccountGate {
         const now = this.now();
         const h = outcome.headers;
         const status = outcome.status;
+        if (h?.rateResetAt !== undefined && !this.windowKnown) {
+          this.firstServerReset ??= h.rateResetAt;
+          if (h.rateResetAt > this.firstServerReset + 1000) this.windowKnown = true;
+        }
         this.background(
           this.scripts.release({
             leaseId,
@@ -279,15 +291,26 @@ export class RedisAccountGate implements AccountGate {
     this.renewTimer.unref();
   }
 
+  /**
+   * Early refusals rest on knowing when turns come: a Retry-After pause, a reset the
+   * server announced, or a window whose length was learned. A window opened here at cold
+   * start (the spec's minute, from now) says neither, so then the request's deadline timer
+   * bounds its wait, as in process.
+   */
+  private mayRefuseEarly(): boolean {
+    return this.windowKnown || this.picture?.reason === 'pause' || this.picture?.window.serverAligned === true;
+  }
+
   private expectedFor(entry: Waiting): number {
-    return expectedWaitMs(this.picture, this.queue.indexOf(entry) + 1, this.now(), this.settings.slackMs);
+    return expectedWaitMs(this.picture, this.queue.indexOf(entry) + 1, this.now(), this.settings.slackMs, this.windowKnown);
   }
 
   /** Wait or fail: whoever cannot get a turn before its deadline hears so now, not at the deadline. */
   private refuseThoseOutOfTime(): void {
+    if (!this.mayRefuseEarly()) return;
     const now = this.now();
     const late = this.queue
-      .map((entry, index) => ({ entry, wait: expectedWaitMs(this.picture, index + 1, now, this.settings.slackMs) }))
+      .map((entry, index) => ({ entry, wait: expectedWaitMs(this.picture, index + 1, now, this.settings.slackMs, this.windowKnown) }))
       .filter(({ entry, wait }) => now + wait > entry.request.deadline);
     for (const { entry, wait } of late) this.leave(entry, tooLate(wait));
   }

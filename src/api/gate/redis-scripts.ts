@@ -29,21 +29,23 @@ local ttl = tonumber(ARGV[8])
 local st = redis.call('HMGET', KEYS[3], 'quota_until', 'paused_until', 'cap')
 local quotaUntil = tonumber(st[1]) or 0
 if ARGV[6] ~= '1' and quotaUntil > now then return {3, quotaUntil - now} end
-local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'len')
+local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'len', 'source')
 local limit = tonumber(w[1]) or tonumber(ARGV[4])
 local used = tonumber(w[2]) or 0
 local reset = tonumber(w[3])
 local len = tonumber(w[4]) or tonumber(ARGV[5])
+local source = w[5] or 'local'
 local pausedUntil = tonumber(st[2]) or 0
-if pausedUntil > now then return {2, pausedUntil - now, 'pause', limit, used, (reset or now) - now, len} end
+if pausedUntil > now then return {2, pausedUntil - now, 'pause', limit, used, (reset or now) - now, len, source} end
 if reset == nil or now >= reset + slack then
   -- The window ended (or never opened): open one of the last known length. The first
   -- answer with headers aligns it to the server's; without headers it simply rolls.
   used = 0
   reset = now + len
+  source = 'local'
   redis.call('HSET', KEYS[1], 'used', 0, 'reset', reset, 'limit', limit, 'len', len, 'source', 'local')
 end
-if used >= limit then return {2, reset + slack - now, 'window', limit, used, reset - now, len} end
+if used >= limit then return {2, reset + slack - now, 'window', limit, used, reset - now, len, source} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local cap = math.floor(tonumber(st[3]) or maxInFlight)
 if cap > maxInFlight then cap = maxInFlight end
@@ -51,7 +53,7 @@ if cap < 1 then cap = 1 end
 local inFlight = redis.call('ZCARD', KEYS[2])
 if inFlight >= cap then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {2, math.max(1, tonumber(first[2]) - now), 'slot', limit, used, reset - now, len}
+  return {2, math.max(1, tonumber(first[2]) - now), 'slot', limit, used, reset - now, len, source}
 end
 redis.call('ZADD', KEYS[2], now + leaseMs, ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'used', 1)
@@ -195,6 +197,8 @@ export interface WindowSnapshot {
   used: number;
   resetInMs: number;
   windowMs: number;
+  /** The reset came from the server's headers (not a window opened here at cold start). */
+  serverAligned?: boolean;
 }
 
 export interface ReleaseFacts {
@@ -266,7 +270,13 @@ export class GateScripts {
       kind: 'wait',
       waitMs: Math.max(1, num(row[1])),
       reason: reason === 'pause' || reason === 'slot' ? reason : 'window',
-      window: { limit: num(row[3]), used: num(row[4]), resetInMs: num(row[5]), windowMs: num(row[6]) },
+      window: {
+        limit: num(row[3]),
+        used: num(row[4]),
+        resetInMs: num(row[5]),
+        windowMs: num(row[6]),
+        serverAligned: String(row[7]) === 'server',
+      },
     };
   }
 
