@@ -50,6 +50,7 @@ export const dealerShaping = {
   session_date: etTradingDate.describe('One ET session (YYYY-MM-DD).').optional(),
   from: instant.describe('Start: ET date or ISO date-time.').optional(),
   to: instant.describe('End: ET date or ISO date-time.').optional(),
-  limit: z.coerce.number().int().min(1).max(234).describe('Snapshots at most (default: latest 1, else all in range).').optional(),
+  // Not coerced: an agent's "3" or true is refused as not an integer, as in every other tool.
+  limit: z.number().int().min(1).max(234).describe('Snapshots at most (default: latest 1, else all in range).').optional(),
   cursor: pageCursor,
 };

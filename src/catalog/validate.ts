@@ -117,6 +117,20 @@ export function validateToolArguments(
   return checkParams(dataset, ticker, Object.fromEntries(sent), 'agent');
 }
 
+/**
+ * Checks one MCP-side (shaping) argument from an agent the way every tool parameter is
+ * checked: by its declared JSON type first ("3" and true are not integers), then by the
+ * schema, with a hint naming the allowed values or format.
+ */
+export function validateAgentParam(
+  dataset: DatasetDefinition,
+  name: string,
+  schema: z.ZodType,
+  raw: unknown,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly refusal: ParamRefusal } {
+  return checkParam(dataset, name, schema, raw, 'agent');
+}
+
 /** Every parameter a tool takes, in the order the schema lists them. */
 export function acceptedParams(dataset: DatasetDefinition, extra: readonly string[] = []): string[] {
   return [

@@ -14,11 +14,11 @@ import {
   LEVEL_COLUMNS,
   NODE_TYPES,
   SNAPSHOT_STATES,
+  validateAgentParam,
   validateRequest,
   type DatasetDefinition,
   type DealerSnapshot,
 } from '../catalog/index.js';
-import { quoteValue } from '../sanitize.js';
 import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
 import { baseMeta, toolResult, type ToolMeta } from './results.js';
 import { refusalError } from './tool-errors.js';
@@ -49,6 +49,8 @@ interface Collected {
   snapshot: DealerSnapshot;
   /** Upstream cursor of the page it came from. */
   page: string | undefined;
+  /** Upstream cursor of the next page, when this was the last row of its page. */
+  after?: string;
 }
 
 const ET_TIME = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -58,21 +60,30 @@ function refuse(message: string, hint: string): ApiError {
   return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
 }
 
-/** Checks the MCP-side arguments against the catalog's shaping schemas. */
-function parseShaping(args: Record<string, unknown>): { view: View; window: Window; limit: number | undefined } {
+/** Checks the MCP-side arguments against the catalog's shaping schemas, typed as agent input. */
+function parseShaping(
+  dataset: DatasetDefinition,
+  args: Record<string, unknown>,
+): { view: View; window: Window; limit: number | undefined } {
   const parsed: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(dealerShaping)) {
     if (name === 'cursor') continue;
     const raw = args[name];
     if (raw === undefined || raw === null) continue;
-    const result = schema.safeParse(raw);
-    if (!result.success) throw refuse(`Invalid value ${quoteValue(raw)} for "${name}".`, schema.description ?? `Check "${name}".`);
-    parsed[name] = result.data;
+    const checked = validateAgentParam(dataset, name, schema, raw);
+    if (!checked.ok) throw refusalError(checked.refusal);
+    parsed[name] = checked.value;
   }
   const view = (parsed['view'] as View | undefined) ?? 'latest';
   const session = parsed['session_date'] as string | undefined;
   const from = parsed['from'] as string | undefined;
   const to = parsed['to'] as string | undefined;
+  if (session && isWeekend(session)) {
+    throw refuse(
+      `${session} is a ${weekdayName(session)}: no exchange session, so no dealer snapshots.`,
+      'Give a weekday session_date (the history holds the latest three sessions), or omit session_date for the latest.',
+    );
+  }
   if (session && (from || to)) throw refuse('session_date and from/to cannot be combined.', 'Give one session_date, or a from/to range.');
   if (from && to && instant(from, 'start') > instant(to, 'end')) throw refuse('from is after to.', 'Swap from and to.');
   return {
@@ -80,6 +91,16 @@ function parseShaping(args: Record<string, unknown>): { view: View; window: Wind
     window: { ...(session ? { session } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) },
     limit: parsed['limit'] as number | undefined,
   };
+}
+
+/** Saturday and Sunday are never exchange sessions, whatever the calendar of holidays. */
+function isWeekend(date: string): boolean {
+  const day = new Date(`${date}T12:00:00Z`).getUTCDay();
+  return day === 0 || day === 6;
+}
+
+function weekdayName(date: string): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
 }
 
 /** A date bound as a time: a date alone covers its whole ET day. */
@@ -192,7 +213,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     if (!upstream.ok) throw refusalError(upstream.refusal);
     position = { u: String(upstream.query['cursor']) };
   }
-  const { view, window, limit } = parseShaping(shapingArgs);
+  const { view, window, limit } = parseShaping(dataset, shapingArgs);
   const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
   const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
 
@@ -201,12 +222,17 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let more = false;
   let pageCursor = position.u;
   const resolved: Window = { ...window };
+  /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
+  const seenSessions: string[] = [];
+  let exhausted = false;
   walk: for (let page = 0; page < MAX_PAGES; page += 1) {
     const query = { limit: firstPageSize, ...(pageCursor ? { cursor: pageCursor } : {}) };
     const result = await deps.client.dataset(dataset, tickerValue, query, { signal: deps.signal, onProgress: deps.onProgress });
     firstMeta ??= result.meta;
+    const next = result.meta.next_cursor ?? undefined;
     const rows = Array.isArray(result.data) ? result.data.filter(isSnapshot) : [];
-    for (const row of rows) {
+    for (const [index, row] of rows.entries()) {
+      if (!seenSessions.includes(row.session_date_et)) seenSessions.push(row.session_date_et);
       if (position.a && Date.parse(row.snapshot_at) >= Date.parse(position.a)) continue;
       // Without a range, levels and full cover the newest session seen.
       if (view !== 'latest' && !resolved.session && !resolved.from && !resolved.to) resolved.session = row.session_date_et;
@@ -217,10 +243,20 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         more = true;
         break walk;
       }
-      collected.push({ snapshot: normalized(row), page: pageCursor });
+      // The last row of a page remembers the upstream cursor after it, so a later page starts there.
+      collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
-    pageCursor = result.meta.next_cursor;
-    if (!pageCursor) break;
+    pageCursor = next;
+    if (!pageCursor) {
+      exhausted = true;
+      break;
+    }
+    // Enough rows and no older bound to look for: the upstream's own next_cursor says whether
+    // more follows, without reading another page (another unit) only to find out.
+    if (collected.length >= wanted && !resolved.session && !resolved.from) {
+      more = true;
+      break;
+    }
     if (page === MAX_PAGES - 1) more = true;
   }
 
@@ -228,6 +264,13 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     budgetTokens: deps.budgetTokens,
     simulated: deps.simulated,
   });
+  // A session the history does not hold: say so, and name the ones it does.
+  if (window.session && collected.length === 0 && !position.a) {
+    const held = seenSessions.filter((d) => d !== window.session);
+    const list = held.length > 0 ? `${held.join(', ')}${exhausted ? '' : ' and older'}` : 'none';
+    const missing = `No snapshots for session ${window.session}: not an exchange session the history holds (a holiday, or older than the latest three). Sessions held (ET, newest first): ${list}.`;
+    meta.notice = [missing, meta.notice].filter(Boolean).join(' ');
+  }
   // The cursor carries the resolved window, so a later page keeps reading the same session.
   const query: Record<string, string | number> = {
     view,
@@ -247,7 +290,8 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
             o: dataset.operationId,
             ...(tickerValue ? { t: tickerValue } : {}),
             q: query,
-            ...(lastShown.page ? { u: lastShown.page } : {}),
+            // Right after the last row of a page: start at the next upstream page, not re-read this one.
+            ...(lastShown.after ? { u: lastShown.after } : lastShown.page ? { u: lastShown.page } : {}),
             a: lastShown.snapshot.snapshot_at,
           })
         : undefined;
