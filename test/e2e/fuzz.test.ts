@@ -136,7 +136,10 @@ test('fuzzed calls to every tool: no crash, no protocol error, readable errors, 
       }
       process.stderr.write(`fuzz: ${calls} calls over ${tools.length} tools, ${refusedBySchema} refused by the schema\n`);
       assert.ok(refusedBySchema > calls / 10, 'the fuzz reaches refusals');
-      assert.ok(dataRequests() > 50, 'the fuzz reaches the API with valid calls too');
+      // Valid calls repeat often enough that the cache answers many: a run sends 54 to 71 data
+      // requests; the bound only proves valid calls do get through, not how many.
+      assert.ok(calls - refusedBySchema > calls / 10, 'the fuzz makes valid calls too');
+      assert.ok(dataRequests() > 20, 'the fuzz reaches the API with valid calls too');
     } finally {
       await client.close();
       await runtime.close();
