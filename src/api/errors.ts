@@ -150,3 +150,17 @@ export function abortError(signal: AbortSignal): ApiError {
   if (reason instanceof ApiError) return reason;
   return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled before it finished.', local: true });
 }
+
+/** QUOTA_EXHAUSTED decided here, by the quota latch, without a request (every gate says it alike). */
+export function quotaLatchedError(resetAtMs: number, leftMs: number): ApiError {
+  const resetAt = new Date(resetAtMs).toISOString();
+  return new ApiError({
+    code: 'QUOTA_EXHAUSTED',
+    status: 429,
+    message: `The account's monthly quota is used up until ${resetAt}.`,
+    hint: `No request was sent. Calls resume after ${resetAt}; free tools such as api_status still work.`,
+    recoverable: true,
+    retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+    local: true,
+  });
+}

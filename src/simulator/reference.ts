@@ -7,22 +7,12 @@
  *
  * To add a symbol, add one line below (README, "The simulator"): every dataset picks it up.
  */
+import { SECTORS } from '../catalog/params.js';
 
 export type SymbolKind = 'stock' | 'etf' | 'index';
 
-export const SECTORS = [
-  'Basic Materials',
-  'Communication Services',
-  'Consumer Cyclical',
-  'Consumer Defensive',
-  'Energy',
-  'Financial Services',
-  'Healthcare',
-  'Industrials',
-  'Real Estate',
-  'Technology',
-  'Utilities',
-] as const;
+// The spec's sector list, once: the catalog's enum.
+export { SECTORS };
 export type Sector = (typeof SECTORS)[number];
 
 /** Common drivers beyond the market and the sector, for the correlation factor model. */

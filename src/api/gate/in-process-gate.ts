@@ -4,7 +4,7 @@
  * The queue is ours rather than bottleneck's: wait-or-fail needs each call's place in
  * line against the server's window, which bottleneck's reservoir cannot tell.
  */
-import { abortError, ApiError } from '../errors.js';
+import { abortError, ApiError, quotaLatchedError } from '../errors.js';
 import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
@@ -54,7 +54,7 @@ export class InProcessAccountGate implements AccountGate {
     if (this.closed) return Promise.reject(closedError());
     const now = this.clock.now();
     const latched = this.quota.refusesFor(request.free, now);
-    if (latched > 0) return Promise.reject(quotaError(now + latched, latched));
+    if (latched > 0) return Promise.reject(quotaLatchedError(now + latched, latched));
     return new Promise<SendPermit>((resolve, reject) => {
       const waiter: Waiter = {
         request,
@@ -143,7 +143,7 @@ export class InProcessAccountGate implements AccountGate {
       const latched = this.quota.refusesFor(head.request.free, now);
       if (latched > 0) {
         this.leave(head);
-        head.reject(quotaError(now + latched, latched));
+        head.reject(quotaLatchedError(now + latched, latched));
         continue;
       }
       const pausedUntil = this.pauseUntil.endsAt(now);
@@ -257,19 +257,6 @@ export class InProcessAccountGate implements AccountGate {
     waiter.request.signal.removeEventListener('abort', waiter.onAbort);
     return true;
   }
-}
-
-function quotaError(resetAtMs: number, leftMs: number): ApiError {
-  const resetAt = new Date(resetAtMs).toISOString();
-  return new ApiError({
-    code: 'QUOTA_EXHAUSTED',
-    status: 429,
-    message: `The account's monthly quota is used up until ${resetAt}.`,
-    hint: `No request was sent. Calls resume after ${resetAt}; free tools such as api_status still work.`,
-    recoverable: true,
-    retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-    local: true,
-  });
 }
 
 function closedError(): ApiError {

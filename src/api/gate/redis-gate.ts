@@ -10,7 +10,7 @@
  * the lease time.
  */
 import { randomUUID } from 'node:crypto';
-import { abortError, ApiError } from '../errors.js';
+import { abortError, ApiError, quotaLatchedError } from '../errors.js';
 import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import type { AccountKeys } from './redis-keys.js';
 import { RedisUnavailableError, type RedisLink } from './redis-connection.js';
@@ -231,7 +231,7 @@ export class RedisAccountGate implements AccountGate {
       }
       if (answer.kind === 'quota') {
         this.settle(head);
-        head.reject(quotaLatched(this.now() + answer.waitMs, answer.waitMs));
+        head.reject(quotaLatchedError(this.now() + answer.waitMs, answer.waitMs));
         continue;
       }
       this.picture = { reason: answer.reason, waitMs: answer.waitMs, window: answer.window, seenAt: this.now() };
@@ -374,19 +374,6 @@ function tooLate(waitMs: number): ApiError {
     hint: 'No request was sent. Retry after retry_after_seconds.',
     recoverable: true,
     retryAfterSeconds: seconds,
-    local: true,
-  });
-}
-
-function quotaLatched(resetAt: number, waitMs: number): ApiError {
-  const iso = new Date(resetAt).toISOString();
-  return new ApiError({
-    code: 'QUOTA_EXHAUSTED',
-    status: 429,
-    message: `The account's monthly quota is used up until ${iso}.`,
-    hint: `No request was sent. Calls resume after ${iso}; free tools such as api_status still work.`,
-    recoverable: true,
-    retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
     local: true,
   });
 }
