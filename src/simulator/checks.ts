@@ -209,14 +209,18 @@ export const coveredSymbol: Check = async (c, next) => {
 
 export const retention: Check = async (c, next) => {
   const { retentionDays } = currentDataset(c);
-  const from = c.get('query')['from'];
-  if (retentionDays !== undefined && typeof from === 'string') {
+  const query = c.get('query');
+  if (retentionDays !== undefined) {
     const oldest = shiftDate(toEt(c.get('now')).date, -retentionDays);
-    if (from < oldest)
-      throw new ApiError('RANGE_TOO_DEEP', {
-        message: `History before ${oldest} is outside the ${retentionDays}-day retention window.`,
-        hint: `Move "from" to ${oldest} or later.`,
-      });
+    // A range that ends before the window reaches before it as surely as one that starts there.
+    for (const bound of ['from', 'to'] as const) {
+      const value = query[bound];
+      if (typeof value === 'string' && value < oldest)
+        throw new ApiError('RANGE_TOO_DEEP', {
+          message: `History before ${oldest} is outside the ${retentionDays}-day retention window.`,
+          hint: `Move "${bound}" to ${oldest} or later.`,
+        });
+    }
   }
   await next();
 };

@@ -161,3 +161,12 @@ test('bodies that are not envelopes can be injected: an HTML 502 page', async ()
     assert.match(response.text, /<html>/);
   });
 });
+
+test('a range that ends before the retention window is RANGE_TOO_DEEP, not a server error', async () => {
+  // Found by the tool fuzz: to=0900-07-02 made the generator fail with INTERNAL_ERROR.
+  await withSimulator({}, async (sim) => {
+    const response = await get(sim, '/v1/market/total-options-volume?to=0900-07-02');
+    assert.equal(response.status, 404);
+    assert.equal((response.body as { error: { code: string } }).error.code, 'RANGE_TOO_DEEP');
+  });
+});
