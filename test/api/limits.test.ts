@@ -2,29 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sleep, withSimulator } from '../helpers/http.js';
 import { rejection, withClient } from '../helpers/client.js';
-
-const TICKERS = [
-  'SPY',
-  'QQQ',
-  'IWM',
-  'AAPL',
-  'MSFT',
-  'NVDA',
-  'AMD',
-  'TSLA',
-  'AMZN',
-  'META',
-  'GOOGL',
-  'GME',
-  'AMC',
-  'JPM',
-  'XOM',
-  'CVX',
-  'JNJ',
-  'UNH',
-  'PG',
-  'KO',
-];
+import { TICKERS } from '../helpers/fixtures.js';
 
 test('20 concurrent calls: the simulator never sees more than 5 in flight and answers no IN_FLIGHT_EXCEEDED', async () => {
   await withSimulator({}, async (sim) => {

@@ -9,31 +9,10 @@ import type { RunningSimulator } from '../../src/simulator/server.js';
 import { withClient } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, type Connected } from '../helpers/mcp.js';
+import { TICKERS } from '../helpers/fixtures.js';
 
 const PER_WINDOW = 60;
 const WINDOW_MS = 6000;
-const TICKERS = [
-  'SPY',
-  'QQQ',
-  'IWM',
-  'AAPL',
-  'MSFT',
-  'NVDA',
-  'AMD',
-  'TSLA',
-  'AMZN',
-  'META',
-  'GOOGL',
-  'GME',
-  'AMC',
-  'JPM',
-  'XOM',
-  'CVX',
-  'JNJ',
-  'UNH',
-  'PG',
-  'KO',
-];
 
 /** Distinct calls (no cache hit, no shared request): ticker × limit. */
 const callArgs = (i: number): { ticker: string; limit: number } => ({
