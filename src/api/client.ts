@@ -121,6 +121,16 @@ export class MarketDataClient {
   }
 
   /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
+  /**
+   * Drops this process's cached answer of a dataset call: a result the MCP layer could not
+   * shape (a bug of ours) must not be served again as if it were good.
+   */
+  forget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): void {
+    this.cache.delete(
+      requestKey(buildPath({ operationId: dataset.operationId, path: dataset.path, ticker, query, cacheTtlMs: 0, capability: '' }), query),
+    );
+  }
+
   dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     return this.request(
       {

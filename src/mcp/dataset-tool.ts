@@ -90,26 +90,32 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
-  const shaping = {
-    budgetTokens: deps.resultTokens,
-    simulated: deps.simulated,
-    paging,
-    covers: shapingCovers(checked.query),
-    narrowing: narrowingOf(dataset),
-  };
-  if (!projectable) return successResult(result, shaping);
-  const { available } = project(result.data, []);
-  rememberFields(deps.client, dataset, checked.query, available);
-  const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
-  if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after');
-  const reported =
-    unknown.length === 0
-      ? result
-      : {
-          ...result,
-          meta: { ...result.meta, notice: [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ') },
-        };
-  return successResult(reported, { ...shaping, fields });
+  try {
+    const shaping = {
+      budgetTokens: deps.resultTokens,
+      simulated: deps.simulated,
+      paging,
+      covers: shapingCovers(checked.query),
+      narrowing: narrowingOf(dataset),
+    };
+    if (!projectable) return await successResult(result, shaping);
+    const { available } = project(result.data, []);
+    rememberFields(deps.client, dataset, checked.query, available);
+    const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
+    if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after');
+    const reported =
+      unknown.length === 0
+        ? result
+        : {
+            ...result,
+            meta: { ...result.meta, notice: [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ') },
+          };
+    return await successResult(reported, { ...shaping, fields });
+  } catch (error) {
+    // A result that failed shaping (a bug of ours, not an ApiError) is not kept in the cache.
+    if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, checked.query);
+    throw error;
+  }
 }
 
 function unknownFieldsNotice(unknown: readonly string[], available: readonly string[]): string {

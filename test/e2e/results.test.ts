@@ -98,3 +98,32 @@ test('an error of a tool with an outputSchema carries no structuredContent; its 
     });
   });
 });
+
+test('a result that fails shaping is not kept: the same call asks the API anew and succeeds', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client, runtime) => {
+      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      let poisoned = false;
+      runtime.deps.client.dataset = async (...args) => {
+        const result = await real(...args);
+        if (!poisoned) {
+          poisoned = true;
+          // The very object the cache holds now breaks whoever reads its rows: a shaping bug.
+          Object.defineProperty(result, 'data', {
+            get: () => {
+              throw new TypeError('cannot read the rows');
+            },
+          });
+        }
+        return result;
+      };
+      const upstream = (): number => sim.api.requests.filter((r) => r.operationId === 'shorts.short_screener').length;
+      const broken = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5 } });
+      assert.equal(errorOf(broken).code, 'INTERNAL_ERROR');
+      assert.equal(upstream(), 1);
+      const again = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5 } });
+      assert.notEqual(again.isError, true, textOf(again));
+      assert.equal(upstream(), 2, 'asked anew, not served from a cached result that had failed');
+    });
+  });
+});
