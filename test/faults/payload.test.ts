@@ -21,10 +21,11 @@ function rows(chars: number, seed: number): unknown[] {
   return Array.from({ length: Math.ceil(chars / per) }, (_, i) => row(i));
 }
 
-// Stated figure: 120 distinct 0.9 MB answers
-// would hold ~110 MB of JSON, several times that as objects, in a cache bounded by entries
-// only; the byte budget keeps the process's RSS under this figure.
-const RSS_LIMIT_MB = 450;
+// Stated figure: 120 distinct 0.9 MB answers would hold ~110 MB of JSON, several times
+// that as objects, in a cache bounded by entries only (201 MB retained, measured); the byte
+// budget keeps what the process retains under RETAINED_LIMIT_MB. Peak RSS is printed, not
+// asserted: it is mostly short-lived garbage, barely changes with the budget (369 MB
+// without it), and moves with the Node version (467 MB on Node 24 with it).
 const CALLS = 120;
 /** What stays on the heap once garbage is collected: the cache's share is what the budget bounds. */
 const RETAINED_LIMIT_MB = 120;
@@ -34,7 +35,7 @@ function collectGarbage(): void {
   (runInNewContext('gc') as () => void)();
 }
 
-test(`the response cache has a byte budget: 120 distinct 0.9 MB answers keep RSS under ${RSS_LIMIT_MB} MB`, async () => {
+test(`the response cache has a byte budget: 120 distinct 0.9 MB answers keep retained memory under ${RETAINED_LIMIT_MB} MB`, async () => {
   assert.ok(screener);
   await withFakeUpstream(async (fake) => {
     fake.answer = (_req, url) => ({ body: { data: rows(900_000, Number(url.searchParams.get('limit'))), _meta: {} } });
@@ -55,7 +56,6 @@ test(`the response cache has a byte budget: 120 distinct 0.9 MB answers keep RSS
         `peak RSS ${Math.round(peak / 1048576)} MB, heap after GC ${Math.round(retained / 1048576)} MB, ${budget.cache_entries} entries cached\n`,
       );
       assert.ok(retained < RETAINED_LIMIT_MB * 1024 * 1024, `heap after GC ${Math.round(retained / 1048576)} MB`);
-      assert.ok(peak < RSS_LIMIT_MB * 1024 * 1024, `peak RSS ${Math.round(peak / 1048576)} MB`);
     } finally {
       await client.close();
     }
