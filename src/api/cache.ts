@@ -20,12 +20,6 @@ export interface CachedEntry<T> {
   readonly storedAt: number;
 }
 
-interface Flight<T> {
-  readonly controller: AbortController;
-  waiters: number;
-  readonly promise: Promise<T>;
-}
-
 /** What all entries together may hold, in characters of JSON (about bytes for this data). */
 export const CACHE_MAX_CHARS = 16 * 1024 * 1024;
 /** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
@@ -53,7 +47,6 @@ export function isErrorEnvelope(value: unknown): boolean {
 
 export class ResponseCache<T extends object> {
   private readonly entries: LRUCache<string, CachedEntry<T>> | undefined;
-  private readonly underWay = new Map<string, Flight<T>>();
   private readonly maxEntryChars: number;
 
   constructor(
@@ -95,51 +88,6 @@ export class ResponseCache<T extends object> {
   /** Characters of JSON held now. */
   get chars(): number {
     return this.entries?.calculatedSize ?? 0;
-  }
-
-  /**
-   * Joins the request under way for `key`, or starts it. Each caller may leave on its
-   * own signal; the shared request is aborted only when every caller has left.
-   */
-  shared(key: string, start: (signal: AbortSignal) => Promise<T>, callerSignal: AbortSignal): { promise: Promise<T>; joined: boolean } {
-    let flight = this.underWay.get(key);
-    const joined = flight !== undefined;
-    if (!flight) {
-      const controller = new AbortController();
-      const created: Flight<T> = { controller, waiters: 0, promise: start(controller.signal) };
-      const forget = (): void => {
-        if (this.underWay.get(key) === created) this.underWay.delete(key);
-      };
-      created.promise.then(forget, forget);
-      this.underWay.set(key, created);
-      flight = created;
-    }
-    const current = flight;
-    current.waiters += 1;
-    const promise = new Promise<T>((resolve, reject) => {
-      const leave = (): void => {
-        callerSignal.removeEventListener('abort', onAbort);
-        current.waiters -= 1;
-      };
-      const onAbort = (): void => {
-        leave();
-        if (current.waiters === 0) current.controller.abort(callerSignal.reason);
-        reject(callerSignal.reason instanceof Error ? callerSignal.reason : new Error('aborted'));
-      };
-      if (callerSignal.aborted) return onAbort();
-      callerSignal.addEventListener('abort', onAbort, { once: true });
-      current.promise.then(
-        (value) => {
-          leave();
-          resolve(value);
-        },
-        (error: unknown) => {
-          leave();
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
-    return { promise, joined };
   }
 
   get size(): number {

@@ -7,21 +7,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { etInstant, levelsOf, levelsPage, snapshotOf } from '../../views/dealer-gex/model.js';
 import { dayBefore, shapeFromSchema, TimelineSource, type ToolCaller } from '../../views/dealer-gex/timeline-source.js';
+import { LEVEL_COLUMNS } from '../../src/catalog/index.js';
 import type { ToolResult } from '../../views/shared/protocol.js';
 import { ranked, shortPayload } from '../../views/short-interest/model.js';
 
 const SESSIONS = ['2026-11-20', '2026-11-19', '2026-11-18'];
-const COLUMNS = [
-  'time_et',
-  'spot_usd',
-  'gamma_flip_usd',
-  'king_strike_usd',
-  'call_wall_strike_usd',
-  'put_wall_strike_usd',
-  'major_positive_strike_usd',
-  'major_negative_strike_usd',
-  'total_gex_usd_m',
-];
+// The columns the server's levels view sends, from the catalog: the view must read them.
+const COLUMNS = [...LEVEL_COLUMNS];
 
 interface Snap {
   at: string;
