@@ -9,6 +9,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
+import { exitAfter } from './exit.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
 export async function serveHttp(
@@ -52,7 +53,7 @@ export async function serveHttp(
     await handler.close();
     await runtime.close();
   };
-  const shutdown = (): void => void close().finally(() => process.exit(0));
+  const shutdown = (): void => exitAfter(close(), 0);
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return { url, close };

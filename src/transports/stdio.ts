@@ -8,6 +8,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
+import { exitAfter } from './exit.js';
 
 function claimStdout(): Writable {
   // eslint-disable-next-line no-restricted-properties -- the one place that owns stdout
@@ -33,10 +34,10 @@ export function serveOverStdio(runtime: Runtime): void {
   const shutdown = (code: number): void => {
     if (exiting) return;
     exiting = true;
-    void handle
-      .close()
-      .then(() => runtime.close())
-      .finally(() => process.exit(code));
+    exitAfter(
+      handle.close().then(() => runtime.close()),
+      code,
+    );
   };
   const handle = serveStdio(() => createServer(runtime.deps, true), {
     transport,

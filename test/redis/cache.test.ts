@@ -11,7 +11,7 @@ import { createSharedAccount } from '../../src/api/gate/redis-factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { StandInGate } from './helpers/local-gate.js';
 import type { DriverSettings } from './helpers/driver.js';
-import { startDriver } from './helpers/processes.js';
+import { startDriver, stopDrivers } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 
 describe('the Redis cache tier across processes', () => {
@@ -23,6 +23,7 @@ describe('the Redis cache tier across processes', () => {
   });
   after(async () => {
     await sim?.close();
+    stopDrivers();
     await redis?.kill();
   });
   const settings = (path: string, apiKey = 'sim-live-key'): DriverSettings => ({

@@ -9,7 +9,7 @@ import type { SendPermit } from '../../src/api/gate/account-gate.js';
 import { RedisLink } from '../../src/api/gate/redis-connection.js';
 import { RedisAccountGate } from '../../src/api/gate/redis-gate.js';
 import { accountKeys } from '../../src/api/gate/redis-keys.js';
-import { startDriver } from './helpers/processes.js';
+import { startDriver, stopDrivers } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 
 const LEASE_MS = 1500;
@@ -31,6 +31,7 @@ describe('in-flight leases on Redis', () => {
   });
   after(async () => {
     await Promise.all(links.map((l) => l.close()));
+    stopDrivers();
     await redis?.kill();
   });
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { startDriver } from './helpers/processes.js';
+import { startDriver, stopDrivers } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 
 const WINDOW_MS = 6000;
@@ -24,6 +24,7 @@ describe('four processes share one account through Redis', () => {
   });
   after(async () => {
     await sim?.close();
+    stopDrivers();
     await redis?.kill();
   });
 

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { createAccountGate } from '../../src/api/gate/redis-factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { spawn } from 'node:child_process';
+import { CLI, serverEnv } from '../helpers/mcp.js';
 import { StandInGate } from './helpers/local-gate.js';
-import { startDriver } from './helpers/processes.js';
+import { startDriver, stopDrivers } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 
 const PATH = '/v1/derived/dealer-gex/SPY/history';
@@ -20,6 +22,7 @@ describe('when Redis goes away', () => {
   });
   after(async () => {
     await sim?.close();
+    stopDrivers();
     await redis?.kill();
   });
 
@@ -96,6 +99,48 @@ describe('when Redis goes away', () => {
       assert.equal(fallback.acquired, 1, 'after rejoining, permits come from Redis again');
     } finally {
       await gate.close();
+    }
+  });
+
+  redisTest('a server process on a frozen Redis still ends when its host closes stdin', { timeout: 30_000 }, async () => {
+    assert.ok(redis);
+    sim = await startSimulator({});
+    const child = spawn(process.execPath, [CLI], {
+      env: serverEnv({ baseUrl: sim.url, key: 'sim-live-key', env: { MARKET_DATA_REDIS_URL: redis.url, MARKET_DATA_LOG_LEVEL: 'warn' } }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const answers: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => answers.push(...chunk.toString().split('\n').filter(Boolean)));
+    const send = (message: Record<string, unknown>): void => void child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const answered = async (id: number): Promise<void> => {
+      while (!answers.some((line) => (JSON.parse(line) as { id?: number }).id === id)) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      await answered(1);
+      send({ method: 'notifications/initialized' });
+      // A call while Redis answers, then Redis freezes with a command of this process unanswered.
+      send({ id: 2, method: 'tools/call', params: { name: 'market_total_options_volume', arguments: { limit: 2 } } });
+      await answered(2);
+      redis.freeze();
+      send({ id: 3, method: 'tools/call', params: { name: 'market_total_options_volume', arguments: { limit: 3 } } });
+      await answered(3);
+      const closedAt = Date.now();
+      child.stdin.end();
+      const code = await exited;
+      assert.equal(code, 0, 'the process ended of itself, with success');
+      // Bounded by the command timeout and the exit grace (transports/exit.ts), not by Redis.
+      assert.ok(Date.now() - closedAt < 10_000, `ended ${Date.now() - closedAt} ms after stdin closed`);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      redis.thaw();
+      await sim.close();
+      sim = undefined;
     }
   });
 

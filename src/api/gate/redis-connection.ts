@@ -132,10 +132,24 @@ export class RedisLink implements RedisCommander {
     // The client closes the gate and the runtime the account: a second close is a no-op.
     if (this.closed) return;
     this.closed = true;
-    for (const client of [this.client, this.subscriber]) {
-      if (client.isOpen) await client.close().catch(() => client.destroy());
-      else client.destroy();
-    }
+    // close() waits for replies still due; a Redis that stopped answering would hold the
+    // process open for good (a host could not stop the server), so the wait is bounded.
+    await Promise.all(
+      [this.client, this.subscriber].map(async (client) => {
+        if (client.isOpen) {
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.commandTimeoutMs)));
+          const closed = client.close().then(
+            () => 'closed' as const,
+            () => 'late' as const,
+          );
+          const outcome = await Promise.race([closed, late]);
+          clearTimeout(timer);
+          if (outcome === 'closed') return;
+        }
+        client.destroy();
+      }),
+    );
   }
 
   private async ensureSubscribed(): Promise<void> {

@@ -14,8 +14,22 @@ export interface Driver {
   kill(): void;
 }
 
+/** Every driver still running: a test file's `after` ends them (see `stopDrivers`). */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills every driver this test file started that is still running. A child left alive
+ * holds its pipes open, and node's test runner then waits for this file without end.
+ */
+export function stopDrivers(): void {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  running.clear();
+}
+
 export function startDriver(settings: DriverSettings): Driver {
   const child = spawn(process.execPath, [DRIVER, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const events: Record<string, unknown>[] = [];
   const listeners = new Set<() => void>();
   let buffer = '';
