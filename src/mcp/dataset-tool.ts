@@ -97,6 +97,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       paging,
       covers: shapingCovers(checked.query),
       narrowing: narrowingOf(dataset),
+      limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
     };
     if (!projectable) return await successResult(result, shaping);
     const { available } = project(result.data, []);

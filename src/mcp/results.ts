@@ -25,6 +25,8 @@ export const toolMetaSchema = resultMetaSchema.extend({
   trimmed: z
     .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
     .optional(),
+  /** The API holds rows past the limit asked (its `_meta.truncated` without a cursor): how to reach them. */
+  more_rows: z.string().optional(),
 });
 
 export type ToolMeta = z.infer<typeof toolMetaSchema>;
@@ -61,6 +63,8 @@ export interface ShapeOptions {
   covers?: string | undefined;
   /** Parameters of this tool that narrow an answer, named in trimming advice. */
   narrowing?: readonly string[] | undefined;
+  /** The `limit` the call sent, when the tool takes one. */
+  limit?: number | undefined;
   now?: number | undefined;
 }
 
@@ -110,6 +114,14 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
     data_source: dataSourceOf(meta),
     ...(options.simulated ? { simulated: true } : {}),
   };
+}
+
+/** The API left rows out at the limit asked: say so, or the agent takes the rows shown for all there are. */
+function moreRowsAdvice(options: ShapeOptions): string {
+  const asked = options.limit === undefined ? 'the limit' : `limit=${options.limit}`;
+  const narrowing = (options.narrowing ?? []).filter((p) => p !== 'limit' && p !== 'fields');
+  const raise = (options.narrowing ?? []).includes('limit') ? 'raise limit' : 'narrow the request';
+  return `The API holds more rows than ${asked} returned; ${raise}${narrowing.length > 0 ? `, or narrow with ${narrowing.join(', ')}` : ''}.`;
 }
 
 function advice(options: ShapeOptions, withCursor: boolean): string {
@@ -199,8 +211,9 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
     return structured(found ? found.wrap(rows.slice(0, kept)) : projected, {
       ...meta,
       truncated: cut || leftByApi,
-      has_more: next !== undefined || (cut && !paging?.base),
+      has_more: next !== undefined || (cut && !paging?.base) || leftByApi,
       ...(next ? { next_cursor: next } : {}),
+      ...(leftByApi ? { more_rows: moreRowsAdvice(options) } : {}),
       ...(cut
         ? {
             trimmed: {

@@ -43,8 +43,17 @@ export function datasetReply(
 ): Reply {
   const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
   let generated: Generated;
+  let limitHidRows = false;
   try {
-    generated = applyQueryFilters(dataset.operationId, { seed: settings.seed, now, session: latestSession(now), symbol, query }, generate);
+    const ctx = { seed: settings.seed, now, session: latestSession(now), symbol, query };
+    const limit = query['limit'];
+    if (typeof limit === 'number' && !('cursor' in dataset.query)) {
+      // One row past the limit tells whether the limit hid rows (`_meta.truncated`), as an
+      // upstream's LIMIT n+1 does; datasets with a cursor say so through next_cursor instead.
+      const probe = applyQueryFilters(dataset.operationId, { ...ctx, query: { ...query, limit: limit + 1 } }, generate);
+      limitHidRows = Array.isArray(probe.data) && probe.data.length > limit;
+      generated = limitHidRows && Array.isArray(probe.data) ? { ...probe, data: probe.data.slice(0, limit) } : probe;
+    } else generated = applyQueryFilters(dataset.operationId, ctx, generate);
   } catch (error) {
     if (error instanceof DatasetRefusal) throw new ApiError(error.code, { message: error.message, hint: error.hint });
     throw error;
@@ -57,7 +66,7 @@ export function datasetReply(
       request_id: requestId,
       cache_hit: false,
       data_freshness_seconds: Math.max(0, Math.round((now - generated.asOf) / 1000)),
-      truncated: nextCursor !== null,
+      truncated: nextCursor !== null || limitHidRows,
       next_cursor: nextCursor,
       notice: 'Simulated data from the market-data-mcp simulator; not market data.',
       rate_limit_remaining: limits.rate.state(now).remaining,

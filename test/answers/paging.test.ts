@@ -116,3 +116,25 @@ test('new snapshots arriving between pages shift the upstream pages, yet the wal
     { now: () => now },
   );
 });
+
+test('a limit that hides rows says so (has_more, and how to reach them); a limit that holds them all says none are left', async () => {
+  await withSession({}, async (session) => {
+    for (const [name, narrow] of [
+      ['congress_recent_trades', { tickers: 'NVDA,AAPL' }],
+      ['shorts_short_screener', { tickers: 'GME,AMC,SPY' }],
+      ['market_oi_change', { tickers: 'SPY,QQQ' }],
+    ] as const) {
+      const all = await session.answer(name, { ...narrow, limit: 500 });
+      const count = (all.data as unknown[]).length;
+      assert.ok(count >= 2 && count < 500, `${name}: the filtered rows fit one page (${count})`);
+      assert.equal(all.meta.has_more, false, `${name}: limit=500 holds all ${count} rows`);
+      const exact = await session.answer(name, { ...narrow, limit: count });
+      assert.equal(exact.meta.has_more, false, `${name}: limit=${count} holds them all`);
+      const short = await session.answer(name, { ...narrow, limit: count - 1 });
+      assert.equal((short.data as unknown[]).length, count - 1);
+      assert.equal(short.meta.has_more, true, `${name}: limit=${count - 1} hides one row, and says so`);
+      assert.match(String(short.meta['more_rows']), new RegExp(`limit=${count - 1}.*raise limit`), `${name}: says how to reach it`);
+      assert.deepEqual(short.data, (all.data as unknown[]).slice(0, count - 1), `${name}: the rows shown are the first of the whole list`);
+    }
+  });
+});
