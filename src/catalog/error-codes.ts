@@ -389,6 +389,7 @@ export function guidanceFor(error: GuidedError, next: NextAction): string {
     case 'retry_later':
       return `${head} Call again later with the same arguments.`;
     case 'do_not_retry':
-      return `${head} Do not retry this request as is.`;
+      // The API's own hint often says so already ("Do not retry; check the symbol."): once is enough.
+      return /\bdo not retry\b/i.test(head) ? head : `${head} Do not retry this request as is.`;
   }
 }

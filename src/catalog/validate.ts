@@ -196,11 +196,16 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   const shape = shapeOf(schema);
   const typed = asDeclaredType(raw, shape.type, source);
   if (typed === undefined) {
+    // Agents often send a comma-separated list as a JSON list: say the one text to send.
+    const listed =
+      shape.type === 'string' && Array.isArray(raw) && raw.length > 0 && raw.every((item) => typeof item === 'string')
+        ? `Send the list as one comma-separated text: ${quoteValue(raw.join(','))}.`
+        : undefined;
     return refuse(
       refusalCodeOf(schema),
       name,
       `Invalid value ${quoteValue(raw)} for "${name}": expected ${article(shape.type)}.`,
-      describeParam(name, schema),
+      listed ?? describeParam(name, schema),
     );
   }
   if (typeof typed === 'string') {

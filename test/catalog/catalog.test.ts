@@ -83,3 +83,20 @@ test('numbers arrive as strings on the wire and as numbers from agents: both val
   assert.ok(wire.ok && wire.query['limit'] === 12);
   assert.ok(agent.ok && agent.query['limit'] === 6);
 });
+
+test('guidance says each thing once: an API hint that already says "do not retry" is not told again', async () => {
+  const { guidanceFor } = await import('../../src/catalog/error-codes.js');
+  const base = {
+    code: 'NOT_FOUND',
+    message: 'ZZZZ is not covered by the service.',
+    action: 'do not retry',
+    retryAfterSeconds: undefined,
+    status: 404,
+    local: false,
+  };
+  const told = guidanceFor({ ...base, hint: 'Do not retry; check the symbol.' }, 'do_not_retry');
+  assert.equal(told.match(/do not retry/gi)?.length, 1, told);
+  assert.match(told, /check the symbol/);
+  const bare = guidanceFor({ ...base, hint: undefined }, 'do_not_retry');
+  assert.match(bare, /Do not retry this request as is\./, 'without such a hint the guidance still says it');
+});

@@ -75,6 +75,13 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
         ['hex text is not a limit', 'shorts_short_screener', { limit: '0x10' }, 'VALIDATION_ERROR', /expected an integer/],
         ['a list is not a limit', 'shorts_short_screener', { limit: [5] }, 'VALIDATION_ERROR', /expected an integer/],
         ['a number is not a ticker', 'stocks_dividends', { ticker: 5 }, 'TICKER_INVALID', /expected a string/],
+        [
+          'a JSON list where a comma-separated text is due: told the one text to send',
+          'congress_recent_trades',
+          { tickers: ['NVDA', 'AAPL'] },
+          'TICKER_INVALID',
+          /expected a string.*one comma-separated text: \\?"NVDA,AAPL\\?"/,
+        ],
         ['a 1 MB ticker', 'stocks_dividends', { ticker: 'A'.repeat(1 << 20) }, 'TICKER_INVALID', /too long \(1048576 characters\)/],
         ['a lone surrogate in a ticker', 'stocks_dividends', { ticker: 'SP\uD800Y' }, 'TICKER_INVALID', /not well-formed/],
         [
