@@ -25,7 +25,7 @@ import {
 import { iv30On, previousClose, priceAt } from './market.js';
 import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
 import { gaussian, round, seededRandom } from './random.js';
-import type { ReferenceSymbol } from './reference.js';
+import { marketFamily, type ReferenceSymbol } from './reference.js';
 
 export const SNAPSHOT_MINUTES = 5;
 export const STRIKES_PER_SNAPSHOT = 25;
@@ -91,19 +91,23 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
   // Customers overwrite calls above the money and buy protective puts below it: call OI piles up
-  // above the reference, put OI below, each around its own centre a little way out of the money,
-  // with only a thin in-the-money residue. The session's call/put balance (bounded: a chain with no
+  // above the reference, put OI below, each around its own centre out of the money (protection
+  // further out than overwriting, so dealers are long gamma at the reference on most days, as
+  // desks publishing SPX report), with only a thin in-the-money residue. The session's call/put balance (bounded: a chain with no
   // put side left is not a liquid chain) moves the flip a little away from the reference, so the
   // sign of total GEX holds for a while; it never erases the put side, so the re-priced total always
   // turns negative somewhere below the reference and the flip is a real zero crossing.
-  const callBias = Math.min(1.5, Math.max(0.75, 1.1 * Math.exp(0.15 * gaussian(random))));
-  const offset = 0.3 * width;
+  // An index and its ETF are one market to the customers positioning in them: one call/put balance.
+  const positioning = seededRandom(seed, 'positioning', marketFamily(symbol.ticker), session.date);
+  const callBias = Math.min(1.5, Math.max(0.75, 1.1 * Math.exp(0.15 * gaussian(positioning))));
+  const callOffset = 0.3 * width;
+  const putOffset = 0.6 * width;
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
     const strike = round(lowest + i * step, 2);
     const units = Math.round(strike / step);
     const roundness = units % 10 === 0 ? 2.4 : units % 5 === 0 ? 1.7 : 1;
-    const callNear = Math.exp(-(((strike - reference - offset) / width) ** 2));
-    const putNear = Math.exp(-(((strike - reference + offset) / width) ** 2));
+    const callNear = Math.exp(-(((strike - reference - callOffset) / width) ** 2));
+    const putNear = Math.exp(-(((strike - reference + putOffset) / width) ** 2));
     const oi = expiries.map(([closeAt, weight]) => {
       const noise = (): number => Math.exp(0.3 * gaussian(random));
       const calls = oiScale * weight * roundness * callNear * callBias * (strike >= reference ? 1 : 0.25) * noise();
@@ -118,6 +122,13 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   return chain;
 }
 
+/**
+ * Gamma is priced with at least one trading day to expiry. In its last hours an expiring
+ * contract's gamma spikes on the strikes next to spot (a pin no desk hedges at that size),
+ * which pulled both walls to the strikes either side of spot at every close.
+ */
+const MIN_GAMMA_YEARS = 1 / 252;
+
 /** Net dealer GEX per strike, in dollars per 1 % move, with the chain re-priced at `spot`. */
 function netGexByStrike(chain: Chain, spot: number, at: number): number[] {
   return chain.lines.map((line) => {
@@ -125,7 +136,7 @@ function netGexByStrike(chain: Chain, spot: number, at: number): number[] {
     let net = 0;
     for (const [closeAt, calls, puts] of line.oi) {
       if (closeAt < at) continue;
-      const g = gamma(spot, line.strike, vol, yearsBetween(at, closeAt));
+      const g = gamma(spot, line.strike, vol, Math.max(yearsBetween(at, closeAt), MIN_GAMMA_YEARS));
       net += g * (calls - puts) * 100 * spot * spot * 0.01;
     }
     return net;

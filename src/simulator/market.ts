@@ -17,7 +17,7 @@ import {
   type Session,
 } from './calendar.js';
 import { gaussian, seededRandom } from './random.js';
-import { SECTORS, type ReferenceSymbol, type Sector, type Style } from './reference.js';
+import { marketFamily, referenceSymbol, SECTORS, type ReferenceSymbol, type Sector, type Style } from './reference.js';
 
 /** Where every simulated history starts; earlier dates read the first close. */
 export const HISTORY_START: EtDate = '2022-01-03';
@@ -89,10 +89,16 @@ function factorShock(seed: number, factor: Factor, date: EtDate): number {
   return draw;
 }
 
+/** Whose returns a symbol has: an ETF that tracks an index returns what the index returns (marketFamily). */
+function trackedBy(symbol: ReferenceSymbol): ReferenceSymbol {
+  return referenceSymbol(marketFamily(symbol.ticker)) ?? symbol;
+}
+
 /** The day's log return of a symbol before mean reversion, and its implied-volatility shock. */
 function dailyShock(seed: number, symbol: ReferenceSymbol, date: EtDate): { ret: number; ivShock: number } {
-  const exposure = exposureOf(symbol);
-  const random = seededRandom(seed, 'daily', symbol.ticker, date);
+  const source = trackedBy(symbol);
+  const exposure = exposureOf(source);
+  const random = seededRandom(seed, 'daily', source.ticker, date);
   let ret = exposure.idio * gaussian(random);
   for (const [factor, loading] of exposure.loadings) ret += loading * FACTOR_VOL[factor] * factorShock(seed, factor, date);
   return { ret: ret / Math.sqrt(TRADING_DAYS_PER_YEAR), ivShock: gaussian(random) };
@@ -117,7 +123,7 @@ function historyOf(seed: number, symbol: ReferenceSymbol, through: EtDate): Hist
     if (histories.size > 400) histories.clear();
     histories.set(key, history);
   }
-  const sigma = modelVolatility(symbol) / Math.sqrt(TRADING_DAYS_PER_YEAR);
+  const sigma = modelVolatility(trackedBy(symbol)) / Math.sqrt(TRADING_DAYS_PER_YEAR);
   let last = history.dates[history.dates.length - 1];
   while (last === undefined || last < through) {
     const date: EtDate = last === undefined ? tradingDayOnOrBefore(HISTORY_START) : nextTradingDay(last);
@@ -187,7 +193,7 @@ export function volumeOn(seed: number, symbol: ReferenceSymbol, date: EtDate): n
   const random = seededRandom(seed, 'volume', symbol.ticker, date);
   const closes = closesThrough(seed, symbol, date, 2);
   const move = Math.abs(Math.log((closes[1] ?? 1) / (closes[0] ?? 1)));
-  const sigma = modelVolatility(symbol) / Math.sqrt(TRADING_DAYS_PER_YEAR);
+  const sigma = modelVolatility(trackedBy(symbol)) / Math.sqrt(TRADING_DAYS_PER_YEAR);
   const surprise = 1 + 0.35 * Math.max(0, move / sigma - 1);
   const half = sessionOn(date)?.halfDay ? 0.55 : 1;
   return Math.round(symbol.advM * 1e6 * Math.exp(0.25 * gaussian(random) - 0.03) * surprise * half);
@@ -204,8 +210,9 @@ function intradayPath(seed: number, symbol: ReferenceSymbol, session: Session): 
   const cached = PATH_MINUTES_CACHE.get(key);
   if (cached) return cached;
   const minutes = session.closeMinutes - session.openMinutes;
-  const random = seededRandom(seed, 'intraday', symbol.ticker, session.date);
-  const sigmaMinute = modelVolatility(symbol) / Math.sqrt(TRADING_DAYS_PER_YEAR * 390);
+  // An ETF walks its index's path, bridged to its own open and close (which follow the index's).
+  const random = seededRandom(seed, 'intraday', marketFamily(symbol.ticker), session.date);
+  const sigmaMinute = modelVolatility(trackedBy(symbol)) / Math.sqrt(TRADING_DAYS_PER_YEAR * 390);
   const prev = previousClose(seed, symbol, session.date);
   const close = closeOn(seed, symbol, session.date);
   const open = Math.log(prev) + 0.5 * Math.log(close / prev) * random() + 0.3 * sigmaMinute * Math.sqrt(390) * gaussian(random);

@@ -168,6 +168,17 @@ export const REFERENCE: readonly ReferenceSymbol[] = [
 
 const BY_TICKER = new Map(REFERENCE.map((symbol) => [symbol.ticker, symbol]));
 
+/**
+ * ETFs that track an index trade as one market with it: one intraday path (SPY stays a
+ * tenth of SPX all day, not drifting 2 % apart) and one customer positioning in options.
+ */
+const TRACKED_INDEX: Readonly<Record<string, string>> = { SPY: 'SPX', QQQ: 'NDX', IWM: 'RUT' };
+
+/** The ticker whose intraday path and options positioning `ticker` shares: its index, or itself. */
+export function marketFamily(ticker: string): string {
+  return TRACKED_INDEX[ticker] ?? ticker;
+}
+
 export function referenceSymbol(ticker: string): ReferenceSymbol | undefined {
   return BY_TICKER.get(ticker);
 }

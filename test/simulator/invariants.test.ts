@@ -409,3 +409,36 @@ test('option chain history rows carry a timestamp and a strike, with bid at or b
     assert.ok(num(bar, 'bid_usd') <= num(bar, 'ask_usd'));
   }
 });
+
+test('an index and its ETF are one market: SPY holds a steady tenth of SPX all session, and their dealer gamma mostly agrees in sign', () => {
+  fc.assert(
+    fc.property(clock, seed, fc.constantFrom(['SPX', 'SPY'], ['NDX', 'QQQ'], ['RUT', 'IWM']), (now, s, [index, etf]) => {
+      const indexSnapshots = rows(generate('derived.dealer_gex_history', now, { limit: 240 }, index, s));
+      const etfByTime = new Map(
+        rows(generate('derived.dealer_gex_history', now, { limit: 240 }, etf, s)).map((r) => [str(r, 'snapshot_at'), r]),
+      );
+      const bySession = new Map<string, number[]>();
+      let same = 0;
+      let paired = 0;
+      for (const snapshot of indexSnapshots) {
+        const other = etfByTime.get(str(snapshot, 'snapshot_at'));
+        if (!other) continue;
+        paired += 1;
+        const ratios = bySession.get(str(snapshot, 'session_date_et')) ?? [];
+        ratios.push(num(snapshot, 'spot_usd') / num(other, 'spot_usd'));
+        bySession.set(str(snapshot, 'session_date_et'), ratios);
+        const total = (r: Record<string, unknown>): number => (r['summary'] as Record<string, number>)['total_gex_usd'] ?? Number.NaN;
+        if (Math.sign(total(snapshot)) === Math.sign(total(other))) same += 1;
+      }
+      assert.ok(paired > 0, `${index} and ${etf} share snapshot times`);
+      for (const [date, ratios] of bySession) {
+        const spread = Math.max(...ratios) / Math.min(...ratios) - 1;
+        // Tracking error within a session is basis points; independent paths drifted 2.5 % apart.
+        assert.ok(spread < 0.003, `${index}/${etf} on ${date}: the price ratio moved ${(spread * 100).toFixed(2)} % within the session`);
+      }
+      // Same market, same customers: the sign differs only where spot sits near both flips.
+      assert.ok(same / paired >= 0.6, `${index} and ${etf} agree on the sign of dealer gamma in ${same} of ${paired} snapshots`);
+    }),
+    { numRuns: 12 },
+  );
+});
