@@ -1,5 +1,5 @@
 /** One MCP tool per dataset, generated from its catalog (or upstream) definition. */
-import type { CallToolResult, McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, RegisteredTool, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -9,6 +9,7 @@ import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
+import { portableOutputSchema } from './output-schema.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, project, successResult } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
@@ -32,13 +33,21 @@ export function toolDescription(dataset: DatasetDefinition): string {
 }
 
 /** The output schema a tool declares, where the spec gives the response shape. */
-function outputSchemaOf(dataset: DatasetDefinition): z.ZodType | undefined {
+function outputSchemaOf(dataset: DatasetDefinition): StandardSchemaWithJSON<unknown, unknown> | undefined {
   if (!dataset.response) return undefined;
+  const known = outputSchemas.get(dataset);
+  if (known) return known;
   const data =
     dataset.toolOutput ??
     (dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined);
-  return data ? z.object({ data, meta: advertisedMetaSchema }) : undefined;
+  if (!data) return undefined;
+  const schema = portableOutputSchema(z.object({ data, meta: advertisedMetaSchema }));
+  outputSchemas.set(dataset, schema);
+  return schema;
 }
+
+/** One per dataset: HTTP builds a server per request and must not convert again. */
+const outputSchemas = new WeakMap<DatasetDefinition, StandardSchemaWithJSON<unknown, unknown>>();
 
 export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
   const outputSchema = outputSchemaOf(dataset);

@@ -47,6 +47,25 @@ test('every catalog dataset is a tool, and a valid call reaches its upstream pat
   });
 });
 
+/** Where a JSON Schema uses a `type` array, or an empty schema as a subschema. */
+function portabilityProblems(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  if (Array.isArray(schema)) return schema.flatMap((item, i) => portabilityProblems(item, `${path}[${i}]`));
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type' && Array.isArray(value)) problems.push(`${path}.type is an array: ${JSON.stringify(value)}`);
+    if (
+      ['additionalProperties', 'items'].includes(key) &&
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value as object).length === 0
+    )
+      problems.push(`${path}.${key} is {}`);
+    if (key !== 'enum' && key !== 'required') problems.push(...portabilityProblems(value, `${path}.${key}`));
+  }
+  return problems;
+}
+
 test('tools/list passes a wire-level lint: flat object roots, names, descriptions, annotations, total size', async () => {
   const { client, close } = await connectV2({ args: ['--demo'] });
   try {
@@ -79,6 +98,14 @@ test('tools/list passes a wire-level lint: flat object roots, names, description
       description: 'Ticker of 1 to 5 upper-case letters, no suffix (e.g. SPY, QQQ, SPX).',
     });
     assert.ok(dealer?.outputSchema, 'the dealer GEX tool declares an output schema');
+    // Portable in every host (the MCP Inspector's --strict check): one `type` per schema, and
+    // no schema that constrains nothing but `{}` where a subschema goes.
+    for (const tool of tools)
+      for (const [where, schema] of [
+        ['inputSchema', tool.inputSchema],
+        ['outputSchema', tool.outputSchema],
+      ] as const)
+        for (const problem of portabilityProblems(schema, `${tool.name}.${where}`)) assert.fail(problem);
   } finally {
     await close();
   }

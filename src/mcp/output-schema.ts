@@ -1,0 +1,62 @@
+/**
+ * The output schema a tool declares, in the JSON Schema every host reads. zod writes a
+ * union of primitives as `type: ["string", "number"]` and "any value" as `{}`: legal, but
+ * a client that maps tool schemas onto a one-`type` dialect (Gemini's OpenAPI subset) may
+ * reject the tool or drop the constraint, and the MCP Inspector's --strict check flags
+ * both. Results are still validated by the zod schema itself.
+ */
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+
+type Json = Record<string, unknown>;
+
+/** `type: [a, b]` becomes `anyOf: [{type: a}, {type: b}]`; an empty schema becomes `true`. */
+export function portableJsonSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(portableJsonSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema as Json)) {
+    if (isSubschemaKey(key) && isEmptySchema(value)) out[key] = true;
+    else if (key === 'properties' && typeof value === 'object' && value !== null)
+      out[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([name, sub]) => [name, isEmptySchema(sub) ? true : portableJsonSchema(sub)]),
+      );
+    else out[key] = portableJsonSchema(value);
+  }
+  const type = out['type'];
+  if (Array.isArray(type)) {
+    delete out['type'];
+    out['anyOf'] = type.map((t: unknown) => ({ type: t }));
+  }
+  return out;
+}
+
+function isSubschemaKey(key: string): boolean {
+  return key === 'additionalProperties' || key === 'items';
+}
+
+function isEmptySchema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** Advertises `schema` as portable JSON Schema; validates with zod. Converted once, on first use. */
+export function portableOutputSchema(schema: z.ZodType): StandardSchemaWithJSON<unknown, unknown> {
+  let json: Json | undefined;
+  const advertised = (): Json => {
+    if (!json) {
+      // 2020-12 is MCP's default dialect: naming it costs every session tokens and says nothing.
+      const converted: Json = { ...z.toJSONSchema(schema) };
+      delete converted['$schema'];
+      json = portableJsonSchema(converted) as Json;
+    }
+    return json;
+  };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'market-data-mcp',
+      validate: (value: unknown) => schema['~standard'].validate(value),
+      jsonSchema: { input: advertised, output: advertised },
+    },
+  };
+}
