@@ -49,10 +49,19 @@ describe('four processes share one account through Redis', () => {
       const records = (await Promise.all(drivers.map((d) => d.done()))).flat();
 
       assert.equal(records.length, 360);
+      // Should this fail, the message carries what is needed to tell a stall from a storm:
+      // each failed call's timing and mode, and the upstream's answers window by window.
+      const upstreamSoFar = sim.api.requests.filter((r) => r.path === PATH);
+      const byWindow = new Map<number, string>();
+      for (const r of upstreamSoFar) {
+        const start = Math.floor(r.at / WINDOW_MS) * WINDOW_MS;
+        byWindow.set(start, `${byWindow.get(start) ?? ''}${r.status === 200 ? '.' : r.status === 429 ? 'x' : '?'}`);
+      }
+      const failed = records.filter((r) => !r.ok);
       assert.deepEqual(
-        records.filter((r) => !r.ok).map((r) => r.code),
+        failed.map((r) => r.code),
         [],
-        'every call answered with data',
+        `every call answered with data; failed: ${JSON.stringify(failed.map((r) => ({ code: r.code, waitedMs: r.endedAt - r.startedAt, mode: r.mode, refusals: r.refusals })))}; upstream per ${WINDOW_MS} ms window: ${[...byWindow.values()].map((v) => `${v.length}(${v.replace(/\.+/g, (m) => String(m.length))})`).join(' ')}`,
       );
       assert.ok(
         records.every((r) => r.mode === 'redis'),
