@@ -33,7 +33,7 @@ export function toolDescription(dataset: DatasetDefinition): string {
 }
 
 /** The output schema a tool declares, where the spec gives the response shape. */
-function outputSchemaOf(dataset: DatasetDefinition): StandardSchemaWithJSON<unknown, unknown> | undefined {
+function outputSchemaOf(dataset: DatasetDefinition): OutputSchema | undefined {
   if (!dataset.response) return undefined;
   const known = outputSchemas.get(dataset);
   if (known) return known;
@@ -41,13 +41,52 @@ function outputSchemaOf(dataset: DatasetDefinition): StandardSchemaWithJSON<unkn
     dataset.toolOutput ??
     (dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined);
   if (!data) return undefined;
-  const schema = portableOutputSchema(z.object({ data, meta: advertisedMetaSchema }));
+  const zod = z.object({ data, meta: advertisedMetaSchema });
+  const schema = { zod, advertised: portableOutputSchema(zod) };
   outputSchemas.set(dataset, schema);
   return schema;
 }
 
+interface OutputSchema {
+  zod: z.ZodType;
+  advertised: StandardSchemaWithJSON<unknown, unknown>;
+}
+
 /** One per dataset: HTTP builds a server per request and must not convert again. */
-const outputSchemas = new WeakMap<DatasetDefinition, StandardSchemaWithJSON<unknown, unknown>>();
+const outputSchemas = new WeakMap<DatasetDefinition, OutputSchema>();
+
+/** Where a result breaks its tool's output schema, in one line (path: message); undefined when it conforms. */
+function outputProblem(schema: OutputSchema, value: unknown): string | undefined {
+  const checked = schema.zod.safeParse(value);
+  if (checked.success) return undefined;
+  const issue = deepestIssue(checked.error.issues);
+  if (!issue) return 'unknown problem';
+  return `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`.slice(0, 200);
+}
+
+/** For a union (the dealer data is snapshots or levels), the issue of the branch that got furthest. */
+function deepestIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  let best: z.core.$ZodIssue | undefined;
+  for (const issue of issues) {
+    const candidate =
+      issue.code === 'invalid_union'
+        ? (deepestIssue(issue.errors.flat().map((i) => ({ ...i, path: [...issue.path, ...i.path] }))) ?? issue)
+        : issue;
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best;
+}
+
+function responseShapeError(problem: string): ApiError {
+  return new ApiError({
+    code: 'RESPONSE_INVALID',
+    status: null,
+    message: `The API's answer does not have the documented shape (${problem}).`,
+    hint: 'Nothing usable came back for these arguments; try another session or ticker, or call again later.',
+    recoverable: true,
+    local: true,
+  });
+}
 
 export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
   const outputSchema = outputSchemaOf(dataset);
@@ -58,13 +97,18 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       title: dataset.title,
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
-      ...(outputSchema ? { outputSchema } : {}),
+      ...(outputSchema ? { outputSchema: outputSchema.advertised } : {}),
       // Read-only: the destructive and idempotent hints only mean something for tools that write.
       annotations: { readOnlyHint: true },
     },
     async (args: ToolArguments, ctx: ServerContext) => {
       try {
-        return await callDataset(dataset, args, ctx, deps);
+        const result = await callDataset(dataset, args, ctx, deps);
+        // Checked here rather than left to the SDK, whose refusal is a bare protocol error:
+        // an agent is told, with the code and what to do, that the API broke the documented shape.
+        const problem = outputSchema && result.isError !== true ? outputProblem(outputSchema, result.structuredContent) : undefined;
+        if (problem) throw responseShapeError(problem);
+        return result;
       } catch (error) {
         return errorResult(asApiError(error, deps.log, name), { structured: outputSchema === undefined });
       }

@@ -10,12 +10,18 @@ import * as z from 'zod';
 
 type Json = Record<string, unknown>;
 
-/** `type: [a, b]` becomes `anyOf: [{type: a}, {type: b}]`; an empty schema becomes `true`. */
+/**
+ * `type: [a, b]` becomes `anyOf: [{type: a}, {type: b}]`; an empty schema becomes `true`;
+ * `additionalProperties: false` is dropped, so objects stay open to fields added later.
+ */
 export function portableJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(portableJsonSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema as Json)) {
+    // Open objects: a field the API adds later must not make every client refuse the result
+    // (the v1 and v2 SDK clients validate structuredContent against this schema).
+    if (key === 'additionalProperties' && value === false) continue;
     if (isSubschemaKey(key) && isEmptySchema(value)) out[key] = true;
     else if (key === 'properties' && typeof value === 'object' && value !== null)
       out[key] = Object.fromEntries(
