@@ -66,6 +66,13 @@ interface Chain {
 
 const chains = new Map<string, Chain>();
 
+/**
+ * Open interest per strike at the peak of an index chain. Dollar gamma grows with price
+ * (GEX ∝ OI·S/σ), so one figure for every index made NDX's book (S ≈ 24,500) four times
+ * SPX's: SPX's dwarfs NDX's and RUT's, and NDX sits near QQQ's, as desks report them.
+ */
+const INDEX_OPEN_INTEREST: Readonly<Record<string, number>> = { SPX: 4_000, NDX: 200, RUT: 800 };
+
 /** The session's chain: strikes around the previous close, OI heavier on round strikes, calls above, puts below. */
 function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chain {
   const key = `${seed}|${symbol.ticker}|${session.date}`;
@@ -87,7 +94,7 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   ] as const;
   // Yesterday's close: the chain's volatility is known before the session opens.
   const atmVol = iv30On(seed, symbol, previousTradingDay(session.date));
-  const oiScale = symbol.kind === 'index' ? 4_000 : Math.max(300, symbol.advM * 200);
+  const oiScale = symbol.kind === 'index' ? (INDEX_OPEN_INTEREST[symbol.ticker] ?? 4_000) : Math.max(300, symbol.advM * 200);
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
   // Customers overwrite calls above the money and buy protective puts below it: call OI piles up
