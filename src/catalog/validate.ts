@@ -196,11 +196,19 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   const shape = shapeOf(schema);
   const typed = asDeclaredType(raw, shape.type, source);
   if (typed === undefined) {
-    // Agents often send a comma-separated list as a JSON list: say the one text to send.
-    const listed =
+    // Agents often send a comma-separated list as a JSON list: say the one text to send,
+    // when this parameter would take it.
+    const joined =
       shape.type === 'string' && Array.isArray(raw) && raw.length > 0 && raw.every((item) => typeof item === 'string')
-        ? `Send the list as one comma-separated text: ${quoteValue(raw.join(','))}.`
+        ? raw.map((item) => item.trim()).join(',')
         : undefined;
+    const accepted = joined === undefined ? undefined : [joined, joined.toUpperCase()].find((text) => schema.safeParse(text).success);
+    const listed =
+      joined === undefined
+        ? undefined
+        : accepted !== undefined
+          ? `Send the list as one comma-separated text: ${quoteValue(accepted)}.`
+          : `Send one text, not a JSON list. ${describeParam(name, schema)}`;
     return refuse(
       refusalCodeOf(schema),
       name,
@@ -308,18 +316,16 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
   const upper = value.trim().toUpperCase();
   const schema = param === 'ticker' ? dataset.ticker : dataset.query[param];
   const pattern = (schema && patternOf(schema)) ?? GENERAL_TICKER_PATTERN;
-  if (param === 'tickers') {
+  if (schema && (param === 'tickers' || param === 'with_tickers')) {
+    // Lists differ by tool (a filter takes 1 to 10, correlations 2 to 10): the fix offered
+    // is one this parameter's own schema accepts, else the parameter's own description.
     const fixed = upper
-      .split(',')
+      .split(/[,;\s]+/)
       .map((t) => t.trim())
-      .filter(Boolean);
-    const fixable = fixed.length >= 2 && fixed.length <= 10 && fixed.every((t) => GENERAL_TICKER_PATTERN.test(t));
-    return {
-      code: 'TICKER_INVALID',
-      param,
-      message,
-      hint: fixable ? `Use "${fixed.join(',')}".` : 'Give 2 to 10 upper-case tickers separated by commas, e.g. SPY,QQQ,IWM.',
-    };
+      .filter(Boolean)
+      .join(',');
+    const fixable = fixed !== value && schema.safeParse(fixed).success;
+    return { code: 'TICKER_INVALID', param, message, hint: fixable ? `Use "${fixed}".` : describeParam(param, schema) };
   }
   if (upper !== value && pattern.test(upper))
     return { code: 'TICKER_INVALID', param, message, hint: `Tickers are upper case: use "${upper}".` };
