@@ -3,7 +3,7 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { screenToolArguments, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
@@ -149,7 +149,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       simulated: deps.simulated,
       paging,
       covers: shapingCovers(checked.query),
-      narrowing: narrowingOf(dataset),
+      ...adviceOf(dataset),
+      used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
     };
     if (!projectable) return await successResult(result, shaping);
@@ -209,10 +210,40 @@ function parseFields(raw: unknown): string[] | undefined {
   return parsed.data.length > 0 ? [...new Set(parsed.data)] : undefined;
 }
 
-/** Parameters this tool has that narrow an answer: the only ones trimming advice may name. */
-function narrowingOf(dataset: DatasetDefinition): string[] {
-  const has = new Set([...Object.keys(dataset.query), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
-  return ['fields', 'limit', 'from', 'to', 'session_date', 'tickers', 'format'].filter((name) => has.has(name));
+/** Query parameters that select no fewer rows, or are required (so always set): never offered as a way to narrow. */
+const NOT_NARROWING = new Set(['limit', 'cursor', FIELDS_PARAM, 'with_tickers', 'lookback_days']);
+/** The usual narrowing parameters, named first and in this order. */
+const USUAL_NARROWING = ['fields', 'limit', 'from', 'to', 'session_date', 'tickers', 'format'];
+
+interface Advice {
+  /** Parameters this tool has that narrow an answer: the only ones advice may name. */
+  narrowing: string[];
+  /** The largest `limit` the tool accepts, from its schema. */
+  limitMax: number | undefined;
+  takesTicker: boolean;
+}
+
+/** One per dataset: HTTP builds a server per request. */
+const advice = new WeakMap<DatasetDefinition, Advice>();
+
+/** What advice needs of a dataset, derived once from its query schemas. */
+function adviceOf(dataset: DatasetDefinition): Advice {
+  const known = advice.get(dataset);
+  if (known) return known;
+  const filters = Object.entries(dataset.query)
+    .filter(([name, schema]) => !NOT_NARROWING.has(name) && schema.safeParse(undefined).success)
+    .map(([name]) => name);
+  const has = new Set([...filters, ...('limit' in dataset.query ? ['limit'] : []), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
+  const usual = USUAL_NARROWING.filter((name) => has.has(name));
+  const limitSchema = dataset.query['limit'];
+  const max = limitSchema ? paramJsonSchema(limitSchema).schema['maximum'] : undefined;
+  const made: Advice = {
+    narrowing: [...usual, ...[...has].filter((name) => !usual.includes(name))],
+    limitMax: typeof max === 'number' ? max : undefined,
+    takesTicker: dataset.ticker !== undefined,
+  };
+  advice.set(dataset, made);
+  return made;
 }
 
 /** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */

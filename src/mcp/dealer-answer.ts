@@ -205,7 +205,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let position: Pick<PageCursor, 'u' | 'a'> = {};
   if (isOurCursor(rawCursor)) {
     const decoded = decodePageCursor(rawCursor, dataset.operationId, tickerValue);
-    shapingArgs = argumentsOf(decoded, given);
+    shapingArgs = argumentsOf(decoded, given, dataset.ticker !== undefined);
     position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
     // A cursor of the upstream's own: read from that page on.
@@ -264,12 +264,14 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     budgetTokens: deps.budgetTokens,
     simulated: deps.simulated,
   });
-  // A session the history does not hold: say so, and name the ones it does.
-  if (window.session && collected.length === 0 && !position.a) {
+  // A session or range the history holds nothing of: say so, and name the sessions it does hold.
+  if ((window.session || window.from || window.to) && collected.length === 0 && !position.a) {
     const held = seenSessions.filter((d) => d !== window.session);
     const list = held.length > 0 ? `${held.join(', ')}${exhausted ? '' : ' and older'}` : 'none';
-    const missing = `No snapshots for session ${window.session}: not an exchange session the history holds (a holiday, or older than the latest three). Sessions held (ET, newest first): ${list}.`;
-    meta.notice = [missing, meta.notice].filter(Boolean).join(' ');
+    const missing = window.session
+      ? `No snapshots for session ${window.session}: not an exchange session the history holds (a holiday, or older than the latest three).`
+      : `No snapshots from ${window.from ?? 'the oldest'} to ${window.to ?? 'the latest'}: the history holds only the latest three sessions, none of them in this range.`;
+    meta.notice = [`${missing} Sessions held (ET, newest first): ${list}.`, meta.notice].filter(Boolean).join(' ');
   }
   // The cursor carries the resolved window, so a later page keeps reading the same session.
   const query: Record<string, string | number> = {

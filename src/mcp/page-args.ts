@@ -28,7 +28,7 @@ export function pagingOf(
   if (!takesCursor) return { args: given, paging: undefined };
   if (isOurCursor(raw)) {
     const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
-    const args = argumentsOf(decoded, rest);
+    const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
     if (decoded.u && upstreamCursor) args['cursor'] = decoded.u;
     return {
       args: withTicker(args),

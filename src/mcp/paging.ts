@@ -67,7 +67,7 @@ export function decodePageCursor(value: string, operationId: string, ticker: str
  * The arguments a page is read with: the cursor's own, with anything the caller repeats
  * required to agree (a changed filter with an old cursor would skip or repeat rows).
  */
-export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>): Record<string, unknown> {
+export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, takesTicker: boolean): Record<string, unknown> {
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined || value === null) continue;
     const same = typeof value === 'string' || typeof value === 'number' ? String(cursor.q[name]) === String(value) : false;
@@ -76,7 +76,7 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>):
         code: 'VALIDATION_ERROR',
         status: 400,
         message: `"${name}" differs from the query the cursor was issued for.`,
-        hint: 'Follow a cursor with only ticker and cursor (it remembers the rest), or drop cursor to start a new query.',
+        hint: `Follow a cursor with only ${takesTicker ? 'ticker and cursor' : 'cursor'} (it remembers the rest), or drop cursor to start a new query.`,
         local: true,
       });
     }

@@ -63,8 +63,14 @@ export interface ShapeOptions {
   covers?: string | undefined;
   /** Parameters of this tool that narrow an answer, named in trimming advice. */
   narrowing?: readonly string[] | undefined;
+  /** Parameters the call set (given, or carried by its cursor): advice does not suggest them again. */
+  used?: readonly string[] | undefined;
   /** The `limit` the call sent, when the tool takes one. */
   limit?: number | undefined;
+  /** The largest `limit` the tool accepts, when it takes one. */
+  limitMax?: number | undefined;
+  /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
+  takesTicker?: boolean | undefined;
   now?: number | undefined;
 }
 
@@ -116,17 +122,36 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   };
 }
 
-/** The API left rows out at the limit asked: say so, or the agent takes the rows shown for all there are. */
+/**
+ * The API left rows out at the limit asked: say so, or the agent takes the rows shown for
+ * all there are. A larger limit is offered only below the maximum, and only filters the
+ * call did not already use are named (fields narrows columns, never rows).
+ */
 function moreRowsAdvice(options: ShapeOptions): string {
+  const all = options.narrowing ?? [];
+  const used = new Set(options.used ?? []);
+  const filters = all.filter((p) => p !== 'limit' && p !== 'fields' && !used.has(p));
+  const narrow = filters.length > 0 ? `narrow with ${filters.join(', ')}` : undefined;
   const asked = options.limit === undefined ? 'the limit' : `limit=${options.limit}`;
-  const narrowing = (options.narrowing ?? []).filter((p) => p !== 'limit' && p !== 'fields');
-  const raise = (options.narrowing ?? []).includes('limit') ? 'raise limit' : 'narrow the request';
-  return `The API holds more rows than ${asked} returned; ${raise}${narrowing.length > 0 ? `, or narrow with ${narrowing.join(', ')}` : ''}.`;
+  if (!all.includes('limit')) return `The API holds more rows than it returned; ${narrow ?? 'narrow the request'}.`;
+  const max = options.limitMax;
+  if (max !== undefined && options.limit !== undefined && options.limit >= max) {
+    return `The API holds more rows than ${asked} returned, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
+  }
+  const larger = max === undefined ? 'ask a larger limit' : `ask a larger limit, up to ${max}`;
+  return `The API holds more rows than ${asked} returned; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
+}
+
+/** Parameters a call can still tighten once set (a lower limit, fewer fields or tickers, a shorter range, a higher minimum). */
+function tightenable(name: string): boolean {
+  return ['limit', 'fields', 'from', 'to', 'tickers'].includes(name) || /^(min|max)_/.test(name);
 }
 
 function advice(options: ShapeOptions, withCursor: boolean): string {
-  const narrowing = (options.narrowing ?? []).map((p) => `${p}`).join(', ');
-  const follow = withCursor ? 'Follow meta.next_cursor (ticker and cursor are enough) for the rest' : 'The rest was left out';
+  const used = new Set(options.used ?? []);
+  const narrowing = (options.narrowing ?? []).filter((p) => !used.has(p) || tightenable(p)).join(', ');
+  const enough = options.takesTicker ? 'ticker and cursor are enough' : 'cursor alone is enough';
+  const follow = withCursor ? `Follow meta.next_cursor (${enough}) for the rest` : 'The rest was left out';
   return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
 }
 

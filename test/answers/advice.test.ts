@@ -1,0 +1,109 @@
+/**
+ * What an agent is told when rows are left out is something it can act on: no larger limit
+ * past the maximum, no filter it already used, every filter the tool has, `ticker` only
+ * where the tool takes one, and a word when a dealer range holds no retained session.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { recentSessions } from '../../src/simulator/calendar.js';
+import { withSession, type Answer, type Session } from './harness.js';
+
+function moreRows(answer: Answer): string {
+  const text = answer.meta['more_rows'];
+  assert.equal(typeof text, 'string', `more_rows is set: ${JSON.stringify(answer.meta)}`);
+  return String(text);
+}
+
+async function parametersOf(session: Session, tool: string): Promise<string[]> {
+  const found = (await session.client.listTools()).tools.find((t) => t.name === tool);
+  return Object.keys((found?.inputSchema as { properties: Record<string, unknown> }).properties);
+}
+
+/** The parameter names a piece of advice offers after "narrow with". */
+function narrowingNamed(text: string): string[] {
+  const list = /narrow with ([a-z_, ]+)/.exec(text)?.[1] ?? '';
+  return list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
+test('more_rows at the maximum limit does not offer a larger one: it names the filters, or says one call cannot hold it all', async () => {
+  await withSession({}, async (session) => {
+    const congress = await session.answer('congress_recent_trades', { limit: 500 });
+    assert.equal(congress.meta.has_more, true);
+    const text = moreRows(congress);
+    assert.doesNotMatch(text, /raise limit|larger limit/, text);
+    assert.match(text, /500 is the maximum/, text);
+    const named = narrowingNamed(text);
+    for (const filter of ['chamber', 'side', 'tickers', 'from', 'to']) assert.ok(named.includes(filter), `names ${filter}: ${text}`);
+    const params = await parametersOf(session, 'congress_recent_trades');
+    for (const name of named) assert.ok(params.includes(name), `${name} is a parameter of the tool`);
+
+    const filings = await session.answer('fundamentals_fundamental_breakdown', { ticker: 'AAPL', limit: 40 });
+    const filingsText = moreRows(filings);
+    assert.doesNotMatch(filingsText, /raise limit|larger limit/, filingsText);
+    assert.match(filingsText, /40 is the maximum/, filingsText);
+    assert.match(filingsText, /more than one call can return/, filingsText);
+  });
+});
+
+test('more_rows below the maximum offers a larger limit up to it, and names only filters the call did not use', async () => {
+  await withSession({}, async (session) => {
+    const nvda = await session.answer('congress_recent_trades', { tickers: 'NVDA', limit: 2 });
+    const text = moreRows(nvda);
+    assert.match(text, /larger limit, up to 500/, text);
+    const named = narrowingNamed(text);
+    assert.ok(!named.includes('tickers'), `tickers is already used: ${text}`);
+    for (const filter of ['chamber', 'side']) assert.ok(named.includes(filter), `names ${filter}: ${text}`);
+
+    const summary = await session.answer('shorts_short_screener', { format: 'summary', limit: 3 });
+    const summaryText = moreRows(summary);
+    assert.ok(!narrowingNamed(summaryText).includes('format'), `format is already summary: ${summaryText}`);
+    assert.ok(narrowingNamed(summaryText).includes('min_short_float_pct'), summaryText);
+
+    const directory = await session.answer('stocks_ticker_exchanges', {});
+    const directoryText = moreRows(directory);
+    assert.doesNotMatch(directoryText, /raise limit/, directoryText);
+    assert.match(directoryText, /up to 10000/, directoryText);
+  });
+});
+
+test('advice and cursor hints name ticker only on tools that take one', async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
+    const params = await parametersOf(session, 'congress_recent_trades');
+    assert.ok(!params.includes('ticker'));
+    const first = await session.answer('congress_recent_trades', { limit: 200 });
+    const how = (first.meta['trimmed'] as { how_to_get_more: string }).how_to_get_more;
+    assert.doesNotMatch(how, /\bticker\b/, how);
+    assert.ok(first.meta.next_cursor);
+    const changed = await session.call('congress_recent_trades', { limit: 100, cursor: first.meta.next_cursor });
+    const error = (changed.structuredContent as { error: { hint: string } }).error;
+    assert.doesNotMatch(error.hint, /\bticker\b/, error.hint);
+    assert.match(error.hint, /only cursor/, error.hint);
+
+    const filings = await session.answer('fundamentals_fundamental_breakdown', { ticker: 'AAPL', limit: 40 });
+    const trimmed = filings.meta['trimmed'] as { how_to_get_more: string } | undefined;
+    assert.ok(trimmed, 'forty filings are cut to a 600-token budget');
+    assert.match(trimmed.how_to_get_more, /ticker and cursor/, trimmed.how_to_get_more);
+  });
+});
+
+test('a dealer range wholly before the retained sessions says so and names the sessions held, in every view', async () => {
+  await withSession({}, async (session) => {
+    const held = recentSessions(session.sim.api.now(), 3).map((s) => s.date);
+    const oldest = [...held].sort()[0] ?? '';
+    // The week before the oldest session held.
+    const to = new Date(Date.parse(`${oldest}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const from = new Date(Date.parse(`${oldest}T12:00:00Z`) - 8 * 86_400_000).toISOString().slice(0, 10);
+    for (const view of ['latest', 'levels', 'full']) {
+      const answer = await session.answer('derived_dealer_gex_history', { ticker: 'SPY', view, from, to });
+      const empty = view === 'levels' ? (answer.data as { sessions: unknown[] }).sessions : (answer.data as unknown[]);
+      assert.deepEqual(empty, [], `${view}: no snapshots in the range`);
+      assert.equal(answer.meta.has_more, false);
+      const notice = typeof answer.meta['notice'] === 'string' ? answer.meta['notice'] : '';
+      assert.match(notice, new RegExp(`No snapshots from ${from} to ${to}`), `${view}: ${notice}`);
+      for (const date of held) assert.ok(notice.includes(date), `${view}: notice names held session ${date}: ${notice}`);
+    }
+  });
+});
