@@ -141,16 +141,16 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
 /**
  * With MARKET_DATA_REDIS_URL, the account's gate and second cache tier live on Redis, so
  * every process of the account shares its limits exactly; the in-process gate is the
- * fallback while Redis is unreachable. The Redis client loads only in this case.
+ * fallback while Redis is unreachable (and until it first answers). The Redis client
+ * loads only in this case.
  */
 async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
   const { createSharedAccount } = await import('./api/gate/redis-factory.js');
   const fallback = new InProcessAccountGate();
-  const account = await createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
-  const view = await account.gate.view();
-  log.info({ mode: view.mode, reason: view.mode_reason }, 'account gate');
-  return account;
+  // Never waits on Redis: the gate starts on the fallback and logs when it joins Redis
+  // (or that Redis does not answer); api_status shows the mode meanwhile.
+  return createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */

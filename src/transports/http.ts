@@ -3,7 +3,7 @@
  * token on every request (no one else may spend the key), then Host and Origin checks
  * (DNS-rebinding protection). One server instance per request.
  */
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
@@ -22,7 +22,17 @@ export async function serveHttp(
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
   const authorized = bearerGuard(options.access.token);
+  // Responses not yet ended: at shutdown they are let finish, and their connections then end.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
   const http = createHttpServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // Its connection is idle once this response is done: end it rather than keep it alive.
+      if (draining) setImmediate(() => http.closeIdleConnections());
+    });
+    if (draining) res.shouldKeepAlive = false;
     if (!authorized(req, res) || !validateHost(req, res) || !validateOrigin(req, res)) return;
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
@@ -47,9 +57,16 @@ export async function serveHttp(
   if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(options.host) && !options.host.startsWith('127.'))
     lines.push(`WARNING: ${options.host} is not loopback; anyone who can reach this port and knows the token can spend the API key.`);
   process.stderr.write(`${lines.join('\n')}\n`);
+  // Graceful: stop accepting connections, end the idle keep-alive ones, let the requests in
+  // flight be answered, and only then close the handler (which would abort them) and the
+  // runtime. exitAfter (exit.ts) bounds the whole by EXIT_GRACE_MS: a request that does not
+  // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
   const close = async (): Promise<void> => {
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    draining = true;
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    const drained = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeIdleConnections();
+    await drained;
     await handler.close();
     await runtime.close();
   };

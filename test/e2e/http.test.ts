@@ -1,11 +1,57 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { EXIT_GRACE_MS } from '../../src/transports/exit.js';
+import { withSimulator } from '../helpers/http.js';
 import { CLI, serverEnv } from '../helpers/mcp.js';
 
 const TOKEN = 'e2e-http-token-0123456789';
+
+/** Starts `--http` on a free port and resolves its /mcp URL once it listens. */
+function serve(args: string[], env: Record<string, string>): { child: ChildProcessWithoutNullStreams; url: Promise<string> } {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...args], { env: serverEnv({ env }), stdio: 'pipe' });
+  let stderr = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', () => reject(new Error(stderr)));
+  });
+  return { child, url };
+}
+
+test('--http shuts down gracefully on SIGTERM: a call in flight still gets its answer, then the process exits 0', async () => {
+  await withSimulator({}, async (sim) => {
+    const { child, url } = serve([], { MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const client = new Client({ name: 'http-shutdown', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(await url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+      );
+      await client.listTools();
+      // Slow enough to be in flight when the signal comes, quick enough to end within the exit grace.
+      sim.api.faults.latencyMs = 1000;
+      assert.ok(sim.api.faults.latencyMs < EXIT_GRACE_MS - 1000);
+      const call = client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+      const result = await call;
+      assert.notEqual(result.isError, true, JSON.stringify(result.content));
+      const code = await exited;
+      assert.equal(code, 0, 'the process ended with success');
+      assert.ok(Date.now() - signalledAt < EXIT_GRACE_MS, 'it ended once the call was answered, not at the forced exit');
+      await client.close().catch(() => undefined);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
 
 test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding protection)', async () => {
   const child = spawn(process.execPath, [CLI, '--http', '--demo', '--port', '0'], {

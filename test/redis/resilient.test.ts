@@ -106,3 +106,26 @@ test('account-wide facts reach the fallback too, so it knows them the moment it 
   await assert.rejects(gate.acquire(request()), { code: 'QUOTA_EXHAUSTED' });
   await gate.close();
 });
+
+test('joining Redis at start: on the fallback until Redis answers; a call waits at most join.waitMs for it', async () => {
+  const shared = new FakeShared();
+  const fallback = new StandInGate(5);
+  let answer: (ok: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (answer = resolve));
+  const gate = new ResilientGate(shared, fallback, { join: { ready, waitMs: 50 } });
+  assert.equal(gate.activeMode, 'in-process', 'nothing waited for Redis: the gate starts on its fallback');
+  const started = Date.now();
+  await gate.acquire(request());
+  assert.ok(Date.now() - started < 1000, 'the first call waited only a little for Redis');
+  assert.equal(fallback.acquired, 1, 'Redis had not answered: the fallback gave the permit');
+  assert.match((await gate.view()).mode_reason ?? '', /connecting to Redis/);
+  answer(true);
+  await settle();
+  assert.equal(gate.activeMode, 'redis');
+  await gate.acquire(request());
+  assert.equal(shared.acquired, 1, 'once Redis answered, permits come from it');
+
+  const early = new ResilientGate(new FakeShared(), new StandInGate(5), { join: { ready: Promise.resolve(true), waitMs: 1000 } });
+  assert.equal((await early.view()).mode, 'redis', 'a call soon after start waits for a Redis that answers at once');
+  await Promise.all([gate.close(), early.close()]);
+});

@@ -23,12 +23,25 @@ export interface AccountGateFactoryOptions {
   windowMs?: number;
   leaseMs?: number;
   probeMs?: number;
-  /** How long to wait at start for Redis before starting on the fallback. */
+  /**
+   * Creating the gate never waits on Redis: it starts on the fallback and moves to Redis
+   * once Redis answers. Calls made within this long of creation wait for that, each for
+   * at most what is left of it (default JOIN_WAIT_MS).
+   */
   connectWaitMs?: number;
+  /** How long the first attempt to reach Redis goes on, in the background, before regular probes take over. */
+  joinAttemptMs?: number;
 }
 
-export async function createAccountGate(options: AccountGateFactoryOptions): Promise<AccountGate> {
-  if (!options.redisUrl) return options.fallback;
+/**
+ * A Redis that is up answers a local connection in a few milliseconds, and the first tool
+ * call comes after initialize and tools/list: 150 ms puts such a process on Redis for its
+ * first calls, while a Redis that is down or frozen costs at most one call 150 ms, once.
+ */
+export const JOIN_WAIT_MS = 150;
+
+export function createAccountGate(options: AccountGateFactoryOptions): Promise<AccountGate> {
+  if (!options.redisUrl) return Promise.resolve(options.fallback);
   const link = options.link ?? new RedisLink({ url: options.redisUrl });
   const shared = new RedisAccountGate({
     link,
@@ -39,17 +52,20 @@ export async function createAccountGate(options: AccountGateFactoryOptions): Pro
     ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
-  const reachable =
-    (await link.waitUntilReady(options.connectWaitMs ?? 1000)) &&
+  // In the background: start-up (and the host's initialize) never waits on Redis.
+  const ready = (async () =>
+    (await link.waitUntilReady(options.joinAttemptMs ?? 1000)) &&
     (await shared.ping().then(
       () => true,
       () => false,
-    ));
-  return new ResilientGate(shared, options.fallback, {
-    log: options.log,
-    startDown: !reachable,
-    ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
-  });
+    )))();
+  return Promise.resolve(
+    new ResilientGate(shared, options.fallback, {
+      log: options.log,
+      join: { ready, waitMs: options.connectWaitMs ?? JOIN_WAIT_MS },
+      ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
+    }),
+  );
 }
 
 export interface SharedAccount<T> {

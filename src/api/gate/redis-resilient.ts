@@ -18,8 +18,12 @@ export interface ResilientGateOptions {
   /** How often to ask whether Redis is back. */
   probeMs?: number;
   log?: Pick<Logger, 'warn' | 'info'> | undefined;
-  /** Start in fallback until the first probe succeeds (Redis may not be up yet at start). */
-  startDown?: boolean;
+  /**
+   * Redis is still being connected to: start on the fallback and move to Redis when
+   * `ready` resolves true (false: probe as after a failure). Nothing waits on it but the
+   * calls made within `waitMs` of the gate's creation, each for at most what is left of it.
+   */
+  join?: { ready: Promise<boolean>; waitMs: number } | undefined;
 }
 
 export class ResilientGate implements AccountGate {
@@ -28,6 +32,10 @@ export class ResilientGate implements AccountGate {
   private probeTimer: NodeJS.Timeout | undefined;
   private readonly probeMs: number;
   private closed = false;
+  /** Set while the first connection to Redis is under way (see ResilientGateOptions.join). */
+  private joining: Promise<void> | undefined;
+  private joinUntil = 0;
+  private joinError: unknown;
 
   constructor(
     private readonly shared: SharedGate,
@@ -36,7 +44,7 @@ export class ResilientGate implements AccountGate {
   ) {
     this.probeMs = options.probeMs ?? 2000;
     shared.onDown((error) => this.down(error));
-    if (options.startDown) this.down(new RedisUnavailableError('not connected yet'));
+    if (options.join) this.startJoining(options.join.ready, options.join.waitMs);
   }
 
   get activeMode(): 'redis' | 'in-process' {
@@ -44,6 +52,7 @@ export class ResilientGate implements AccountGate {
   }
 
   async acquire(request: PermitRequest): Promise<SendPermit> {
+    await this.joined(request.deadline);
     if (this.mode === 'redis') {
       try {
         return await this.shared.acquire(request);
@@ -77,6 +86,7 @@ export class ResilientGate implements AccountGate {
   }
 
   async disabledFor(capability: string): Promise<number | undefined> {
+    await this.joined();
     if (this.mode === 'redis') {
       try {
         return await this.shared.disabledFor(capability);
@@ -88,6 +98,7 @@ export class ResilientGate implements AccountGate {
   }
 
   async view(): Promise<GateView> {
+    await this.joined();
     if (this.mode === 'redis') {
       try {
         return { ...(await this.shared.view()), mode: 'redis', mode_reason: this.reason };
@@ -104,9 +115,53 @@ export class ResilientGate implements AccountGate {
     await Promise.all([this.shared.close(), this.fallback.close()]);
   }
 
+  private startJoining(ready: Promise<boolean>, waitMs: number): void {
+    this.mode = 'in-process';
+    this.reason = 'connecting to Redis; until it answers this process keeps its own limits';
+    this.joinUntil = Date.now() + waitMs;
+    this.joining = ready
+      .catch(() => false)
+      .then((answered) => {
+        this.joining = undefined;
+        if (this.closed) return;
+        if (!answered) {
+          this.options.log?.warn({}, 'redis does not answer at start: this process uses its own account gate until it does');
+          this.down(this.joinError ?? new RedisUnavailableError('no answer at start'));
+          return;
+        }
+        // A connection error seen while connecting may have scheduled a probe: Redis answers now.
+        clearTimeout(this.probeTimer);
+        this.probeTimer = undefined;
+        this.mode = 'redis';
+        this.reason = 'shared with every process of the account through Redis';
+        this.options.log?.info({}, 'redis answers: this process shares the account gate through it');
+      });
+  }
+
+  /**
+   * While Redis is being joined, a call made soon after start waits for it a little (to at
+   * most `join.waitMs` after creation, and never past its own deadline), so that a process
+   * whose Redis is up is on Redis for its first calls; later calls never wait.
+   */
+  private async joined(deadline = Infinity): Promise<void> {
+    const joining = this.joining;
+    if (!joining) return;
+    const waitMs = Math.min(this.joinUntil, deadline) - Date.now();
+    if (waitMs <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([joining, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+  }
+
   private down(error: unknown): void {
     if (this.closed) return;
     const why = describe(error);
+    // While joining, the join decides (and schedules the probe if Redis never answered).
+    if (this.joining) {
+      this.joinError = error;
+      this.reason = `connecting to Redis (${why}); until it answers this process keeps its own limits`;
+      return;
+    }
     if (this.mode === 'redis') {
       this.options.log?.warn({ redis: why }, 'redis unreachable: this process falls back to its own account gate');
     }
