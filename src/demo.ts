@@ -66,7 +66,7 @@ export async function runDemo(): Promise<void> {
       );
       print(`  call wall       ${usd(s['call_wall_strike_usd'] ?? 0)}`);
       print(`  put wall        ${usd(s['put_wall_strike_usd'] ?? 0)}`);
-      print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)}`);
+      print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)} per 1% move   (dealers' hedge flow if SPY moves 1%)`);
       print();
     }
 

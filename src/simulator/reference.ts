@@ -7,6 +7,7 @@
  *
  * To add a symbol, add one line below (README, "The simulator"): every dataset picks it up.
  */
+import type { EtDate } from './calendar.js';
 import { SECTORS } from '../catalog/params.js';
 
 export type SymbolKind = 'stock' | 'etf' | 'index';
@@ -24,6 +25,8 @@ export interface Dividend {
   /** Current annual payout per share. */
   readonly annualUsd: number;
   readonly frequency: DividendFrequency;
+  /** First ex-date of the current run of payments: AAPL resumed in 2012, META and GOOGL began in 2024. */
+  readonly since?: EtDate;
 }
 
 export interface ReferenceSymbol {
@@ -57,7 +60,7 @@ export interface ReferenceSymbol {
   readonly dailyExpiries?: boolean;
 }
 
-const q = (annualUsd: number): Dividend => ({ annualUsd, frequency: 'quarterly' });
+const q = (annualUsd: number, since?: EtDate): Dividend => ({ annualUsd, frequency: 'quarterly', ...(since ? { since } : {}) });
 const m = (annualUsd: number): Dividend => ({ annualUsd, frequency: 'monthly' });
 
 type Row = Omit<ReferenceSymbol, 'kind'>;
@@ -95,18 +98,18 @@ export const REFERENCE: readonly ReferenceSymbol[] = [
   index({ ticker: 'RUT', name: 'Russell 2000 Index', sector: null, exchange: 'CBOE', price: 2440, iv: 0.22, beta: 1.2, dailyExpiries: true }),
   index({ ticker: 'VIX', name: 'CBOE Volatility Index', sector: null, exchange: 'CBOE', price: 17, iv: 0.9, beta: -4 }),
   // Mega and large caps
-  stock({ ticker: 'AAPL', name: 'Apple Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 268, sharesM: 14840, floatM: 14800, dividend: q(1.04), iv: 0.25, beta: 1.1, shortPct: 0.8, advM: 48, revenueB: 416, margin: 0.27, segments: [['iPhone', 0.5], ['Services', 0.26], ['Mac', 0.08], ['iPad', 0.07], ['Wearables, Home and Accessories', 0.09]] }),
-  stock({ ticker: 'MSFT', name: 'Microsoft Corporation', sector: 'Technology', exchange: 'NASDAQ', price: 508, sharesM: 7430, floatM: 7330, dividend: q(3.64), iv: 0.23, beta: 1.05, shortPct: 0.7, advM: 20, revenueB: 282, margin: 0.36, segments: [['Intelligent Cloud', 0.43], ['Productivity and Business Processes', 0.33], ['More Personal Computing', 0.24]], style: 'growth' }),
-  stock({ ticker: 'NVDA', name: 'NVIDIA Corporation', sector: 'Technology', exchange: 'NASDAQ', price: 186, sharesM: 24300, floatM: 23400, dividend: q(0.04), iv: 0.45, beta: 1.75, shortPct: 1, advM: 180, revenueB: 187, margin: 0.53, segments: [['Data Center', 0.88], ['Gaming', 0.08], ['Professional Visualization', 0.02], ['Automotive', 0.02]], style: 'growth' }),
+  stock({ ticker: 'AAPL', name: 'Apple Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 268, sharesM: 14840, floatM: 14800, dividend: q(1.04, '2012-08-09'), iv: 0.25, beta: 1.1, shortPct: 0.8, advM: 48, revenueB: 416, margin: 0.27, segments: [['iPhone', 0.5], ['Services', 0.26], ['Mac', 0.08], ['iPad', 0.07], ['Wearables, Home and Accessories', 0.09]] }),
+  stock({ ticker: 'MSFT', name: 'Microsoft Corporation', sector: 'Technology', exchange: 'NASDAQ', price: 508, sharesM: 7430, floatM: 7330, dividend: q(3.64, '2003-02-19'), iv: 0.23, beta: 1.05, shortPct: 0.7, advM: 20, revenueB: 282, margin: 0.36, segments: [['Intelligent Cloud', 0.43], ['Productivity and Business Processes', 0.33], ['More Personal Computing', 0.24]], style: 'growth' }),
+  stock({ ticker: 'NVDA', name: 'NVIDIA Corporation', sector: 'Technology', exchange: 'NASDAQ', price: 186, sharesM: 24300, floatM: 23400, dividend: q(0.04, '2012-11-20'), iv: 0.45, beta: 1.75, shortPct: 1, advM: 180, revenueB: 187, margin: 0.53, segments: [['Data Center', 0.88], ['Gaming', 0.08], ['Professional Visualization', 0.02], ['Automotive', 0.02]], style: 'growth' }),
   stock({ ticker: 'AMZN', name: 'Amazon.com, Inc.', sector: 'Consumer Cyclical', exchange: 'NASDAQ', price: 226, sharesM: 10690, floatM: 9600, dividend: null, iv: 0.31, beta: 1.3, shortPct: 0.8, advM: 45, revenueB: 691, margin: 0.11, segments: [['Online Stores', 0.36], ['Third-Party Seller Services', 0.24], ['AWS', 0.18], ['Advertising Services', 0.09], ['Subscription Services', 0.07], ['Physical Stores', 0.03], ['Other', 0.03]], style: 'growth' }),
-  stock({ ticker: 'GOOGL', name: 'Alphabet Inc. Class A', sector: 'Communication Services', exchange: 'NASDAQ', price: 289, sharesM: 5820, floatM: 5400, dividend: q(0.84), iv: 0.3, beta: 1.05, shortPct: 0.9, advM: 35, revenueB: 385, margin: 0.31, segments: [['Google Search & other', 0.56], ['Google Cloud', 0.14], ['YouTube ads', 0.1], ['Google subscriptions, platforms, and devices', 0.11], ['Google Network', 0.08], ['Other Bets', 0.01]] }),
-  stock({ ticker: 'META', name: 'Meta Platforms, Inc.', sector: 'Communication Services', exchange: 'NASDAQ', price: 598, sharesM: 2520, floatM: 2180, dividend: q(2.1), iv: 0.36, beta: 1.25, shortPct: 1.2, advM: 14, revenueB: 189, margin: 0.36, segments: [['Family of Apps', 0.99], ['Reality Labs', 0.01]], style: 'growth' }),
+  stock({ ticker: 'GOOGL', name: 'Alphabet Inc. Class A', sector: 'Communication Services', exchange: 'NASDAQ', price: 289, sharesM: 5820, floatM: 5400, dividend: q(0.84, '2024-06-10'), iv: 0.3, beta: 1.05, shortPct: 0.9, advM: 35, revenueB: 385, margin: 0.31, segments: [['Google Search & other', 0.56], ['Google Cloud', 0.14], ['YouTube ads', 0.1], ['Google subscriptions, platforms, and devices', 0.11], ['Google Network', 0.08], ['Other Bets', 0.01]] }),
+  stock({ ticker: 'META', name: 'Meta Platforms, Inc.', sector: 'Communication Services', exchange: 'NASDAQ', price: 598, sharesM: 2520, floatM: 2180, dividend: q(2.1, '2024-02-22'), iv: 0.36, beta: 1.25, shortPct: 1.2, advM: 14, revenueB: 189, margin: 0.36, segments: [['Family of Apps', 0.99], ['Reality Labs', 0.01]], style: 'growth' }),
   stock({ ticker: 'TSLA', name: 'Tesla, Inc.', sector: 'Consumer Cyclical', exchange: 'NASDAQ', price: 418, sharesM: 3320, floatM: 2880, dividend: null, iv: 0.58, beta: 2, shortPct: 2.6, advM: 95, revenueB: 95, margin: 0.06, segments: [['Automotive', 0.76], ['Energy Generation and Storage', 0.12], ['Services and Other', 0.12]], style: 'growth' }),
-  stock({ ticker: 'AVGO', name: 'Broadcom Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 342, sharesM: 4720, floatM: 4620, dividend: q(2.36), iv: 0.44, beta: 1.55, shortPct: 1.3, advM: 22, revenueB: 60, margin: 0.36, segments: [['Semiconductor solutions', 0.57], ['Infrastructure software', 0.43]], style: 'growth' }),
+  stock({ ticker: 'AVGO', name: 'Broadcom Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 342, sharesM: 4720, floatM: 4620, dividend: q(2.36, '2010-12-20'), iv: 0.44, beta: 1.55, shortPct: 1.3, advM: 22, revenueB: 60, margin: 0.36, segments: [['Semiconductor solutions', 0.57], ['Infrastructure software', 0.43]], style: 'growth' }),
   stock({ ticker: 'AMD', name: 'Advanced Micro Devices, Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 233, sharesM: 1620, floatM: 1610, dividend: null, iv: 0.52, beta: 1.85, shortPct: 2.4, advM: 55, revenueB: 32, margin: 0.1, segments: [['Data Center', 0.48], ['Client', 0.3], ['Gaming', 0.11], ['Embedded', 0.11]], style: 'growth' }),
   stock({ ticker: 'NFLX', name: 'Netflix, Inc.', sector: 'Communication Services', exchange: 'NASDAQ', price: 109, sharesM: 4240, floatM: 4200, dividend: null, iv: 0.34, beta: 1.2, shortPct: 1.7, advM: 40, revenueB: 44, margin: 0.25, segments: [['United States and Canada', 0.44], ['Europe, Middle East and Africa', 0.32], ['Latin America', 0.12], ['Asia-Pacific', 0.12]] }),
   stock({ ticker: 'ORCL', name: 'Oracle Corporation', sector: 'Technology', exchange: 'NYSE', price: 224, sharesM: 2840, floatM: 1680, dividend: q(2), iv: 0.5, beta: 1.4, shortPct: 1.4, advM: 28, revenueB: 61, margin: 0.2, segments: [['Cloud services and license support', 0.76], ['Cloud license and on-premise license', 0.09], ['Hardware', 0.05], ['Services', 0.1]] }),
-  stock({ ticker: 'CRM', name: 'Salesforce, Inc.', sector: 'Technology', exchange: 'NYSE', price: 238, sharesM: 955, floatM: 930, dividend: q(1.66), iv: 0.34, beta: 1.2, shortPct: 1.6, advM: 8, revenueB: 40, margin: 0.16, segments: [['Subscription and support', 0.94], ['Professional services', 0.06]] }),
+  stock({ ticker: 'CRM', name: 'Salesforce, Inc.', sector: 'Technology', exchange: 'NYSE', price: 238, sharesM: 955, floatM: 930, dividend: q(1.66, '2024-03-13'), iv: 0.34, beta: 1.2, shortPct: 1.6, advM: 8, revenueB: 40, margin: 0.16, segments: [['Subscription and support', 0.94], ['Professional services', 0.06]] }),
   stock({ ticker: 'ADBE', name: 'Adobe Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 334, sharesM: 420, floatM: 418, dividend: null, iv: 0.36, beta: 1.2, shortPct: 2.1, advM: 4, revenueB: 23.5, margin: 0.3, segments: [['Digital Media', 0.74], ['Digital Experience', 0.25], ['Publishing and Advertising', 0.01]] }),
   stock({ ticker: 'INTC', name: 'Intel Corporation', sector: 'Technology', exchange: 'NASDAQ', price: 37, sharesM: 4770, floatM: 4360, dividend: null, iv: 0.55, beta: 1.3, shortPct: 3.1, advM: 110, revenueB: 53, margin: -0.05, segments: [['Client Computing Group', 0.57], ['Data Center and AI', 0.32], ['Intel Foundry', 0.08], ['All other', 0.03]] }),
   stock({ ticker: 'PLTR', name: 'Palantir Technologies Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 178, sharesM: 2370, floatM: 2100, dividend: null, iv: 0.62, beta: 2.4, shortPct: 2.4, advM: 60, revenueB: 3.9, margin: 0.28, segments: [['Government', 0.55], ['Commercial', 0.45]], style: 'growth' }),

@@ -442,3 +442,27 @@ test('an index and its ETF are one market: SPY holds a steady tenth of SPX all s
     { numRuns: 12 },
   );
 });
+
+test('dividends start where the company began paying: none before, every quarter since', () => {
+  const recentPayers = REFERENCE.filter((s) => s.dividend?.since !== undefined);
+  assert.ok(
+    recentPayers.some((s) => s.ticker === 'AAPL'),
+    'AAPL resumed paying in 2012',
+  );
+  fc.assert(
+    fc.property(clock, seed, fc.constantFrom(...recentPayers), (now, s, symbol) => {
+      const since = symbol.dividend?.since ?? '';
+      const paid = rows(generate('stocks.dividends', now, { limit: 200 }, symbol.ticker, s)).map((r) => str(r, 'ex_date'));
+      assert.ok(
+        paid.every((d) => d >= since),
+        `${symbol.ticker}: an ex-date before its first payment ${since}: ${paid.filter((d) => d < since).join(', ')}`,
+      );
+      const years = (Date.parse(latestSession(now).date) - Date.parse(since)) / (365.25 * 86_400_000);
+      // Quarterly since then, less the one whose ex-date may not have come yet.
+      if (years > 0)
+        assert.ok(paid.length >= Math.floor(years * 4) - 1, `${symbol.ticker}: ${paid.length} payments in ${years.toFixed(1)} years`);
+      else assert.equal(paid.length, 0, `${symbol.ticker}: no payment before its first`);
+    }),
+    { numRuns: 30 },
+  );
+});

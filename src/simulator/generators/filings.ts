@@ -226,6 +226,7 @@ export const dividends: Generator = (ctx) => {
   while (rows.length < limitOf(ctx, 20) && year > 2000) {
     if ((month - 1) % months === phase) {
       const exDate = nextTradingDay(shiftDate(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`, -1));
+      if (policy.since !== undefined && exDate < policy.since) break;
       if (exDate <= ctx.session.date) {
         const yearsBack = Number(ctx.session.date.slice(0, 4)) - year;
         // Payers raise once a year: older payments are a few percent smaller.

@@ -1,0 +1,31 @@
+/**
+ * `npm run demo` is the first screen a new user sees: what it prints must hold together
+ * the way a trader reads it, whatever the clock and the simulated market say today.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { CLI } from '../helpers/mcp.js';
+
+test('the demo reads true: flip, spot and the sign of total GEX agree, walls in order, GEX in its unit', () => {
+  const run = spawnSync(process.execPath, [CLI, 'demo'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' }, timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const out = run.stdout;
+  const usd = (label: string): number => Number(new RegExp(`${label}\\s+\\$([0-9.,]+)`).exec(out)?.[1]?.replaceAll(',', '') ?? NaN);
+  const spot = usd('spot');
+  const flip = usd('gamma flip');
+  const putWall = usd('put wall');
+  const callWall = usd('call wall');
+  const total = /total net GEX\s+(-?)\$([0-9.]+)B/.exec(out);
+  assert.ok(total, 'total GEX printed');
+  assert.match(out, /total net GEX .* per 1% move/, 'GEX is given with its unit');
+  const sign = total[1] === '-' ? -1 : 1;
+  assert.ok([spot, flip, putWall, callWall].every(Number.isFinite), out.slice(0, 800));
+  assert.equal(spot > flip, sign > 0, `spot ${spot} against flip ${flip}, total GEX ${total[0]}`);
+  assert.match(out, spot > flip ? /spot above: dealers long gamma/ : /spot below: dealers short gamma/);
+  assert.ok(putWall <= callWall, `put wall ${putWall} below the call wall ${callWall}`);
+  for (const [, name, value] of out.matchAll(/\b(QQQ|IWM|TLT|GLD) (-?[0-9.]+)/g)) {
+    const correlation = Number(value);
+    assert.ok(correlation >= -1 && correlation <= 1, `${name} correlation ${correlation}`);
+  }
+});
