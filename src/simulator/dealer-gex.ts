@@ -73,13 +73,29 @@ const chains = new Map<string, Chain>();
  */
 const INDEX_OPEN_INTEREST: Readonly<Record<string, number>> = { SPX: 4_000, NDX: 200, RUT: 800 };
 
+/**
+ * The step of the strikes shown: the listed grid, or a multiple of it wide enough for the
+ * snapshot's strikes to span three daily moves either side of the reference. With the
+ * listed step alone NDX's 25 strikes covered ±1.2 %, one daily move: a 2 % gap left spot
+ * below every strike, and the walls on the wrong side of it.
+ */
+function shownStep(listed: number, reference: number, atmVol: number): number {
+  const halfSpan = (3 * atmVol * reference) / Math.sqrt(252);
+  const needed = halfSpan / Math.floor(STRIKES_PER_SNAPSHOT / 2);
+  for (const multiple of [1, 2, 4, 5, 10, 20, 40, 50, 100]) if (listed * multiple >= needed) return listed * multiple;
+  return listed * 100;
+}
+
 /** The session's chain: strikes around the previous close, OI heavier on round strikes, calls above, puts below. */
 function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chain {
   const key = `${seed}|${symbol.ticker}|${session.date}`;
   const cached = chains.get(key);
   if (cached) return cached;
   const reference = previousClose(seed, symbol, session.date);
-  const step = strikeStep(reference, symbol.dailyExpiries);
+  // Yesterday's close: the chain's volatility is known before the session opens.
+  const atmVol = iv30On(seed, symbol, previousTradingDay(session.date));
+  const listed = strikeStep(reference, symbol.dailyExpiries);
+  const step = shownStep(listed, reference, atmVol);
   const center = Math.round(reference / step) * step;
   // Centred on the reference, but never at or below zero (AMC, BYND trade in single dollars).
   const lowest = Math.max(step, center - Math.floor(STRIKES_PER_SNAPSHOT / 2) * step);
@@ -92,8 +108,6 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
     [sessionOn(following)?.closeAt ?? session.closeAt, 1.3],
     [sessionOn(monthly)?.closeAt ?? session.closeAt, 2.2],
   ] as const;
-  // Yesterday's close: the chain's volatility is known before the session opens.
-  const atmVol = iv30On(seed, symbol, previousTradingDay(session.date));
   const oiScale = symbol.kind === 'index' ? (INDEX_OPEN_INTEREST[symbol.ticker] ?? 4_000) : Math.max(300, symbol.advM * 200);
   const width = reference * Math.max(0.02, atmVol * Math.sqrt(5 / 252) * 2);
   const random = seededRandom(seed, 'chain', symbol.ticker, session.date);
@@ -111,7 +125,7 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   const putOffset = 0.6 * width;
   const lines = Array.from({ length: STRIKES_PER_SNAPSHOT }, (_, i) => {
     const strike = round(lowest + i * step, 2);
-    const units = Math.round(strike / step);
+    const units = Math.round(strike / listed);
     const roundness = units % 10 === 0 ? 2.4 : units % 5 === 0 ? 1.7 : 1;
     const callNear = Math.exp(-(((strike - reference - callOffset) / width) ** 2));
     const putNear = Math.exp(-(((strike - reference + putOffset) / width) ** 2));

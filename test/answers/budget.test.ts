@@ -34,7 +34,13 @@ test(`every tool's largest answer, api_status and an imported dataset included, 
   await withSession(
     { MARKET_DATA_RESULT_TOKENS: String(BUDGET) },
     async (session) => {
-      const { tools } = await session.client.listTools();
+      // The upstream document is imported at start within a bounded wait, else behind it (with
+      // tools/list_changed, as a client hears): on a busy machine the tool may come a moment later.
+      let { tools } = await session.client.listTools();
+      for (let i = 0; i < 100 && !tools.some((t) => t.name === 'etf_flows_by_ticker'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        ({ tools } = await session.client.listTools());
+      }
       assert.ok(
         tools.some((t) => t.name === 'etf_flows_by_ticker'),
         'the dataset imported from the upstream document is a tool',

@@ -16,6 +16,7 @@ import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import { withSimulator } from '../helpers/http.js';
 import { errorInText, textOf } from '../helpers/mcp.js';
+import { PROPERTY_SEED } from '../helpers/property-seed.js';
 
 /** Calls per tool: a few thousand in all, a few seconds in CI. */
 const RUNS_PER_TOOL = 80;
@@ -97,9 +98,8 @@ function asTheSchemaSeesIt(args: Record<string, unknown>): Record<string, unknow
   );
 }
 
-// CI replays one seed so that a red run can be reproduced; FUZZ_SEED=random explores anew
-// (the seed of a failure is printed), FUZZ_SEED=<n> replays one.
-const FUZZ_SEED: { seed?: number } = process.env['FUZZ_SEED'] === 'random' ? {} : { seed: Number(process.env['FUZZ_SEED'] ?? 20261122) };
+// CI replays one seed (see PROPERTY_SEED).
+const FUZZ_SEED = PROPERTY_SEED;
 
 test('fuzzed calls to every tool: no crash, no protocol error, readable errors, nothing sent for what the schema refuses', async () => {
   await withSimulator({ limits: { perWindow: 1_000_000, perIpPerWindow: 1_000_000, inFlight: 50 } }, async (sim) => {

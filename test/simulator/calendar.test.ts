@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { etInstant, isHalfDay, isTradingDay, latestSession, nextTradingDay, sessionOn, toEt } from '../../src/simulator/calendar.js';
+import { replayPropertySeed } from '../helpers/property-seed.js';
+
+replayPropertySeed();
 
 test('the NYSE calendar: holidays with their weekend observance, and the 13:00 half days', () => {
   // Published NYSE closures and early closes (nyse.com/markets/hours-calendars).

@@ -12,6 +12,9 @@ import { closeOn } from '../../src/simulator/market.js';
 import { REFERENCE, STOCKS, referenceSymbol } from '../../src/simulator/reference.js';
 import { DATASETS } from '../../src/catalog/index.js';
 import { eigenvalues, generate, rows, type Rows } from './market-helpers.js';
+import { replayPropertySeed } from '../helpers/property-seed.js';
+
+replayPropertySeed();
 
 const clock = fc.integer({ min: Date.parse('2024-03-01'), max: Date.parse('2027-06-30') });
 // A few seeds: each one builds its market's histories once, and the clock draws do the rest.

@@ -11,6 +11,9 @@ import { latestSession } from '../../src/simulator/calendar.js';
 import { catalogGenerator } from '../../src/simulator/generators/index.js';
 import { applyQueryFilters, undeclaredFilters } from '../../src/simulator/query-filters.js';
 import { rows } from './market-helpers.js';
+import { replayPropertySeed } from '../helpers/property-seed.js';
+
+replayPropertySeed();
 
 const clock = fc.integer({ min: Date.parse('2024-03-01'), max: Date.parse('2027-06-30') });
 
