@@ -5,6 +5,7 @@ import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
 import { get, withSimulator } from '../helpers/http.js';
+import { freshCacheDir } from '../helpers/mcp.js';
 
 /** Generous limits: these tests read whole histories, not the rate limiter. */
 export const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
@@ -38,7 +39,7 @@ export async function withSession<T>(
       MARKET_DATA_BASE_URL: sim.url,
       MARKET_DATA_API_KEY: key,
       MARKET_DATA_LOG_LEVEL: 'silent',
-      MARKET_DATA_CACHE_DIR: '',
+      MARKET_DATA_CACHE_DIR: freshCacheDir(),
       ...env,
     });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

@@ -15,7 +15,7 @@ import { HOST_CONTROL_PROPERTIES } from '../../src/catalog/index.js';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import { withSimulator } from '../helpers/http.js';
-import { errorInText, textOf } from '../helpers/mcp.js';
+import { errorInText, textOf, freshCacheDir } from '../helpers/mcp.js';
 import { PROPERTY_SEED } from '../helpers/property-seed.js';
 
 /** Calls per tool: a few thousand in all, a few seconds in CI. */
@@ -107,6 +107,7 @@ test('fuzzed calls to every tool: no crash, no protocol error, readable errors, 
       MARKET_DATA_BASE_URL: sim.url,
       MARKET_DATA_API_KEY: 'sim-admin-key',
       MARKET_DATA_LOG_LEVEL: 'silent',
+      MARKET_DATA_CACHE_DIR: freshCacheDir(),
     });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'fuzz', version: '1' });

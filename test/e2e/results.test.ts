@@ -11,13 +11,14 @@ import { createServer } from '../../src/mcp/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { withSimulator } from '../helpers/http.js';
-import { errorOf, textOf } from '../helpers/mcp.js';
+import { errorOf, textOf, freshCacheDir } from '../helpers/mcp.js';
 
 async function withServer(sim: RunningSimulator, run: (client: Client, runtime: Runtime, logs: string[]) => Promise<void>): Promise<void> {
   const runtime = await createRuntime({
     MARKET_DATA_BASE_URL: sim.url,
     MARKET_DATA_API_KEY: 'sim-admin-key',
     MARKET_DATA_LOG_LEVEL: 'silent',
+    MARKET_DATA_CACHE_DIR: freshCacheDir(),
   });
   const logs: string[] = [];
   const sink = new Writable({

@@ -18,10 +18,19 @@ export interface SpawnOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * A cache folder of its own for one server. A blank MARKET_DATA_CACHE_DIR means unset (the
+ * user's cache), where another test's copy of the upstream document, from a simulator once
+ * on the same port, would be read as this upstream's.
+ */
+export function freshCacheDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mdmcp-'));
+}
+
 export function serverEnv(options: SpawnOptions): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
-    MARKET_DATA_CACHE_DIR: mkdtempSync(join(tmpdir(), 'mdmcp-')),
+    MARKET_DATA_CACHE_DIR: freshCacheDir(),
     MARKET_DATA_LOG_LEVEL: 'info',
     ...options.env,
   };

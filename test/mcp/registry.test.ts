@@ -8,6 +8,7 @@ import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import { sleep, withSimulator } from '../helpers/http.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
+import { freshCacheDir } from '../helpers/mcp.js';
 
 test('a dataset registered upstream while the server runs becomes a tool and sends tools/list_changed', async () => {
   await withSimulator({}, async (sim) => {
@@ -15,6 +16,7 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
       MARKET_DATA_BASE_URL: sim.url,
       MARKET_DATA_API_KEY: 'sim-live-key',
       MARKET_DATA_LOG_LEVEL: 'silent',
+      MARKET_DATA_CACHE_DIR: freshCacheDir(),
     });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     const server = createServer(runtime.deps, true);
@@ -40,7 +42,12 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
 test('--toolsets keeps only the named toolsets; hidden tools are those discover says the key cannot use', async () => {
   await withSimulator({}, async (sim) => {
     const runtime = await createRuntime(
-      { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-narrow-key', MARKET_DATA_LOG_LEVEL: 'silent' },
+      {
+        MARKET_DATA_BASE_URL: sim.url,
+        MARKET_DATA_API_KEY: 'sim-narrow-key',
+        MARKET_DATA_LOG_LEVEL: 'silent',
+        MARKET_DATA_CACHE_DIR: freshCacheDir(),
+      },
       { toolsets: 'shorts,market', hideInaccessible: true },
     );
     try {
