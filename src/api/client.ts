@@ -120,29 +120,18 @@ export class MarketDataClient {
         : undefined;
   }
 
-  /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
   /**
    * Drops this process's cached answer of a dataset call: a result the MCP layer could not
    * shape (a bug of ours) must not be served again as if it were good.
    */
   forget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): void {
-    this.cache.delete(
-      requestKey(buildPath({ operationId: dataset.operationId, path: dataset.path, ticker, query, cacheTtlMs: 0, capability: '' }), query),
-    );
+    const target = datasetTarget(dataset, ticker, query);
+    this.cache.delete(requestKey(buildPath(target), target.query));
   }
 
+  /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
   dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
-    return this.request(
-      {
-        operationId: dataset.operationId,
-        path: dataset.path,
-        ticker,
-        query,
-        cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
-        capability: dataset.capability ?? dataset.operationId,
-      },
-      options,
-    );
+    return this.request(datasetTarget(dataset, ticker, query), options);
   }
 
   /** A free meta endpoint (discover, health, openapi.json). */
@@ -405,6 +394,18 @@ function deadlineExceeded(): ApiError {
     retryAfterSeconds: 1,
     local: true,
   });
+}
+
+/** What a dataset call asks of the API: one place, so a call and its cache key never disagree. */
+function datasetTarget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): RequestTarget {
+  return {
+    operationId: dataset.operationId,
+    path: dataset.path,
+    ticker,
+    query,
+    cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
+    capability: dataset.capability ?? dataset.operationId,
+  };
 }
 
 /** The path with its ticker encoded; nothing that could become a `.`/`..` segment survives. */

@@ -3,7 +3,7 @@
  * union of primitives as `type: ["string", "number"]` and "any value" as `{}`: legal, but
  * a client that maps tool schemas onto a one-`type` dialect (Gemini's OpenAPI subset) may
  * reject the tool or drop the constraint, and the MCP Inspector's --strict check flags
- * both. Results are still validated by the zod schema itself.
+ * both.
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -45,7 +45,12 @@ function isEmptySchema(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
-/** Advertises `schema` as portable JSON Schema; validates with zod. Converted once, on first use. */
+/**
+ * Advertises `schema` as portable JSON Schema, converted once, on first use. It lets every
+ * value through: the tool handler checks each result against the zod schema itself
+ * (dataset-tool.ts, outputProblem) and answers a readable RESPONSE_INVALID, where the SDK's
+ * refusal would be a bare protocol error; a second parse here would only repeat that one.
+ */
 export function portableOutputSchema(schema: z.ZodType): StandardSchemaWithJSON<unknown, unknown> {
   let json: Json | undefined;
   const advertised = (): Json => {
@@ -61,7 +66,7 @@ export function portableOutputSchema(schema: z.ZodType): StandardSchemaWithJSON<
     '~standard': {
       version: 1,
       vendor: 'market-data-mcp',
-      validate: (value: unknown) => schema['~standard'].validate(value),
+      validate: (value: unknown) => ({ value }),
       jsonSchema: { input: advertised, output: advertised },
     },
   };

@@ -114,10 +114,11 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
   // Customers overwrite calls above the money and buy protective puts below it: call OI piles up
   // above the reference, put OI below, each around its own centre out of the money (protection
   // further out than overwriting, so dealers are long gamma at the reference on most days, as
-  // desks publishing SPX report), with only a thin in-the-money residue. The session's call/put balance (bounded: a chain with no
-  // put side left is not a liquid chain) moves the flip a little away from the reference, so the
-  // sign of total GEX holds for a while; it never erases the put side, so the re-priced total always
-  // turns negative somewhere below the reference and the flip is a real zero crossing.
+  // desks publishing SPX report), with only a thin in-the-money residue. The session's call/put
+  // balance (bounded: a chain with no put side left is not a liquid chain) moves the flip a little
+  // away from the reference, so the sign of total GEX holds for a while; it never erases the put
+  // side, so the re-priced total always turns negative somewhere below the reference and the flip
+  // is a real zero crossing.
   // An index and its ETF are one market to the customers positioning in them: one call/put balance.
   const positioning = seededRandom(seed, 'positioning', marketFamily(symbol.ticker), session.date);
   const callBias = Math.min(1.5, Math.max(0.75, 1.1 * Math.exp(0.15 * gaussian(positioning))));
