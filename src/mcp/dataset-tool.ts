@@ -11,7 +11,8 @@ import { knownFields, rememberFields } from './field-names.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { pagingOf, shapingCovers } from './page-args.js';
-import { advertisedMetaSchema, project, successResult } from './results.js';
+import { advertisedMetaSchema, successResult } from './results.js';
+import { fieldNamesOf } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
 export interface ToolDeps {
@@ -154,7 +155,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
     };
     if (!projectable) return await successResult(result, shaping);
-    const { available } = project(result.data, []);
+    const available = await fieldNamesOf(result.data);
     rememberFields(deps.client, dataset, checked.query, available);
     const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
     if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after');

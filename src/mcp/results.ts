@@ -9,7 +9,8 @@ import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, type ResultMeta } from '../api/result-meta.js';
 import { encodePageCursor, type PageCursor } from './paging.js';
-import { countTokens, fitsTokens } from './tokens.js';
+import { textFits } from './tokens.js';
+import { fitRows, squeeze } from './trimming.js';
 
 /** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
@@ -155,51 +156,6 @@ function advice(options: ShapeOptions, withCursor: boolean): string {
   return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
 }
 
-/** Cuts the largest nested array, then the longest strings, until `value` fits; null when nothing is left to cut. */
-async function squeeze(value: unknown, fits: (v: unknown) => Promise<boolean>, budget: number): Promise<unknown> {
-  let current = value;
-  // Far over the budget (more than 32 characters a token), cut without counting: at worst
-  // this cuts a little more than needed, never less.
-  const hopeless = (v: unknown): boolean => (JSON.stringify(v) ?? '').length > budget * 32;
-  for (let round = 0; round < 80 && (hopeless(current) || !(await fits(current))); round += 1) {
-    const next = cutLargest(current);
-    if (next === undefined) return null;
-    current = next;
-  }
-  return (await fits(current)) ? current : null;
-}
-
-/** One step of squeezing: halves the largest array found anywhere, or halves the longest string. */
-function cutLargest(value: unknown): unknown {
-  let best: { size: number; path: (string | number)[]; kind: 'array' | 'string' } | undefined;
-  const visit = (v: unknown, path: (string | number)[], depth: number): void => {
-    if (depth > 64) return;
-    if (Array.isArray(v)) {
-      const size = JSON.stringify(v).length;
-      if (v.length > 1 && (!best || best.kind === 'string' || size > best.size)) best = { size, path, kind: 'array' };
-      v.forEach((item, i) => visit(item, [...path, i], depth + 1));
-    } else if (isRow(v)) {
-      for (const [k, item] of Object.entries(v)) visit(item, [...path, k], depth + 1);
-    } else if (typeof v === 'string' && v.length > 40 && (!best || (best.kind === 'string' && v.length > best.size))) {
-      best = { size: v.length, path, kind: 'string' };
-    }
-  };
-  visit(value, [], 0);
-  if (!best) return undefined;
-  const target = best;
-  const replace = (v: unknown, depth: number): unknown => {
-    if (depth === target.path.length) {
-      if (Array.isArray(v)) return v.slice(0, Math.ceil(v.length / 2));
-      return typeof v === 'string' ? `${v.slice(0, Math.floor(v.length / 2))}…[cut]` : v;
-    }
-    const key = target.path[depth];
-    if (Array.isArray(v) && typeof key === 'number') return v.map((item: unknown, i) => (i === key ? replace(item, depth + 1) : item));
-    if (isRow(v) && typeof key === 'string') return { ...v, [key]: replace(v[key], depth + 1) };
-    return v;
-  };
-  return replace(value, 0);
-}
-
 function structured(data: unknown, meta: ToolMeta): { data: unknown; meta: ToolMeta } {
   return { data, meta };
 }
@@ -214,13 +170,18 @@ export function toolResult(content: { data: unknown; meta: ToolMeta }): CallTool
  */
 export async function shapeResult(result: ApiResult, options: ShapeOptions): Promise<{ data: unknown; meta: ToolMeta }> {
   const budget = options.budgetTokens;
-  const fits = (v: unknown): Promise<boolean> => fitsTokens(v, budget);
-  const projected = options.fields && options.fields.length > 0 ? project(result.data, options.fields).data : result.data;
+  const fits = (v: unknown): Promise<boolean> => textFits(JSON.stringify(v) ?? '', budget);
+  const fields = options.fields && options.fields.length > 0 ? options.fields : undefined;
+  // Rows of a bare array are projected one by one as trimming reads them: rows past the
+  // budget are never copied.
+  const lazy = fields !== undefined && Array.isArray(result.data);
+  const projected = fields && !lazy ? project(result.data, fields).data : result.data;
   const meta = baseMeta(result.meta, options);
   const paging = options.paging;
   const skip = paging?.skip ?? 0;
   const found = rowsOf(projected);
-  const rows = found ? found.rows.slice(skip) : [];
+  const rows = found ? (skip > 0 ? found.rows.slice(skip) : found.rows) : [];
+  const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
   const upstreamNext = result.meta.next_cursor;
   const leftByApi = result.meta.truncated && !upstreamNext;
 
@@ -233,7 +194,8 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const build = (kept: number): { data: unknown; meta: ToolMeta } => {
     const next = cursorAfter(kept);
     const cut = kept < rows.length;
-    return structured(found ? found.wrap(rows.slice(0, kept)) : projected, {
+    const keptRows = rows.slice(0, kept);
+    return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
       ...meta,
       truncated: cut || leftByApi,
       has_more: next !== undefined || (cut && !paging?.base) || leftByApi,
@@ -251,22 +213,15 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
     });
   };
 
-  const whole = build(rows.length);
-  if (await fits(whole)) return whole;
-  if (found && rows.length > 1) {
-    let low = 1;
-    let high = rows.length - 1;
-    if (await fits(build(1))) {
-      while (low < high) {
-        const mid = Math.ceil((low + high) / 2);
-        if (await fits(build(mid))) low = mid;
-        else high = mid - 1;
-      }
-      return build(low);
-    }
+  if (found && rows.length > 0) {
+    const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget);
+    if (kept > 0) return build(kept);
+  } else {
+    const whole = build(rows.length);
+    if (await fits(whole)) return whole;
   }
   // One row, or a payload with no rows, over the budget: cut inside it.
-  const single = found && rows.length > 0 ? build(1) : whole;
+  const single = found && rows.length > 0 ? build(1) : build(rows.length);
   const squeezeMeta: ToolMeta = {
     ...single.meta,
     truncated: true,
@@ -276,15 +231,10 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
       how_to_get_more: `Parts of this answer were cut to fit the ${budget}-token result budget. ${advice(options, single.meta.next_cursor !== undefined)}`,
     },
   };
-  const room = budget - (await metaTokens(squeezeMeta)) - 20;
-  const data = await squeeze(single.data, (v) => fitsTokens(v, Math.max(1, room)), Math.max(1, room));
+  const data = await squeeze(single.data, (v) => structured(v, squeezeMeta), budget);
   const answer = structured(data, squeezeMeta);
   if (await fits(answer)) return answer;
   return structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' });
-}
-
-function metaTokens(meta: ToolMeta): Promise<number> {
-  return countTokens({ meta });
 }
 
 export async function successResult(result: ApiResult, options: ShapeOptions): Promise<CallToolResult> {
@@ -293,7 +243,7 @@ export async function successResult(result: ApiResult, options: ShapeOptions): P
 
 /** Any other result (api_status): the same budget, cut inside when over it. */
 export async function withinBudget<T>(value: T, budgetTokens: number): Promise<T | { truncated: true; data: unknown }> {
-  if (await fitsTokens(value, budgetTokens)) return value;
-  const data = await squeeze(value, (v) => fitsTokens({ truncated: true, data: v }, budgetTokens), budgetTokens);
+  if (await textFits(JSON.stringify(value) ?? '', budgetTokens)) return value;
+  const data = await squeeze(value, (v) => ({ truncated: true, data: v }), budgetTokens);
   return { truncated: true, data };
 }

@@ -1,10 +1,12 @@
 /**
- * A conservative count of o200k tokens for the JSON the server returns: never below what
- * an o200k-class tokenizer counts (checked against gpt-tokenizer's o200k_base in
- * test/mcp/tokens.test.ts), at a fraction of a tokenizer's start-up cost. Numbers split
- * into groups of at most three digits, letter runs rarely merge beyond four letters in
- * tickers and identifiers, and every other ASCII character may stand alone.
+ * Token counts for the JSON the server returns, in o200k tokens. Two counters: a fast
+ * estimate, an upper bound (checked against o200k in test/answers/budget.test.ts) that
+ * settles most answers and steers trimming; and the exact count (src/mcp/o200k.ts, about
+ * 4 MiB once loaded), used only for the last step of trimming and only on bounded text.
+ * Numbers split into groups of at most three digits, letter runs rarely merge beyond four
+ * letters in tickers and identifiers, and every other ASCII character may stand alone.
  */
+import { o200kCounter } from './o200k.js';
 
 const DIGIT = 1;
 const LETTER = 2;
@@ -48,30 +50,43 @@ export function tokensOf(value: unknown): number {
   return estimateTokens(JSON.stringify(value) ?? '');
 }
 
-type Counter = (text: string) => number;
-let exact: Promise<Counter> | undefined;
+/**
+ * Compact JSON longer than this many characters a token is taken not to fit without an
+ * exact count: no o200k count of our JSON comes near it (a token of compact JSON covers
+ * ~3 characters), and it keeps the exact counter off unbounded input.
+ */
+export const MAX_EXACT_CHARS_PER_TOKEN = 16;
 
-/** The o200k_base tokenizer, loaded on first need only: it takes a few hundred ms to load. */
-function exactCounter(): Promise<Counter> {
-  exact ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => m.countTokens as Counter);
-  return exact;
+/** Exact counts made, and the characters they read: for tests that bound the work structurally. */
+export const exactCountStats = { calls: 0, chars: 0 };
+
+/** Exact o200k tokens of `text` (loads the counter on first need). */
+export async function exactTokens(text: string): Promise<number> {
+  exactCountStats.calls += 1;
+  exactCountStats.chars += text.length;
+  const counter = await o200kCounter();
+  return counter.count(text);
 }
 
 /**
  * Whether `value` fits `budget` o200k tokens. The estimate, an upper bound, settles
- * most answers; only a value near or over the budget is counted by the tokenizer.
+ * most answers; only a value near the budget is counted exactly, and one far over it
+ * (more than MAX_EXACT_CHARS_PER_TOKEN characters a token) is taken not to fit.
  */
 export async function fitsTokens(value: unknown, budget: number): Promise<boolean> {
   const text = JSON.stringify(value) ?? '';
+  return textFits(text, budget);
+}
+
+export async function textFits(text: string, budget: number): Promise<boolean> {
   if (estimateTokens(text) <= budget) return true;
   // Every o200k token covers at least one character.
   if (text.length <= budget) return true;
-  const count = await exactCounter();
-  return count(text) <= budget;
+  if (text.length > budget * MAX_EXACT_CHARS_PER_TOKEN) return false;
+  return (await exactTokens(text)) <= budget;
 }
 
-/** Exact o200k tokens (loads the tokenizer). */
+/** Exact o200k tokens of a value's compact JSON (loads the counter). */
 export async function countTokens(value: unknown): Promise<number> {
-  const count = await exactCounter();
-  return count(JSON.stringify(value) ?? '');
+  return exactTokens(JSON.stringify(value) ?? '');
 }
