@@ -12,7 +12,7 @@ import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, ty
 import { portableOutputSchema } from './output-schema.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, successResult } from './results.js';
-import { fieldNamesOf } from './trimming.js';
+import { fieldNamesOf, newShapingWork } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
 export interface ToolDeps {
@@ -144,8 +144,18 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
+  const work = newShapingWork();
+  // What trimming cost, so that a slow answer can be told from a slow upstream.
+  const shaped = (answer: CallToolResult): CallToolResult => {
+    deps.log?.debug(
+      { op: dataset.operationId, rows_read: work.rowsRead, exact_counts: work.exactCounts, exact_chars: work.exactChars },
+      'shaped',
+    );
+    return answer;
+  };
   try {
     const shaping = {
+      work,
       budgetTokens: deps.resultTokens,
       simulated: deps.simulated,
       paging,
@@ -154,7 +164,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
     };
-    if (!projectable) return await successResult(result, shaping);
+    if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);
     rememberFields(deps.client, dataset, checked.query, available);
     const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
@@ -166,7 +176,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
             ...result,
             meta: { ...result.meta, notice: [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ') },
           };
-    return await successResult(reported, { ...shaping, fields });
+    return shaped(await successResult(reported, { ...shaping, fields }));
   } catch (error) {
     // A result that failed shaping (a bug of ours, not an ApiError) is not kept in the cache.
     if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, checked.query);

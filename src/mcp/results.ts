@@ -10,7 +10,7 @@ import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, type ResultMeta } from '../api/result-meta.js';
 import { encodePageCursor, type PageCursor } from './paging.js';
 import { textFits } from './tokens.js';
-import { fitRows, squeeze } from './trimming.js';
+import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 
 /** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
@@ -73,6 +73,8 @@ export interface ShapeOptions {
   /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
   takesTicker?: boolean | undefined;
   now?: number | undefined;
+  /** Filled with what trimming cost, when given. */
+  work?: ShapingWork | undefined;
 }
 
 function isRow(value: unknown): value is Row {
@@ -214,7 +216,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   };
 
   if (found && rows.length > 0) {
-    const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget);
+    const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget, options.work);
     if (kept > 0) return build(kept);
   } else {
     const whole = build(rows.length);

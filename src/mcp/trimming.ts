@@ -29,13 +29,28 @@ export class WorkSlicer {
   }
 }
 
+/** What shaping one answer cost, for the debug log and for tests that bound it without a clock. */
+export interface ShapingWork {
+  /** Rows serialized and estimated. */
+  rowsRead: number;
+  /** Exact o200k counts, and the characters they read. */
+  exactCounts: number;
+  exactChars: number;
+}
+
+export function newShapingWork(): ShapingWork {
+  return { rowsRead: 0, exactCounts: 0, exactChars: 0 };
+}
+
 function jsonOf(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
 /** Exact tokens of `text`, or undefined when it is too long to count (then it is taken not to fit). */
-async function boundedExact(text: string, budget: number): Promise<number | undefined> {
+async function boundedExact(text: string, budget: number, work: ShapingWork): Promise<number | undefined> {
   if (text.length > budget * MAX_EXACT_CHARS_PER_TOKEN) return undefined;
+  work.exactCounts += 1;
+  work.exactChars += text.length;
   return exactTokens(text);
 }
 
@@ -48,6 +63,7 @@ export async function fitRows(
   rowAt: (index: number) => unknown,
   build: (kept: number) => unknown,
   budget: number,
+  work: ShapingWork = newShapingWork(),
 ): Promise<number> {
   const slicer = new WorkSlicer();
   const overhead = estimateTokens(jsonOf(build(0))) + META_SLACK_TOKENS;
@@ -58,6 +74,7 @@ export async function fitRows(
     const text = jsonOf(rowAt(kept));
     // The comma before every row but the first is counted as a token of its own.
     const tokens = estimateTokens(text) + 1;
+    work.rowsRead += 1;
     if (estimated + tokens > budget) break;
     rowTokens.push(tokens);
     estimated += tokens;
@@ -67,24 +84,27 @@ export async function fitRows(
   if (kept === count) return count;
   // The estimate is an upper bound: what it keeps fits, barring the meta's slack.
   while (kept > 0 && estimateTokens(jsonOf(build(kept))) > budget) kept -= 1;
-  return extendByExactCount(kept, count, rowAt, build, budget, slicer);
+  return extendByExactCount({ kept, count, rowAt, build, budget, slicer, work });
 }
 
 /**
  * The last step: the estimate overcounts compact JSON by about 1.7x, so the exact count
  * of what it kept gives the ratio by which more rows are taken; each guess is checked.
  */
-async function extendByExactCount(
-  kept: number,
-  count: number,
-  rowAt: (index: number) => unknown,
-  build: (kept: number) => unknown,
-  budget: number,
-  slicer: WorkSlicer,
-): Promise<number> {
+interface Extension {
+  kept: number;
+  count: number;
+  rowAt: (index: number) => unknown;
+  build: (kept: number) => unknown;
+  budget: number;
+  slicer: WorkSlicer;
+  work: ShapingWork;
+}
+
+async function extendByExactCount({ kept, count, rowAt, build, budget, slicer, work }: Extension): Promise<number> {
   const base = Math.max(kept, 1);
   const baseText = jsonOf(build(base));
-  const baseExact = await boundedExact(baseText, budget);
+  const baseExact = await boundedExact(baseText, budget, work);
   if (baseExact === undefined || baseExact > budget) return kept;
   const ratio = baseExact / Math.max(1, estimateTokens(baseText));
   let predicted = baseExact;
@@ -92,20 +112,21 @@ async function extendByExactCount(
   while (guess < count) {
     const text = jsonOf(rowAt(guess));
     const tokens = (estimateTokens(text) + 1) * ratio;
+    work.rowsRead += 1;
     if (predicted + tokens > budget * EXTEND_TO) break;
     predicted += tokens;
     guess += 1;
     if (slicer.spent(text.length)) await nextTurn();
   }
   if (guess === base) return base;
-  const guessExact = await boundedExact(jsonOf(build(guess)), budget);
+  const guessExact = await boundedExact(jsonOf(build(guess)), budget, work);
   if (guessExact === undefined) return base;
   if (guessExact <= budget) return guess;
   // Between the two counts the tokens grow about linearly with the rows: aim a little lower.
   const slope = (guessExact - baseExact) / (guess - base);
   const second = base + Math.floor((budget * 0.97 - baseExact) / slope);
   if (second <= base || second >= guess) return base;
-  const secondExact = await boundedExact(jsonOf(build(second)), budget);
+  const secondExact = await boundedExact(jsonOf(build(second)), budget, work);
   return secondExact !== undefined && secondExact <= budget ? second : base;
 }
 

@@ -1,0 +1,150 @@
+/**
+ * Pages whose shape made trimming slow: 100,000 empty rows in a 0.3 MB body held the event
+ * loop 60 s (the exact counter is quadratic on punctuation and trimming called it ~17
+ * times on the whole page). Through the built binary: the answer fits the budget, the
+ * rows read and the exact counts are bounded whatever the page's size (read from the
+ * server's debug log, no clock), and a `ping` is answered during the call about as fast
+ * as during an ordinary call of the same run.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { connectV2, textOf } from '../helpers/mcp.js';
+import { withFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+
+const KEY = 'fake-key-0123456789-SECRET';
+const BUDGET = 8000;
+const TOOL = 'shorts_short_screener';
+
+interface Shaped {
+  rows_read: number;
+  exact_counts: number;
+  exact_chars: number;
+}
+
+/** The server's record of what each trimming cost (debug level, one JSON line per call). */
+function shapingRecords(stderr: string): Shaped[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.includes('"msg":"shaped"'))
+    .map((line) => JSON.parse(line) as Shaped);
+}
+
+/** Round trips of pings sent back to back until `call` settles: the event loop's responsiveness meanwhile. */
+async function pingsDuring<T>(client: Client, call: Promise<T>): Promise<{ result: T; slowestMs: number; pings: number }> {
+  let settled = false;
+  const done = call.finally(() => {
+    settled = true;
+  });
+  let slowestMs = 0;
+  let pings = 0;
+  while (!settled) {
+    const started = performance.now();
+    await client.ping();
+    slowestMs = Math.max(slowestMs, performance.now() - started);
+    pings += 1;
+  }
+  return { result: await done, slowestMs, pings };
+}
+
+function structuredOf(result: unknown): {
+  data: unknown[];
+  meta: { truncated: boolean; trimmed?: { rows_returned: number; rows_left: number } };
+} {
+  return (result as { structuredContent: never }).structuredContent;
+}
+
+async function withServer(run: (fake: FakeUpstream, client: Client, stderr: () => string) => Promise<void>): Promise<void> {
+  await withFakeUpstream(async (fake) => {
+    const server = await connectV2({
+      baseUrl: fake.url,
+      key: KEY,
+      env: {
+        MARKET_DATA_LOG_LEVEL: 'debug',
+        MARKET_DATA_RESULT_TOKENS: String(BUDGET),
+        MARKET_DATA_MAX_RESPONSE_BYTES: String(32 * 1024 * 1024),
+      },
+    });
+    try {
+      await run(fake, server.client, server.stderr);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+const emptyRows = (n: number): string => `{"data":[${'{},'.repeat(n - 1)}{}],"_meta":{}}`;
+
+test('100,000 and 1,000,000 empty rows: cut to the budget reading the same few rows, at most three exact counts, pings answered meanwhile', async () => {
+  await withServer(async (fake, client, stderr) => {
+    const pages: Record<string, string> = { '2': emptyRows(100_000), '3': emptyRows(1_000_000) };
+    fake.answer = (_req, url) => ({
+      body: pages[url.searchParams.get('limit') ?? ''] ?? { data: [{ ticker: 'AAPL', short_float_pct: 1.5 }], _meta: {} },
+    });
+    // The floor: pings while an ordinary call is answered, in this same run and process.
+    const floor = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit: 1 } }));
+    const records: Shaped[] = [];
+    for (const [limit, rows] of [
+      [2, 100_000],
+      [3, 1_000_000],
+    ] as const) {
+      const before = shapingRecords(stderr()).length;
+      const { result, slowestMs, pings } = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit } }));
+      assert.notEqual(result.isError, true, textOf(result));
+      const answer = structuredOf(result);
+      assert.ok(countTokens(textOf(result)) <= BUDGET, 'within the budget, in o200k tokens');
+      assert.equal(answer.meta.truncated, true);
+      const trimmed = answer.meta.trimmed;
+      assert.ok(trimmed, 'says it was cut');
+      assert.equal(trimmed.rows_returned, answer.data.length);
+      assert.equal(trimmed.rows_returned + trimmed.rows_left, rows, 'every row is either shown or counted as left');
+      const record = shapingRecords(stderr())[before];
+      assert.ok(record, 'the server logged what trimming cost');
+      records.push(record);
+      // Each row costs at least a token: no more rows are read than the budget could hold, twice over.
+      assert.ok(record.rows_read <= 2 * BUDGET, `${record.rows_read} rows read of ${rows}`);
+      assert.ok(record.exact_counts <= 3, `${record.exact_counts} exact counts`);
+      assert.ok(record.exact_chars <= 3 * 16 * BUDGET, `exact counts read ${record.exact_chars} characters`);
+      assert.ok(pings > 0);
+      // Before the fix a ping waited out the whole trimming (59.8 s for 100,000 rows).
+      assert.ok(
+        slowestMs <= Math.max(10 * floor.slowestMs, floor.slowestMs + 1500),
+        `slowest ping ${Math.round(slowestMs)} ms during ${rows} rows, ${Math.round(floor.slowestMs)} ms during an ordinary call`,
+      );
+    }
+    const [small, large] = records;
+    assert.ok(small && large);
+    assert.equal(large.rows_read, small.rows_read, 'ten times the rows, the same work');
+  });
+});
+
+test('10,000 ordinary rows fill the budget by the exact count, not the estimate’s cautious share of it', async () => {
+  await withServer(async (fake, client) => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      ticker: ['AAPL', 'NVDA', 'BRK.B', 'GME'][i % 4],
+      short_float_pct: Math.round(((i * 7919) % 4000) / 7) / 10,
+      days_to_cover: (i % 97) / 10,
+      settlement_date: `2026-10-${String(1 + (i % 28)).padStart(2, '0')}`,
+    }));
+    fake.answer = () => ({ body: { data: rows, _meta: {} } });
+    const result = await client.callTool({ name: TOOL, arguments: { limit: 1000 } });
+    assert.notEqual(result.isError, true, textOf(result));
+    const answer = structuredOf(result);
+    const used = countTokens(textOf(result));
+    assert.ok(used <= BUDGET, `${used} tokens`);
+    // The estimate alone counts such rows ~1.7x: it would stop near 60% of the budget.
+    assert.ok(used >= 0.85 * BUDGET, `only ${used} of ${BUDGET} tokens used for ${answer.data.length} rows`);
+  });
+});
+
+test('a page with no rows but one huge nested array is cut inside to the budget', async () => {
+  await withServer(async (fake, client) => {
+    const values = Array.from({ length: 300_000 }, (_, i) => i * 1.5);
+    fake.answer = () => ({ body: { data: { summary: 'x', outer: [{ inner: [{ values }] }] }, _meta: {} } });
+    const result = await client.callTool({ name: TOOL, arguments: { limit: 5 } });
+    const text = textOf(result);
+    assert.ok(countTokens(text) <= BUDGET, `${countTokens(text)} tokens`);
+    assert.match(text, /"truncated":true/);
+  });
+});
