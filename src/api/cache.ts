@@ -1,5 +1,5 @@
 /**
- * A response cache bounded by entries and by bytes, with a time-to-live per cache class,
+ * A response cache bounded by entries and by bytes of memory, with a time-to-live per cache class,
  * and a table of requests under way so that identical concurrent calls share one
  * upstream request. Large payloads would otherwise pile up: 500 answers of 5 MB each
  * exhausted the process's memory.
@@ -20,14 +20,35 @@ export interface CachedEntry<T> {
   readonly storedAt: number;
 }
 
-/** What all entries together may hold, in characters of JSON (about bytes for this data). */
-export const CACHE_MAX_CHARS = 16 * 1024 * 1024;
+/**
+ * What all entries together may hold, in bytes of memory. Entries are kept as their JSON
+ * text, whose size in memory is known (a byte a character, two when any character is
+ * outside Latin-1), rather than as parsed objects, which take 3-5x their JSON in heap and
+ * cannot be measured: a cap counted in characters of JSON held ~70 MiB after a soak.
+ */
+export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 /** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
-export const CACHE_MAX_ENTRY_CHARS = 1024 * 1024;
+export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+/** The same caps under their earlier names. */
+export const CACHE_MAX_CHARS = CACHE_MAX_BYTES;
+export const CACHE_MAX_ENTRY_CHARS = CACHE_MAX_ENTRY_BYTES;
+/** What an entry costs besides its text: the key, the record and the LRU's slots. */
+const ENTRY_OVERHEAD_BYTES = 160;
 
 export interface CacheLimits {
-  maxChars?: number;
-  maxEntryChars?: number;
+  maxBytes?: number;
+  maxEntryBytes?: number;
+}
+
+interface StoredEntry {
+  readonly json: string;
+  readonly storedAt: number;
+}
+
+/** Bytes a string takes in V8's heap: one a character, or two once any is outside Latin-1. */
+export function stringBytes(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return /[^\u0000-\u00ff]/.test(text) ? text.length * 2 : text.length;
 }
 
 /** An error envelope (`{error: {...}}`) is never data, whatever the status it came with. */
@@ -46,38 +67,41 @@ export function isErrorEnvelope(value: unknown): boolean {
 }
 
 export class ResponseCache<T extends object> {
-  private readonly entries: LRUCache<string, CachedEntry<T>> | undefined;
-  private readonly maxEntryChars: number;
+  private readonly entries: LRUCache<string, StoredEntry> | undefined;
+  private readonly maxEntryBytes: number;
 
   constructor(
     maxEntries: number,
     private readonly now: () => number = Date.now,
     limits: CacheLimits = {},
   ) {
-    this.maxEntryChars = limits.maxEntryChars ?? CACHE_MAX_ENTRY_CHARS;
+    this.maxEntryBytes = limits.maxEntryBytes ?? CACHE_MAX_ENTRY_BYTES;
     this.entries =
       maxEntries > 0
-        ? new LRUCache<string, CachedEntry<T>>({
+        ? new LRUCache<string, StoredEntry>({
             max: maxEntries,
-            maxSize: limits.maxChars ?? CACHE_MAX_CHARS,
-            maxEntrySize: this.maxEntryChars,
+            maxSize: limits.maxBytes ?? CACHE_MAX_BYTES,
+            maxEntrySize: this.maxEntryBytes,
             // Measured once, when stored; set() passes the size it already computed.
-            sizeCalculation: (entry) => JSON.stringify(entry.value).length || 1,
+            sizeCalculation: (entry, key) => stringBytes(entry.json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
             ttlAutopurge: false,
           })
         : undefined;
   }
 
+  /** A fresh copy of the stored value: what a caller does with it never changes the cache. */
   get(key: string): CachedEntry<T> | undefined {
-    return this.entries?.get(key);
+    const entry = this.entries?.get(key);
+    return entry ? { value: JSON.parse(entry.json) as T, storedAt: entry.storedAt } : undefined;
   }
 
   /** Keeps `value` unless it is an error envelope or larger than the per-entry cap. */
   set(key: string, value: T, ttlMs: number): void {
     if (!this.entries || isErrorEnvelope(value)) return;
-    const size = JSON.stringify(value).length || 1;
-    if (size > this.maxEntryChars) return;
-    this.entries.set(key, { value, storedAt: this.now() }, { ttl: ttlMs, size });
+    const json = JSON.stringify(value);
+    const size = stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
+    if (size > this.maxEntryBytes) return;
+    this.entries.set(key, { json, storedAt: this.now() }, { ttl: ttlMs, size });
   }
 
   /** Drops one entry: for a result that could not be shaped after it was stored. */
@@ -85,8 +109,8 @@ export class ResponseCache<T extends object> {
     this.entries?.delete(key);
   }
 
-  /** Characters of JSON held now. */
-  get chars(): number {
+  /** Bytes held now. */
+  get bytes(): number {
     return this.entries?.calculatedSize ?? 0;
   }
 
