@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Resident memory after load, over stdio, beside the floor: a bare SDK server with one
+// tool answering the same number of calls. Each case spawns a server, makes N tool calls
+// (`concurrency` at a time) against the simulator, polls its RSS throughout (peak), then
+// reads it again once idle (after load). Cases run in turn within each round
+// (interleaved), and each round prints the machine's load average beside its figures,
+// so a busy shared machine shows. Medians over rounds with their ratio to the floor.
+// Usage: node bench/soak-memory.mjs [calls] [rounds] [concurrency] [idle-ms] [baseline-cli.js]   (build first: npm run build)
+// With a baseline (dist/cli.js of another build), its cache-on case joins the same rounds.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { clearInterval, setInterval } from 'node:timers';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulator } from '../dist/simulator/server.js';
+
+const calls = Number(process.argv[2] ?? 5000);
+const rounds = Number(process.argv[3] ?? 3);
+const concurrency = Number(process.argv[4] ?? 8);
+const idleMs = Number(process.argv[5] ?? 3000);
+const baseline = process.argv[6];
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli.js');
+
+/** Resident memory of a process in MiB (Linux /proc), or NaN elsewhere. */
+function rssMiB(pid) {
+  try {
+    const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? Number(kib) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A mix like an agent's: large pages, distinct arguments (so the cache fills), paging, dealer data. */
+function marketCall(i) {
+  const limit = 1 + ((i * 37) % 1000);
+  switch (i % 6) {
+    case 0:
+      return { name: 'shorts_short_screener', arguments: { limit } };
+    case 1:
+      return { name: 'market_oi_change', arguments: { limit: 1 + ((i * 53) % 2000) } };
+    case 2:
+      return { name: 'derived_dealer_gex_history', arguments: { ticker: ['SPY', 'QQQ', 'AAPL', 'NVDA'][i % 4], limit: 1 + (i % 60) } };
+    case 3:
+      return { name: 'congress_recent_trades', arguments: { limit: 1 + ((i * 37) % 500) } };
+    case 4:
+      return { name: 'shorts_short_screener', arguments: { limit, fields: ['ticker', 'short_float_pct'] } };
+    default:
+      return { name: 'api_status', arguments: {} };
+  }
+}
+
+const echoCall = (i) => ({ name: 'echo', arguments: { text: `call ${i}` } });
+
+/** Spawns a server, makes `calls` tool calls, and reports peak RSS and RSS once idle after them. */
+function soak(args, env, callOf) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MARKET_DATA_LOG_LEVEL: 'silent', ...env },
+      stdio: ['pipe', 'pipe', 'ignore'],
+      cwd: root,
+    });
+    let peak = 0;
+    const poll = setInterval(() => (peak = Math.max(peak, rssMiB(child.pid) || 0)), 50);
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      child.kill();
+      reject(new Error(`timeout: ${args.join(' ')}`));
+    }, 30 * 60_000);
+    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    let buffered = '';
+    let sent = 0;
+    let answered = 0;
+    let errors = 0;
+    const next = () => {
+      if (sent >= calls) return;
+      sent += 1;
+      send({ jsonrpc: '2.0', id: 100 + sent, method: 'tools/call', params: callOf(sent) });
+    };
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const message = JSON.parse(line);
+        if (message.id === 1) {
+          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          for (let k = 0; k < concurrency; k += 1) next();
+        } else if (typeof message.id === 'number' && message.id > 100) {
+          answered += 1;
+          if (message.error || message.result?.isError) {
+            errors += 1;
+            if (process.env.SOAK_SHOW_ERRORS) process.stderr.write(`${line.slice(0, 300)}\n`);
+          }
+          if (answered < calls) next();
+          else
+            setTimeout(() => {
+              const idle = rssMiB(child.pid);
+              clearInterval(poll);
+              clearTimeout(timer);
+              child.kill();
+              resolve({ peak, idle, errors });
+            }, idleMs);
+        }
+      }
+    });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    });
+  });
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'mdmcp-soak-'));
+const bare = join(root, 'dist', `.bench-bare-soak-${process.pid}.mjs`);
+writeFileSync(
+  bare,
+  `import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
+s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+return s; });\n`,
+);
+// No rate window to speak of and no 202s: the figures are the server's memory, not its queue.
+const sim = await startSimulator({
+  port: 0,
+  materializationMs: 0,
+  limits: { perWindow: 1_000_000, perIpPerWindow: 1_000_000, inFlight: 1000 },
+});
+try {
+  const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
+  const cases = [
+    { label: 'bare SDK server, one tool (floor)', args: [bare], callOf: echoCall },
+    { label: 'market-data-mcp, cache on', args: [cli], env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'on') }, callOf: marketCall },
+    {
+      label: 'market-data-mcp, cache off',
+      args: [cli],
+      env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'off'), MARKET_DATA_CACHE_ENTRIES: '0' },
+      callOf: marketCall,
+    },
+  ];
+  if (baseline) {
+    cases.push({
+      label: 'baseline, cache on',
+      args: [baseline],
+      env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base') },
+      callOf: marketCall,
+    });
+  }
+  for (const c of cases) Object.assign(c, { peak: [], idle: [], errors: 0 });
+  console.log(
+    `node ${process.version}, ${calls} calls a case, ${concurrency} at a time, ${rounds} interleaved rounds; RSS ${idleMs} ms after the last answer`,
+  );
+  for (let round = 0; round < rounds; round += 1) {
+    const figures = [];
+    for (let k = 0; k < cases.length; k += 1) {
+      const c = cases[(k + round) % cases.length];
+      const result = await soak(c.args, c.env, c.callOf);
+      c.peak.push(result.peak);
+      c.idle.push(result.idle);
+      c.errors += result.errors;
+      figures.push(
+        `${c.label.split(',')[0] === 'bare SDK server' ? 'floor' : c.label.split(', ')[1]} ${result.idle.toFixed(0)}/${result.peak.toFixed(0)} MiB`,
+      );
+    }
+    console.log(
+      `round ${round + 1}: load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; after/peak ${figures.join(', ')}`,
+    );
+  }
+  const floorIdle = median(cases[0].idle);
+  const floorPeak = median(cases[0].peak);
+  for (const c of cases) {
+    const idle = median(c.idle);
+    const peak = median(c.peak);
+    console.log(
+      `${c.label.padEnd(36)} after load ${idle.toFixed(1).padStart(6)} MiB ${(idle / floorIdle).toFixed(2)}x   ` +
+        `peak ${peak.toFixed(1).padStart(6)} MiB ${(peak / floorPeak).toFixed(2)}x   error results ${c.errors}`,
+    );
+  }
+} finally {
+  await sim.close();
+  rmSync(bare, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
