@@ -39,6 +39,12 @@ export const HOST_CONTROL_PROPERTIES: readonly string[] = ['wait_for_previous'];
 /** A string parameter with no `maxLength` of its own is refused above this many characters. */
 export const DEFAULT_MAX_STRING_LENGTH = 256;
 
+/**
+ * What an own `__proto__` argument is renamed to as the message arrives (src/mcp/prototype-guard.ts):
+ * the SDK's parse would drop the key itself, and the call would run as if it had not been sent.
+ */
+export const PROTO_ARGUMENT = '\u0000__proto__';
+
 /** Names that would reach an object's prototype: never a parameter unless a dataset declares it. */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
@@ -145,6 +151,7 @@ function refuseUnknown(
   source: InputSource,
 ): { ok: false; refusal: ParamRefusal } {
   const hint = accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
+  if (name === PROTO_ARGUMENT) return refuse('VALIDATION_ERROR', '__proto__', 'Parameter name "__proto__" is not allowed.', hint);
   if (PROTOTYPE_KEYS.has(name)) return refuse('VALIDATION_ERROR', name, `Parameter name ${quoteValue(name)} is not allowed.`, hint);
   if (name === 'ticker' && source === 'agent') {
     return refuse('VALIDATION_ERROR', name, `"ticker" does not apply: ${dataset.title} is market-wide, not per ticker.`, hint);

@@ -11,6 +11,7 @@ import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from './registry.js';
 import { registerStatusTool } from './status-tool.js';
+import { guardPrototypeArguments } from './prototype-guard.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -53,6 +54,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
       capabilities: { tools: { listChanged: true } },
     },
   );
+  guardPrototypeArguments(server);
   const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
   const tools = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {

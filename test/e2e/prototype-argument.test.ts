@@ -1,0 +1,66 @@
+/** A `__proto__` argument is refused, by name, over stdio and --http, and reaches no upstream. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { withFakeUpstream } from '../faults/fake-upstream.js';
+import { CLI, connectV2, errorOf, serverEnv, textOf } from '../helpers/mcp.js';
+
+const KEY = 'fake-key-0123456789-SECRET';
+const TOKEN = 'e2e-proto-token-0123456789';
+/** JSON.parse makes `__proto__` an own key, as a client's JSON does on the wire. */
+const withProto = (): Record<string, unknown> => JSON.parse('{"limit":2,"__proto__":{"limit":3}}') as Record<string, unknown>;
+
+function assertRefused(result: Awaited<ReturnType<Client['callTool']>>): void {
+  const error = errorOf(result);
+  assert.equal(error.code, 'VALIDATION_ERROR', textOf(result));
+  assert.match(error.message, /"__proto__" is not allowed/);
+  assert.match(error.hint ?? '', /Accepted parameters: .*limit/);
+}
+
+test('a __proto__ argument is refused with a structured error over stdio, and nothing is sent upstream', async () => {
+  await withFakeUpstream(async (fake) => {
+    const server = await connectV2({ baseUrl: fake.url, key: KEY });
+    try {
+      assertRefused(await server.client.callTool({ name: 'shorts_short_screener', arguments: withProto() }));
+      assert.equal(fake.dataRequests().length, 0);
+      // The same call without it is answered: the refusal is about the name, not the tool.
+      const plain = await server.client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
+      assert.notEqual(plain.isError, true, textOf(plain));
+      assert.equal(fake.dataRequests().length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+test('a __proto__ argument is refused over --http too', async () => {
+  await withFakeUpstream(async (fake) => {
+    const child = spawn(process.execPath, [CLI, '--http', '--port', '0'], {
+      env: serverEnv({ baseUrl: fake.url, key: KEY, env: { MARKET_DATA_HTTP_TOKEN: TOKEN } }),
+      stdio: 'pipe',
+    });
+    try {
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+          if (match?.[1]) resolve(match[1]);
+        });
+        child.once('exit', () => reject(new Error(stderr)));
+      });
+      const client = new Client({ name: 'proto-http', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+      );
+      assertRefused(await client.callTool({ name: 'shorts_short_screener', arguments: withProto() }));
+      assert.equal(fake.dataRequests().length, 0);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+});
