@@ -104,6 +104,12 @@ export class ResponseCache<T extends object> {
     this.entries.set(key, { json, storedAt: this.now() }, { ttl: ttlMs, size });
   }
 
+  /** Milliseconds `key` stays served from here, or 0 when it is not held. */
+  remainingMs(key: string): number {
+    if (!this.entries?.has(key)) return 0;
+    return this.entries.getRemainingTTL(key);
+  }
+
   /** Drops one entry: for a result that could not be shaped after it was stored. */
   delete(key: string): void {
     this.entries?.delete(key);

@@ -129,6 +129,12 @@ export class MarketDataClient {
     this.cache.delete(requestKey(buildPath(target), target.query));
   }
 
+  /** Milliseconds an identical dataset call is still answered from this process's cache (0: it would be sent). */
+  cachedForMs(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): number {
+    const target = datasetTarget(dataset, ticker, query);
+    return this.cache.remainingMs(requestKey(buildPath(target), target.query));
+  }
+
   /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
   dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     return this.request(datasetTarget(dataset, ticker, query), options);

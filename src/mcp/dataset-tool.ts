@@ -168,7 +168,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     const available = await fieldNamesOf(result.data);
     rememberFields(deps.client, dataset, checked.query, available);
     const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
-    if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after');
+    if (fields && unknown.length === fields.length)
+      throw unknownFieldsError(unknown, available, 'after', deps.client.cachedForMs(dataset, checked.ticker, checked.query));
     const reported =
       unknown.length === 0
         ? result
@@ -190,15 +191,21 @@ function unknownFieldsNotice(unknown: readonly string[], available: readonly str
 
 /**
  * `before`: refused from the names earlier answers showed, nothing sent. `after`: the
- * first answer of this dataset showed none of them; it is cached, so asking again with
- * names from the list costs nothing more.
+ * first answer of this dataset showed none of them; it was charged, and asking again is
+ * free only while the rows are cached (`cachedMs`), which the hint says only when true.
  */
-function unknownFieldsError(unknown: readonly string[], available: readonly string[], when: 'before' | 'after'): ApiError {
+function unknownFieldsError(unknown: readonly string[], available: readonly string[], when: 'before' | 'after', cachedMs = 0): ApiError {
+  const again =
+    when === 'before'
+      ? ''
+      : cachedMs > 0
+        ? ` The rows are cached for the next ${Math.floor(cachedMs / 1000)} s: asking again with these names is free.`
+        : ' These names are now known here: a call naming none of them is refused before any request; a call with names from the list is charged as usual.';
   return new ApiError({
     code: 'VALIDATION_ERROR',
     status: when === 'before' ? 400 : null,
     message: `Not fields of this dataset: ${unknown.map((f) => quoteValue(f)).join(', ')}.`,
-    hint: `Fields available: ${available.slice(0, 30).join(', ')}.${when === 'after' ? ' The rows are cached: asking again with these names is free.' : ''}`,
+    hint: `Fields available: ${available.slice(0, 30).join(', ')}.${again}`,
     local: when === 'before',
   });
 }
