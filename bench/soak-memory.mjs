@@ -171,7 +171,7 @@ try {
       c.idle.push(result.idle);
       c.errors += result.errors;
       figures.push(
-        `${c.label.split(',')[0] === 'bare SDK server' ? 'floor' : c.label.split(', ')[1]} ${result.idle.toFixed(0)}/${result.peak.toFixed(0)} MiB`,
+        `${c === cases[0] ? 'floor' : c.label.replace('market-data-mcp, ', '')} ${result.idle.toFixed(0)}/${result.peak.toFixed(0)} MiB`,
       );
     }
     console.log(

@@ -29,9 +29,8 @@ export interface CachedEntry<T> {
 export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 /** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
 export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
-/** The same caps under their earlier names. */
+/** The total cap under its earlier name (test/faults/payload.test.ts reads it). */
 export const CACHE_MAX_CHARS = CACHE_MAX_BYTES;
-export const CACHE_MAX_ENTRY_CHARS = CACHE_MAX_ENTRY_BYTES;
 /** What an entry costs besides its text: the key, the record and the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
 

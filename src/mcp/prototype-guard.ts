@@ -12,7 +12,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The message with `__proto__` in a tools/call's arguments renamed to PROTO_ARGUMENT; others unchanged. */
-export function markPrototypeArgument(message: JSONRPCMessage): JSONRPCMessage {
+function markPrototypeArgument(message: JSONRPCMessage): JSONRPCMessage {
   if (!('method' in message) || message.method !== 'tools/call' || !isRecord(message.params)) return message;
   const args = message.params['arguments'];
   if (!isRecord(args) || !Object.hasOwn(args, '__proto__')) return message;

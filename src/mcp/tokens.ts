@@ -57,13 +57,8 @@ export function tokensOf(value: unknown): number {
  */
 export const MAX_EXACT_CHARS_PER_TOKEN = 16;
 
-/** Exact counts made, and the characters they read: for tests that bound the work structurally. */
-export const exactCountStats = { calls: 0, chars: 0 };
-
 /** Exact o200k tokens of `text` (loads the counter on first need). */
 export async function exactTokens(text: string): Promise<number> {
-  exactCountStats.calls += 1;
-  exactCountStats.chars += text.length;
   const counter = await o200kCounter();
   return counter.count(text);
 }
@@ -84,9 +79,4 @@ export async function textFits(text: string, budget: number): Promise<boolean> {
   if (text.length <= budget) return true;
   if (text.length > budget * MAX_EXACT_CHARS_PER_TOKEN) return false;
   return (await exactTokens(text)) <= budget;
-}
-
-/** Exact o200k tokens of a value's compact JSON (loads the counter). */
-export async function countTokens(value: unknown): Promise<number> {
-  return exactTokens(JSON.stringify(value) ?? '');
 }

@@ -11,7 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { estimateTokens, exactTokens, MAX_EXACT_CHARS_PER_TOKEN } from './tokens.js';
 
 /** Characters of JSON serialized and estimated between two turns of the event loop (a few ms). */
-export const SLICE_CHARS = 64 * 1024;
+const SLICE_CHARS = 64 * 1024;
 /** What the meta of a cut answer may add over the one measured first: digits of counts, a longer cursor. */
 const META_SLACK_TOKENS = 24;
 /** The exact count extends the estimate's rows up to this share of the budget, so a second try rarely misses. */
