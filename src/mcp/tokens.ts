@@ -57,10 +57,14 @@ export function tokensOf(value: unknown): number {
  */
 export const MAX_EXACT_CHARS_PER_TOKEN = 16;
 
-/** Exact o200k tokens of `text` (loads the counter on first need). */
-export async function exactTokens(text: string): Promise<number> {
-  const counter = await o200kCounter();
-  return counter.count(text);
+/**
+ * Exact o200k tokens of `text` (loads the counter on first need), or undefined when the
+ * vocabulary cannot be read (a package that left out dist/o200k.ranks): callers then keep
+ * to the estimate, which only ever trims more.
+ */
+export async function exactTokens(text: string): Promise<number | undefined> {
+  const counter = await o200kCounter().catch(() => undefined);
+  return counter?.count(text);
 }
 
 /**
@@ -78,5 +82,6 @@ export async function textFits(text: string, budget: number): Promise<boolean> {
   // Every o200k token covers at least one character.
   if (text.length <= budget) return true;
   if (text.length > budget * MAX_EXACT_CHARS_PER_TOKEN) return false;
-  return (await exactTokens(text)) <= budget;
+  const exact = await exactTokens(text);
+  return exact !== undefined && exact <= budget;
 }
