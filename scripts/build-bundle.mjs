@@ -4,6 +4,9 @@
 // of resolving ~45 modules one by one. Dynamic imports (simulator, HTTP transport, demo)
 // stay separate chunks in dist/, loaded only when their mode asks; undici stays a
 // package, loaded with the first request. Measured in BENCHMARKS.md.
+// Every dependency but undici is inside the bundle, so undici is the package's only
+// runtime dependency; the chunks are named bundle-*.js so that package.json's "files"
+// ships them and cli.js, and none of tsc's per-module output that tests and bench read.
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +16,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const { computePrebuilt } = await import(new URL('../dist/prebuilt.js', import.meta.url).href);
 writeFileSync(join(dist, 'prebuilt.json'), JSON.stringify(computePrebuilt()));
 
-const chunk = /^chunk-[A-Z0-9]{8}\.js$|^[a-z-]+-[A-Z0-9]{8}\.js$/;
+const chunk = /^(bundle-)?[a-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 for (const file of readdirSync(dist)) if (chunk.test(file)) rmSync(join(dist, file));
 const staging = join(dist, '.bundle');
 rmSync(staging, { recursive: true, force: true });
@@ -25,7 +28,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  chunkNames: '[name]-[hash]',
+  chunkNames: 'bundle-[name]-[hash]',
   external: ['undici'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
