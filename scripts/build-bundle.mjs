@@ -7,14 +7,15 @@
 // Every dependency but undici is inside the bundle, so undici is the package's only
 // runtime dependency; the chunks are named bundle-*.js so that package.json's "files"
 // ships them and cli.js, and none of tsc's per-module output that tests and bench read.
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const { computePrebuilt } = await import(new URL('../dist/prebuilt.js', import.meta.url).href);
-writeFileSync(join(dist, 'prebuilt.json'), JSON.stringify(computePrebuilt()));
+const prebuilt = computePrebuilt();
 
 const chunk = /^(bundle-)?[a-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 for (const file of readdirSync(dist)) if (chunk.test(file)) rmSync(join(dist, file));
@@ -38,3 +39,8 @@ await build({
 rmSync(join(dist, 'cli.js.map'), { force: true });
 for (const file of readdirSync(staging)) renameSync(join(staging, file), join(dist, file));
 rmSync(staging, { recursive: true, force: true });
+// cli.js names every chunk by its content hash: its own hash identifies the whole build.
+const buildId = createHash('sha256')
+  .update(readFileSync(join(dist, 'cli.js')))
+  .digest('hex');
+writeFileSync(join(dist, 'prebuilt.json'), JSON.stringify({ ...prebuilt, buildId }));
