@@ -3,27 +3,12 @@
 //   node scripts/package-size.mjs --mcpb market-data-mcp.mcpb --install <npm prefix>
 // The MCPB bundle is measured as the file Claude Desktop downloads; the global install as
 // the disk the whole prefix takes (like `du`), dependencies included. MB = 10^6 bytes.
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { diskUsage } from './disk-usage.mjs';
 
 const LIMITS_MB = { mcpb: 5, install: 40 };
 
 const { values } = parseArgs({ options: { mcpb: { type: 'string' }, install: { type: 'string' } }, strict: true });
-
-/** Bytes on disk and apparent bytes of a file or folder, and how many files it holds. */
-function usage(path) {
-  const stat = lstatSync(path);
-  if (!stat.isDirectory()) return { disk: stat.blocks * 512, apparent: stat.size, files: 1 };
-  const total = { disk: stat.blocks * 512, apparent: 0, files: 0 };
-  for (const entry of readdirSync(path)) {
-    const inner = usage(join(path, entry));
-    total.disk += inner.disk;
-    total.apparent += inner.apparent;
-    total.files += inner.files;
-  }
-  return total;
-}
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
 let failed = false;
@@ -32,7 +17,7 @@ for (const [what, path] of [
   ['install', values.install],
 ]) {
   if (!path) continue;
-  const { disk, apparent, files } = usage(path);
+  const { disk, apparent, files } = diskUsage(path);
   const size = what === 'mcpb' ? apparent : disk;
   const limit = LIMITS_MB[what];
   const ok = size <= limit * 1e6;
