@@ -121,6 +121,7 @@ try {
     );
   }
   if (baseline) {
+    const big100 = { MARKET_DATA_BASE_URL: big[100].url, MARKET_DATA_API_KEY: 'sim-live-key' };
     cases.push(
       { label: 'baseline --demo', args: [baseline, '--demo'] },
       {
@@ -128,8 +129,14 @@ try {
         args: [baseline],
         env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base-warm') },
       },
+      { label: 'baseline, upstream up, cold (no disk copy)', args: [baseline], env: upstream, fresh: 'base-cold' },
+      {
+        label: 'baseline, 100 upstream datasets, disk copy',
+        args: [baseline],
+        env: { ...big100, MARKET_DATA_CACHE_DIR: join(dir, 'base-big-100') },
+      },
+      { label: 'baseline, 100 upstream datasets, no disk copy', args: [baseline], env: big100, fresh: 'base-big-100-cold' },
     );
-    await run([baseline], cases.at(-1).env);
   }
   // Leave a disk copy for the cached cases, then take the second upstream away.
   for (const c of cases) if (!c.fresh && c.env?.MARKET_DATA_CACHE_DIR) await run(c.args, c.env);
