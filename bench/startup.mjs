@@ -93,10 +93,15 @@ return s; });\n`,
 );
 const sim = await startSimulator({ port: 0 });
 const gone = await startSimulator({ port: 0 });
-const big = { 100: await startFakeUpstream({ datasets: 100 }), 500: await startFakeUpstream({ datasets: 500 }) };
+const big = {
+  0: await startFakeUpstream({ datasets: 0 }),
+  100: await startFakeUpstream({ datasets: 100 }),
+  500: await startFakeUpstream({ datasets: 500 }),
+};
 try {
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
   const goneEnv = { MARKET_DATA_BASE_URL: gone.url, MARKET_DATA_API_KEY: 'sim-live-key' };
+  const staticUpstream = { MARKET_DATA_BASE_URL: big[0].url, MARKET_DATA_API_KEY: 'sim-live-key' };
   const cases = [
     { label: 'bare SDK server, one tool (floor)', args: [bare] },
     { label: 'market-data-mcp --demo (embedded simulator)', args: [cli, '--demo'] },
@@ -106,6 +111,9 @@ try {
       env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'warm') },
     },
     { label: 'market-data-mcp, upstream up, cold (no disk copy)', args: [cli], env: upstream, fresh: 'cold' },
+    // The simulator builds its document on every request (tens of ms here): an upstream that
+    // serves it as a file shows the server's own cost of a first start.
+    { label: 'market-data-mcp, static document, cold (no disk copy)', args: [cli], env: staticUpstream, fresh: 'static-cold' },
     { label: 'market-data-mcp, upstream unreachable, cached', args: [cli], env: { ...goneEnv, MARKET_DATA_CACHE_DIR: join(dir, 'gone') } },
     { label: 'market-data-mcp, upstream unreachable, no disk copy', args: [cli], env: goneEnv, fresh: 'none' },
   ];
@@ -185,6 +193,7 @@ try {
   }
 } finally {
   await sim.close();
+  await big[0].close();
   await big[100].close();
   await big[500].close();
   rmSync(bare, { force: true });
