@@ -82,7 +82,7 @@ export function memoisedImport(options: ImportMemoOptions): ImportDocument {
     if (last?.key === key) return last.report;
     const recorded = readRecord(options, key);
     const report = recorded ? fromRecord(recorded, document, importNow) : importNow(document);
-    if (!recorded) writeRecord(options, toRecord(key, report));
+    if (!recorded) record(options, key, report);
     last = { key, report };
     return report;
   };
@@ -106,11 +106,16 @@ function readRecord(options: ImportMemoOptions, key: string): ImportRecord | und
   return record;
 }
 
-/** Written at once (a few ms, once per new document): a server stopped right after its first answer keeps it too. */
-function writeRecord(options: ImportMemoOptions, record: ImportRecord): void {
+/**
+ * Written at once (a few ms, once per new document): a server stopped right after its first
+ * answer keeps it too. A record that cannot be made or written only costs the next start
+ * an import; it never fails this one.
+ */
+function record(options: ImportMemoOptions, key: string, report: ImportReport): void {
   if (!options.file) return;
   try {
-    const records = [record, ...readFileRecords(options.file).filter((r) => r.key !== record.key)].slice(0, RECORDS_KEPT);
+    const made = toRecord(key, report);
+    const records = [made, ...readFileRecords(options.file).filter((r) => r.key !== key)].slice(0, RECORDS_KEPT);
     mkdirSync(dirname(options.file), { recursive: true });
     // Write then rename: a crash never leaves half a record for the next start.
     writeFileSync(`${options.file}.tmp`, JSON.stringify({ version: 1, records } satisfies RecordFile));
