@@ -6,12 +6,17 @@
 // Usage: node bench/startup.mjs [rounds] [idle-ms] [baseline-cli.js]   (build first: npm run build)
 // With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
 // --demo and cached cases join the same rounds, for a before/after side by side.
+// Big registries: an upstream (bench/fake-upstream.mjs) lists 100 or 500 datasets beyond
+// the catalog, started with and without a disk copy of its document. Each figure is also
+// given as peak RSS (VmHWM, at the answer), and the machine's 1-minute load average is
+// read before every round and printed beside the figures: compare runs only at like loads.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../dist/simulator/server.js';
+import { startFakeUpstream } from './fake-upstream.mjs';
 
 const rounds = Number(process.argv[2] ?? 9);
 const idleMs = Number(process.argv[3] ?? 2500);
@@ -19,10 +24,10 @@ const baseline = process.argv[4];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
 
-/** Resident memory of a process in MiB (Linux /proc), or NaN elsewhere. */
-function rssMiB(pid) {
+/** Resident memory of a process in MiB (Linux /proc; VmHWM for its peak), or NaN elsewhere. */
+function rssMiB(pid, field = 'VmRSS') {
   try {
-    const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kib = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kib ? Number(kib) / 1024 : Number.NaN;
   } catch {
     return Number.NaN;
@@ -48,13 +53,14 @@ function run(args, env) {
       if (answered || !out.includes('"id":2')) return;
       answered = true;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const tools = (out.match(/"name":"[a-z_]+","title"/g) ?? []).length;
+      const peak = rssMiB(child.pid, 'VmHWM');
+      const tools = (out.match(/"name":"[a-z0-9_]+","title"/g) ?? []).length;
       // Idle: the first answer is out, background work after it (a catalog refresh) has had its time.
       setTimeout(() => {
         const mib = rssMiB(child.pid);
         clearTimeout(timer);
         child.kill();
-        resolve({ ms, mib, tools });
+        resolve({ ms, mib, peak, tools });
       }, idleMs);
     });
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
@@ -87,9 +93,15 @@ return s; });\n`,
 );
 const sim = await startSimulator({ port: 0 });
 const gone = await startSimulator({ port: 0 });
+const big = {
+  0: await startFakeUpstream({ datasets: 0 }),
+  100: await startFakeUpstream({ datasets: 100 }),
+  500: await startFakeUpstream({ datasets: 500 }),
+};
 try {
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
   const goneEnv = { MARKET_DATA_BASE_URL: gone.url, MARKET_DATA_API_KEY: 'sim-live-key' };
+  const staticUpstream = { MARKET_DATA_BASE_URL: big[0].url, MARKET_DATA_API_KEY: 'sim-live-key' };
   const cases = [
     { label: 'bare SDK server, one tool (floor)', args: [bare] },
     { label: 'market-data-mcp --demo (embedded simulator)', args: [cli, '--demo'] },
@@ -99,10 +111,25 @@ try {
       env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'warm') },
     },
     { label: 'market-data-mcp, upstream up, cold (no disk copy)', args: [cli], env: upstream, fresh: 'cold' },
+    // The simulator builds its document on every request (tens of ms here): an upstream that
+    // serves it as a file shows the server's own cost of a first start.
+    { label: 'market-data-mcp, static document, cold (no disk copy)', args: [cli], env: staticUpstream, fresh: 'static-cold' },
     { label: 'market-data-mcp, upstream unreachable, cached', args: [cli], env: { ...goneEnv, MARKET_DATA_CACHE_DIR: join(dir, 'gone') } },
     { label: 'market-data-mcp, upstream unreachable, no disk copy', args: [cli], env: goneEnv, fresh: 'none' },
   ];
+  for (const size of [100, 500]) {
+    const env = { MARKET_DATA_BASE_URL: big[size].url, MARKET_DATA_API_KEY: 'sim-live-key' };
+    cases.push(
+      {
+        label: `market-data-mcp, ${size} upstream datasets, disk copy`,
+        args: [cli],
+        env: { ...env, MARKET_DATA_CACHE_DIR: join(dir, `big-${size}`) },
+      },
+      { label: `market-data-mcp, ${size} upstream datasets, no disk copy`, args: [cli], env, fresh: `big-${size}-cold` },
+    );
+  }
   if (baseline) {
+    const big100 = { MARKET_DATA_BASE_URL: big[100].url, MARKET_DATA_API_KEY: 'sim-live-key' };
     cases.push(
       { label: 'baseline --demo', args: [baseline, '--demo'] },
       {
@@ -110,16 +137,25 @@ try {
         args: [baseline],
         env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base-warm') },
       },
+      { label: 'baseline, upstream up, cold (no disk copy)', args: [baseline], env: upstream, fresh: 'base-cold' },
+      {
+        label: 'baseline, 100 upstream datasets, disk copy',
+        args: [baseline],
+        env: { ...big100, MARKET_DATA_CACHE_DIR: join(dir, 'base-big-100') },
+      },
+      { label: 'baseline, 100 upstream datasets, no disk copy', args: [baseline], env: big100, fresh: 'base-big-100-cold' },
     );
-    await run([baseline], cases.at(-1).env);
   }
   // Leave a disk copy for the cached cases, then take the second upstream away.
-  await run([cli], cases[2].env);
-  await run([cli], cases[4].env);
+  for (const c of cases) if (!c.fresh && c.env?.MARKET_DATA_CACHE_DIR) await run(c.args, c.env);
+  // A second start from the disk copy records its import (src/mcp/import-memo.ts), as a user's would.
+  for (const c of cases) if (c.label.includes('upstream datasets, disk copy')) await run(c.args, c.env);
   await gone.close();
 
-  for (const c of cases) Object.assign(c, { ms: [], mib: [], tools: 0 });
+  const loads = [];
+  for (const c of cases) Object.assign(c, { ms: [], mib: [], peak: [], tools: 0 });
   for (let round = 0; round < rounds; round += 1) {
+    loads.push(loadavg()[0]);
     // Rotate the order too, so no case always runs right after the same neighbour.
     for (let k = 0; k < cases.length; k += 1) {
       const c = cases[(k + round) % cases.length];
@@ -127,27 +163,39 @@ try {
       const result = await run(c.args, env);
       c.ms.push(result.ms);
       c.mib.push(result.mib);
+      c.peak.push(result.peak);
       c.tools = result.tools;
     }
   }
   const floorMs = median(cases[0].ms);
   const floorMib = median(cases[0].mib);
-  console.log(`node ${process.version}, ${rounds} interleaved rounds; spawn → tools/list answered; RSS ${idleMs} ms after it`);
+  const floorPeak = median(cases[0].peak);
+  console.log(
+    `node ${process.version}, ${rounds} interleaved rounds; spawn → tools/list answered; RSS ${idleMs} ms after it; peak RSS at the answer`,
+  );
+  console.log(
+    `load average (1 min) before each round: median ${median(loads).toFixed(1)}, min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`,
+  );
   for (const c of cases) {
     const ms = median(c.ms);
     const mib = median(c.mib);
+    const peak = median(c.peak);
     console.log(
-      `${c.label.padEnd(52)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
+      `${c.label.padEnd(58)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
         `min ${Math.min(...c.ms)
           .toFixed(0)
           .padStart(5)}  max ${Math.max(...c.ms)
           .toFixed(0)
           .padStart(5)}   ` +
-        `idle ${mib.toFixed(1).padStart(5)} MiB  ${(mib / floorMib).toFixed(2)}x   tools ${c.tools}`,
+        `idle ${mib.toFixed(1).padStart(5)} MiB  ${(mib / floorMib).toFixed(2)}x   ` +
+        `peak ${peak.toFixed(1).padStart(5)} MiB  ${(peak / floorPeak).toFixed(2)}x   tools ${c.tools}`,
     );
   }
 } finally {
   await sim.close();
+  await big[0].close();
+  await big[100].close();
+  await big[500].close();
   rmSync(bare, { force: true });
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,16 +4,20 @@
 // of resolving ~45 modules one by one. Dynamic imports (simulator, HTTP transport, demo)
 // stay separate chunks in dist/, loaded only when their mode asks; undici stays a
 // package, loaded with the first request. Measured in BENCHMARKS.md.
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// Every dependency but undici is inside the bundle, so undici is the package's only
+// runtime dependency; the chunks are named bundle-*.js so that package.json's "files"
+// ships them and cli.js, and none of tsc's per-module output that tests and bench read.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const { computePrebuilt } = await import(new URL('../dist/prebuilt.js', import.meta.url).href);
-writeFileSync(join(dist, 'prebuilt.json'), JSON.stringify(computePrebuilt()));
+const prebuilt = computePrebuilt();
 
-const chunk = /^chunk-[A-Z0-9]{8}\.js$|^[a-z-]+-[A-Z0-9]{8}\.js$/;
+const chunk = /^(bundle-)?[a-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 for (const file of readdirSync(dist)) if (chunk.test(file)) rmSync(join(dist, file));
 const staging = join(dist, '.bundle');
 rmSync(staging, { recursive: true, force: true });
@@ -25,7 +29,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  chunkNames: '[name]-[hash]',
+  chunkNames: 'bundle-[name]-[hash]',
   external: ['undici'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -35,3 +39,8 @@ await build({
 rmSync(join(dist, 'cli.js.map'), { force: true });
 for (const file of readdirSync(staging)) renameSync(join(staging, file), join(dist, file));
 rmSync(staging, { recursive: true, force: true });
+// cli.js names every chunk by its content hash: its own hash identifies the whole build.
+const buildId = createHash('sha256')
+  .update(readFileSync(join(dist, 'cli.js')))
+  .digest('hex');
+writeFileSync(join(dist, 'prebuilt.json'), JSON.stringify({ ...prebuilt, buildId }));

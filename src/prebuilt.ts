@@ -15,6 +15,12 @@ export interface Prebuilt {
   catalogDocumentSha256: string;
   /** Tool input JSON Schemas by operation id, as toolInputJsonSchema gives them. */
   inputSchemas: Record<string, Record<string, unknown>>;
+  /**
+   * sha256 of the built dist/cli.js, which names every chunk by its content hash: what
+   * identifies this build's import logic, so that a memoised import of another is not
+   * used (src/mcp/import-memo.ts). Written by scripts/build-bundle.mjs after bundling.
+   */
+  buildId?: string;
 }
 
 export function documentSha256(text: string): string {
@@ -34,7 +40,11 @@ export function loadPrebuilt(url: URL = new URL('./prebuilt.json', import.meta.u
     const parsed = JSON.parse(readFileSync(url, 'utf8')) as Partial<Prebuilt>;
     if (typeof parsed.catalogDocumentSha256 !== 'string' || typeof parsed.inputSchemas !== 'object' || parsed.inputSchemas === null)
       return undefined;
-    return { catalogDocumentSha256: parsed.catalogDocumentSha256, inputSchemas: parsed.inputSchemas };
+    return {
+      catalogDocumentSha256: parsed.catalogDocumentSha256,
+      inputSchemas: parsed.inputSchemas,
+      ...(typeof parsed.buildId === 'string' ? { buildId: parsed.buildId } : {}),
+    };
   } catch {
     return undefined;
   }

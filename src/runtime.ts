@@ -9,6 +9,7 @@ import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { importRecordFile, memoisedImport } from './mcp/import-memo.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
 import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -82,12 +83,13 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     const schema = prebuilt?.inputSchemas[dataset.operationId];
     if (schema) primeToolInputJsonSchema(dataset, schema);
   }
+  // The demo's simulator is in-process: nothing worth keeping on disk.
+  const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
   const registry = new DatasetRegistry({
     client,
     log,
     sourceId: baseUrl ?? 'none',
-    // The demo's simulator is in-process: nothing worth keeping on disk.
-    cacheDir: simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir()),
+    cacheDir,
     toolsets: config.toolsets,
     refreshMs: config.catalogRefreshS * 1000,
     // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
@@ -95,6 +97,9 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     // while the server idles right after start; a tool call loads it sooner anyway.
     firstRefreshDelayMs: 30_000,
     catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
+    importDocument: prebuilt?.buildId
+      ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
+      : undefined,
   });
   const toolsets = checkToolsets(config.toolsets);
   if (toolsets.warning) {

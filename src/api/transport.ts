@@ -6,6 +6,7 @@
 import type { Pool } from 'undici';
 import { isLoopbackHost } from '../config.js';
 import { abortError, ApiError } from './errors.js';
+import { firstGet, type SentResponse } from './first-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';
 import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
 
@@ -59,16 +60,9 @@ export class HttpTransport {
 
   /** One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts. */
   async get(pathAndQuery: string, signal: AbortSignal): Promise<RawResponse> {
-    let response: Awaited<ReturnType<Pool['request']>>;
+    let response: SentResponse;
     try {
-      response = await (
-        await this.connect()
-      ).request({
-        method: 'GET',
-        path: `${this.basePath}${pathAndQuery}`,
-        headers: { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent },
-        signal,
-      });
+      response = await this.send(pathAndQuery, signal);
     } catch (error) {
       throw transportError(error, signal, this.host);
     }
@@ -115,6 +109,15 @@ export class HttpTransport {
     } catch {
       return { ...result, body: undefined, bodyInvalid: true };
     }
+  }
+
+  private async send(pathAndQuery: string, signal: AbortSignal): Promise<SentResponse> {
+    const path = `${this.basePath}${pathAndQuery}`;
+    const headers = { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent };
+    // A first start waits on the document alone: it need not load undici for it (first-get.ts).
+    if (this.pool === undefined && pathAndQuery === '/v1/openapi.json')
+      return firstGet(new URL(path, new URL(this.options.baseUrl).origin), { headers, signal, idleTimeoutMs: 30_000 });
+    return (await this.connect()).request({ method: 'GET', path, headers, signal });
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,23 @@ export interface UpstreamPattern {
 
 const MAX_PATTERN_LENGTH = 300;
 
+/**
+ * Compiled patterns by source: a registry repeats a few patterns (ticker, date, cursor)
+ * in every operation, and compiling one costs about as much as the rest of a parameter's
+ * import. Bounded, since the patterns come from the upstream.
+ */
+const compiledPatterns = new Map<string, UpstreamPattern | undefined>();
+const MAX_COMPILED_PATTERNS = 256;
+
 export function compileUpstreamPattern(pattern: string): UpstreamPattern | undefined {
+  if (compiledPatterns.has(pattern)) return compiledPatterns.get(pattern);
+  if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
+  const compiled = compileOnce(pattern);
+  compiledPatterns.set(pattern, compiled);
+  return compiled;
+}
+
+function compileOnce(pattern: string): UpstreamPattern | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH) return undefined;
   let compiled: RE2JS;
   try {

@@ -15,6 +15,7 @@ import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-impor
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import { toolNameOf } from './dataset-tool.js';
+import type { ImportDocument } from './import-memo.js';
 import { STATUS_TOOL } from './status-tool.js';
 
 export interface RegistryOptions {
@@ -33,6 +34,8 @@ export interface RegistryOptions {
   firstRefreshDelayMs?: number;
   /** sha256 of the catalog's own OpenAPI text: such a document yields the catalog, unimported. */
   catalogDocumentSha256?: string | undefined;
+  /** Wraps every import of a document, e.g. to memoise it (src/mcp/import-memo.ts). */
+  importDocument?: ImportDocument | undefined;
 }
 
 export interface CatalogChange {
@@ -148,10 +151,12 @@ export class DatasetRegistry {
   }
 
   private importReport(document: unknown): ImportReport {
-    return datasetsFromOpenApi(document, {
-      reservedToolNames: RESERVED_TOOL_NAMES,
-      toolNameOf: (operationId) => toolNameOf({ operationId }),
-    });
+    const importNow = (source: unknown): ImportReport =>
+      datasetsFromOpenApi(source, {
+        reservedToolNames: RESERVED_TOOL_NAMES,
+        toolNameOf: (operationId) => toolNameOf({ operationId }),
+      });
+    return this.options.importDocument ? this.options.importDocument(document, importNow) : importNow(document);
   }
 
   /** Applies a document; returns what of it was accepted (to keep on disk), or undefined. */

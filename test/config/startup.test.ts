@@ -5,6 +5,7 @@
  * document identical to one already applied is not imported again.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +50,10 @@ test('the built binary loads neither the simulator, the HTTP transport nor undic
 test('the prebuilt schemas and catalog fingerprint the build wrote are what a start would compute', () => {
   const written = loadPrebuilt(new URL('prebuilt.json', `file://${DIST}`));
   assert.ok(written, 'npm run build writes dist/prebuilt.json');
-  assert.deepEqual(written, computePrebuilt());
+  const { buildId, ...computed } = written;
+  assert.deepEqual(computed, computePrebuilt());
+  const cli = readFileSync(join(DIST, 'cli.js'));
+  assert.equal(buildId, createHash('sha256').update(cli).digest('hex'), "the build id is the bundle's own hash");
   assert.equal(Object.keys(written.inputSchemas).length, DATASETS.length);
 });
 
