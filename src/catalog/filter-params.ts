@@ -39,13 +39,15 @@ const instant = z
   .refine((v) => INSTANT.test(v), { message: 'not an ET date or ISO date-time' })
   .refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T12:00:00Z` : v)), { message: 'not a real date or time' });
 
-export const DEALER_VIEWS = ['latest', 'levels', 'full'] as const;
+export const DEALER_VIEWS = ['latest', 'levels', 'full', 'sessions'] as const;
 
 /** The dealer history's MCP-side parameters: applied over the upstream's pages, never sent. */
 export const dealerShaping = {
   view: z
     .enum(DEALER_VIEWS)
-    .describe('latest (default): newest snapshot, summary first; levels: compact row per snapshot; full: snapshots with strikes.')
+    .describe(
+      'latest (default): newest snapshot; levels: row per snapshot; full: with strikes; sessions: one row per session (flip open/close/range, regime and since when, walls, GEX range).',
+    )
     .optional(),
   session_date: etTradingDate.describe('One ET session (YYYY-MM-DD).').optional(),
   from: instant.describe('Start: ET date or ISO date-time.').optional(),
