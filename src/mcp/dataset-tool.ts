@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
+import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { pagingOf, shapingCovers } from './page-args.js';
@@ -134,15 +135,22 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const { args: resolved, paging } = pagingOf(dataset, given);
   const checked = validateToolArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
+  // Known empty by the calendar: answered here, for free, saying why.
+  const empty = knownEmptyDates(checked.query, Date.now(), followsSessions(dataset));
+  if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
   const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
   if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
 
-  const result = await deps.client.dataset(dataset, checked.ticker, checked.query, {
+  const fetched = await deps.client.dataset(dataset, checked.ticker, checked.query, {
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
+  const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
+  const result = beforeOpen
+    ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
+    : fetched;
   try {
     const shaping = {
       budgetTokens: deps.resultTokens,

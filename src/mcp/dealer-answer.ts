@@ -22,6 +22,7 @@ import {
 import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
 import { baseMeta, toolResult, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
+import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { refusalError } from './tool-errors.js';
 import { fitsTokens } from './tokens.js';
 
@@ -215,6 +216,8 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     position = { u: String(upstream.query['cursor']) };
   }
   const { view, window, limit } = parseShaping(dataset, shapingArgs);
+  const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());
+  if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
   const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
 
