@@ -46,7 +46,7 @@ export const dealerShaping = {
   view: z
     .enum(DEALER_VIEWS)
     .describe(
-      'latest (default): newest snapshot; levels: row per snapshot; full: with strikes; sessions: one row per session (flip open/close/range, regime and since when, walls, GEX range).',
+      'latest (default): newest snapshot; levels: row per snapshot; full: with strikes; sessions: a row per session (flip range, regime since when, walls).',
     )
     .optional(),
   session_date: etTradingDate.describe('One ET session (YYYY-MM-DD).').optional(),

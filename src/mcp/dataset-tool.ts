@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
+import { applyRowFilter, filteredQuery, rowFilterOf } from './row-filters.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
@@ -143,14 +144,17 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
   if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
 
-  const fetched = await deps.client.dataset(dataset, checked.ticker, checked.query, {
+  const rowFilter = rowFilterOf(dataset, resolved);
+  const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
+  const fetched = await deps.client.dataset(dataset, checked.ticker, sent, {
     signal: ctx.mcpReq.signal,
     onProgress: progressReporter(ctx),
   });
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
-  const result = beforeOpen
+  const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
+  const result = rowFilter ? applyRowFilter(noticed, rowFilter) : noticed;
   try {
     const shaping = {
       budgetTokens: deps.resultTokens,
