@@ -9,6 +9,7 @@ import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
 import { applyRowFilter, filteredQuery, rowFilterOf } from './row-filters.js';
+import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
@@ -146,10 +147,13 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   const rowFilter = rowFilterOf(dataset, resolved);
   const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const fetched = await deps.client.dataset(dataset, checked.ticker, sent, {
-    signal: ctx.mcpReq.signal,
-    onProgress: progressReporter(ctx),
-  });
+  const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+  if (outOfScope) throw outOfScope;
+  const fetched = await deps.client
+    .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
+    .catch(async (error: unknown) => {
+      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+    });
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }

@@ -49,7 +49,11 @@ export async function recentDiscover(
   return memories.get(client) ?? { at };
 }
 
-/** The scope a dataset needs, when discover says this key lacks it (and the call would be refused, 403). */
+/**
+ * The scope a dataset needs, when discover says this key lacks it; undefined when the key
+ * is not known to lack it. An administrator-only dataset whose scope the key holds is not
+ * out of scope (its refusal is another matter).
+ */
 export function knownOutOfScope(client: MarketDataClient, operationId: string): { scope: string | undefined } | undefined {
   const data = memories.get(client)?.data;
   const datasets = Array.isArray(data?.['datasets']) ? (data['datasets'] as unknown[]) : [];
@@ -59,7 +63,7 @@ export function knownOutOfScope(client: MarketDataClient, operationId: string): 
     const d = item as Json;
     if (d['operation_id'] !== operationId || d['accessible'] !== false) continue;
     const scope = typeof d['scope'] === 'string' ? d['scope'] : undefined;
-    return { scope: scope !== undefined && scopes.includes(scope) ? undefined : scope };
+    return scope !== undefined && scopes.includes(scope) ? undefined : { scope };
   }
   return undefined;
 }
