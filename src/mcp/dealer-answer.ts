@@ -217,7 +217,13 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   }
   const { view, window, limit } = parseShaping(dataset, shapingArgs);
   const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());
-  if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
+  if (empty)
+    return knownEmptyResult(
+      dataset.operationId,
+      empty,
+      deps.simulated,
+      view === 'levels' ? levelsOf([]) : view === 'sessions' ? { session_summaries: [] } : [],
+    );
   const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
   const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
 

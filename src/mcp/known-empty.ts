@@ -92,9 +92,9 @@ export function knownEmptyDealer(window: { session?: string; from?: string; to?:
 }
 
 /** The answer itself: no rows, not charged, and why, shaped as every result is. */
-export function knownEmptyResult(operationId: string, empty: KnownEmpty, simulated: boolean): CallToolResult {
+export function knownEmptyResult(operationId: string, empty: KnownEmpty, simulated: boolean, data: unknown = []): CallToolResult {
   return toolResult({
-    data: [],
+    data,
     meta: {
       operation_id: operationId,
       cache_hit: false,
