@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// Replays the ten trader questions of bench/questions.md through the stdio server in
-// --demo mode and prints, per question, the tool calls made and the o200k tokens of what
-// the agent reads (structuredContent when present, as Claude Code passes it; else the
-// text). Usage: node bench/questions.mjs [--plan before|after] [--cli dist/cli.js]
-// `before` replays the calls an agent needed on the tools of main before issue 12.
+// Replays the trader questions of bench/questions.md through the stdio server in --demo
+// mode and prints, per question, the tool calls made, the o200k tokens of what the agent
+// reads (structuredContent when present, as Claude Code passes it; else the text) and the
+// quota units spent (read from api_status around each question, outside the count; it
+// costs no unit). Each question should take at most 3 calls and 8,000 tokens: the `ok`
+// column says whether it did, and the exit code is 1 when one did not.
+// Usage: node bench/questions.mjs [--plan before|after] [--cli dist/cli.js]
+// `before` replays the calls an agent needed on the tools of main before issue 12 (its
+// ten questions only).
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -33,6 +37,12 @@ async function follow(call, name, args, max) {
 }
 
 const ANOMALY = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'AMD'];
+const lastWeekend = () => {
+  let t = Date.now() - 86_400_000;
+  while (new Date(t).getUTCDay() !== 6) t -= 86_400_000;
+  const saturday = new Date(t).toISOString().slice(0, 10);
+  return [saturday, new Date(t + 86_400_000).toISOString().slice(0, 10)];
+};
 
 const PLANS = {
   before: [
@@ -51,16 +61,22 @@ const PLANS = {
   ],
   after: [
     (call) => call('derived_dealer_gex_history', { ticker: 'SPY' }),
-    (call) => follow(call, 'derived_dealer_gex_history', { ticker: 'QQQ', view: 'levels', from: daysAgo(7) }, 6),
+    (call) => call('derived_dealer_gex_history', { ticker: 'QQQ', view: 'sessions' }),
     (call) => call('shorts_short_screener', { tickers: 'GME' }),
-    (call) => call('market_oi_change', { tickers: 'NVDA', limit: 20 }),
-    (call) => call('volatility_anomaly', { ticker: 'AAPL', with_tickers: ANOMALY.slice(1).join(',') }),
+    (call) => call('market_oi_change', { tickers: 'NVDA', direction: 'increase', limit: 20 }),
+    (call) => call('volatility_compare', { tickers: ANOMALY.join(','), measure: 'anomaly' }),
     (call) => call('congress_recent_trades', { tickers: 'NVDA', side: 'buy', from: daysAgo(14) }),
     (call) => call('volatility_risk_reversal_skew', { ticker: 'TSLA', from: daysAgo(30) }),
     (call) => call('shorts_volume_and_ratio', { ticker: 'AMC', from: daysAgo(14) }),
     async (call, context) =>
       call('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', session_date: previousWeekday(context.newestSession) }),
     (call) => call('api_status', {}),
+    (call) => call('derived_dealer_gex_history', { ticker: 'SPX', view: 'sessions' }),
+    (call) => call('volatility_compare', { sector: 'Technology', measure: 'skew' }),
+    (call) => call('darkpool_by_ticker', { ticker: 'AAPL', min_notional_usd: 5_000_000, from_time: '14:00' }),
+    (call) => call('stocks_lit_trades_recent', { tickers: 'TSLA', limit: 1000, fields: ['price_usd', 'size', 'executed_at'] }),
+    (call) => call('market_total_options_volume', { from: lastWeekend()[0], to: lastWeekend()[1] }),
+    (call) => call('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', session_date: daysAgo(21) }),
   ],
 };
 
@@ -77,12 +93,21 @@ await client.connect(
 );
 const { tools } = await client.listTools();
 const out = (line) => process.stdout.write(`${line}\n`);
+const MAX_CALLS = 3;
+const MAX_TOKENS = 8000;
 out(`plan ${plan}: tools/list ${tools.length} tools, ${countTokens(JSON.stringify({ tools }))} o200k tokens`);
-out('| # | calls | tokens | largest result | errors |');
-out('| --- | ---: | ---: | ---: | ---: |');
+out(`| # | calls | tokens | units | largest result | errors | ok (<= ${MAX_CALLS} calls, <= ${MAX_TOKENS} tokens) |`);
+out('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
 const context = { newestSession: new Date().toISOString().slice(0, 10) };
+/** Quota units left, as the account gate saw them in the last answer's headers (api_status is free). */
+const quotaLeft = async () => {
+  const status = await client.callTool({ name: 'api_status', arguments: {} });
+  return status.structuredContent?.budget?.quota_remaining ?? null;
+};
 let totalCalls = 0;
 let totalTokens = 0;
+let totalUnits = 0;
+let failed = 0;
 for (const [i, step] of steps.entries()) {
   let calls = 0;
   let tokens = 0;
@@ -101,10 +126,17 @@ for (const [i, step] of steps.entries()) {
     if (name === 'derived_dealer_gex_history' && first?.session_date_et) context.newestSession = first.session_date_et;
     return structured;
   };
+  const before = await quotaLeft();
   await step(call, context);
+  const after = await quotaLeft();
+  const units = before !== null && after !== null ? before - after : null;
+  const ok = calls <= MAX_CALLS && tokens <= MAX_TOKENS;
+  if (!ok) failed += 1;
   totalCalls += calls;
   totalTokens += tokens;
-  out(`| ${i + 1} | ${calls} | ${tokens} | ${largest} | ${errors} |`);
+  totalUnits += units ?? 0;
+  out(`| ${i + 1} | ${calls} | ${tokens} | ${units ?? '?'} | ${largest} | ${errors} | ${ok ? 'yes' : 'NO'} |`);
 }
-out(`| all | ${totalCalls} | ${totalTokens} | | |`);
+out(`| all | ${totalCalls} | ${totalTokens} | ${totalUnits} | | | ${failed === 0 ? 'yes' : `${failed} over`} |`);
 await client.close();
+if (plan === 'after' && failed > 0) process.exitCode = 1;

@@ -10,6 +10,7 @@ import { DATASETS, toolsetOf } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { importRecordFile, memoisedImport } from './mcp/import-memo.js';
+import { rememberDiscover } from './mcp/discover-memory.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
 import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -178,6 +179,7 @@ export function checkToolsets(requested: readonly string[] | undefined): { unkno
 async function inaccessible(client: MarketDataClient, log: Logger): Promise<Set<string>> {
   try {
     const result = await client.meta('/v1/discover', { deadlineMs: 5000 });
+    rememberDiscover(client, result.data);
     const datasets = (result.data as { datasets?: { operation_id?: unknown; accessible?: unknown }[] }).datasets ?? [];
     return new Set(datasets.filter((d) => d.accessible === false && typeof d.operation_id === 'string').map((d) => String(d.operation_id)));
   } catch (error) {

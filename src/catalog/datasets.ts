@@ -14,6 +14,7 @@ import * as z from 'zod';
 import { dealerGexHistoryResponse, dealerToolData } from './dealer-gex.js';
 import { dealerShaping, pageCursor, side, tickerFilter } from './filter-params.js';
 import * as p from './params.js';
+import { darkpoolFilters, litFilters, oiChangeFilters } from './row-filters.js';
 import type { DatasetDefinition, MetaEndpoint } from './types.js';
 
 /**
@@ -157,7 +158,7 @@ export const DATASETS: readonly DatasetDefinition[] = [
     title: 'Recent lit-exchange prints',
     description: 'Most recent market-wide stock prints on lit exchanges.',
     query: { limit: limit(5000, 100), format: summaryFormat },
-    shaping: { cursor: pageCursor },
+    shaping: { cursor: pageCursor, ...litFilters },
     onDemand: false,
     cacheClass: 'intraday',
   },
@@ -177,7 +178,7 @@ export const DATASETS: readonly DatasetDefinition[] = [
     title: 'Top open-interest changes',
     description: 'Largest open-interest changes (contracts) across optionable underlyings for one session. Filter by tickers.',
     query: { session_date: sessionDate, tickers: tickerFilter, limit: limit(2000, 50), format: summaryFormat },
-    shaping: { cursor: pageCursor },
+    shaping: { cursor: pageCursor, ...oiChangeFilters },
     onDemand: false,
     cacheClass: 'daily',
     retentionDays: 365,
@@ -278,7 +279,7 @@ export const DATASETS: readonly DatasetDefinition[] = [
     description: 'Most recent dark-pool (off-exchange) prints for one ticker.',
     ticker,
     query: { session_date: sessionDate, limit: limit(500, 50) },
-    shaping: { cursor: pageCursor },
+    shaping: { cursor: pageCursor, ...darkpoolFilters },
     onDemand: true,
     cacheClass: 'intraday',
     indexesSupported: false,

@@ -84,8 +84,15 @@ export const dealerLevels = z.object({
   ),
 });
 
-/** What the tool's `data` holds: snapshots (latest, full) or levels. */
-export const dealerToolData = z.union([z.array(dealerSnapshot.partial({ strikes: true })), dealerLevels]);
+/** `view=sessions`: one summary per session (src/mcp/dealer-sessions.ts); loose here, as every field is named in its row. */
+export const dealerSessions = z.object({
+  session_summaries: z
+    .array(z.record(z.string(), z.union([z.string(), z.number()])))
+    .describe('Newest first. regime: spot against the gamma flip; regime_since: when the closing regime began.'),
+});
+
+/** What the tool's `data` holds: snapshots (latest, full), levels or session summaries. */
+export const dealerToolData = z.union([z.array(dealerSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
 
 /** A snapshot as it arrives: an upstream may send values outside the sets above. */
 export type DealerSnapshot = Omit<z.infer<typeof dealerSnapshot>, 'state' | 'strikes'> & {

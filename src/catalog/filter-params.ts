@@ -9,6 +9,21 @@ const TICKER = '[A-Z][A-Z0-9]*(\\.[A-Z0-9]+)*';
 /** 1 to 10 comma-separated tickers. */
 export const TICKER_LIST = new RegExp(`^${TICKER}(,${TICKER}){0,9}$`);
 
+/** Tickers a list may hold in one call. */
+export const MAX_LIST_TICKERS = 10;
+
+/**
+ * A list of well-formed tickers that is only too long: told as such, not as an invalid
+ * ticker (the list pattern refuses both alike). Undefined for any other value.
+ */
+export function tooManyTickers(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const items = value.split(',');
+  const one = new RegExp(`^${TICKER}$`);
+  if (items.length <= MAX_LIST_TICKERS || !items.every((t) => one.test(t))) return undefined;
+  return `${items.length} tickers: at most ${MAX_LIST_TICKERS} in one call. Split the list into calls of ${MAX_LIST_TICKERS} or fewer.`;
+}
+
 /** Upstream filter: only rows of these tickers. */
 export const tickerFilter = refusedAs(
   // A refinement, not a regex: the list pattern would cost tokens in every tools/list.
@@ -39,13 +54,15 @@ const instant = z
   .refine((v) => INSTANT.test(v), { message: 'not an ET date or ISO date-time' })
   .refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T12:00:00Z` : v)), { message: 'not a real date or time' });
 
-export const DEALER_VIEWS = ['latest', 'levels', 'full'] as const;
+export const DEALER_VIEWS = ['latest', 'levels', 'full', 'sessions'] as const;
 
 /** The dealer history's MCP-side parameters: applied over the upstream's pages, never sent. */
 export const dealerShaping = {
   view: z
     .enum(DEALER_VIEWS)
-    .describe('latest (default): newest snapshot, summary first; levels: compact row per snapshot; full: snapshots with strikes.')
+    .describe(
+      'latest (default): newest snapshot; levels: row per snapshot; full: with strikes; sessions: a row per session (flip range, regime since when, walls).',
+    )
     .optional(),
   session_date: etTradingDate.describe('One ET session (YYYY-MM-DD).').optional(),
   from: instant.describe('Start: ET date or ISO date-time.').optional(),

@@ -15,6 +15,7 @@ import { quoteValue } from '../sanitize.js';
 import type { ApiErrorCode } from './error-codes.js';
 import { DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, refusalCodeOf } from './params.js';
 import type { DatasetDefinition } from './types.js';
+import { tooManyTickers } from './filter-params.js';
 
 export interface ParamRefusal {
   readonly code: ApiErrorCode;
@@ -236,6 +237,8 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   const result = schema.safeParse(typed);
   if (result.success) return { ok: true, value: result.data };
   const code = refusalCodeOf(schema);
+  const tooMany = code === 'TICKER_INVALID' ? tooManyTickers(typed) : undefined;
+  if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, describeParam(name, schema));
   if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };
   return refuse(code, name, `Invalid value ${quoteValue(raw)} for "${name}".`, describeParam(name, schema));
 }

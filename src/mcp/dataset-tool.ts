@@ -8,6 +8,9 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
+import { applyRowFilter, filteredQuery, rowFilterOf } from './row-filters.js';
+import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
+import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { pagingOf, shapingCovers } from './page-args.js';
@@ -135,15 +138,28 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const { args: resolved, paging } = pagingOf(dataset, given);
   const checked = validateToolArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
+  // Known empty by the calendar: answered here, for free, saying why.
+  const empty = knownEmptyDates(checked.query, Date.now(), followsSessions(dataset));
+  if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
   const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
   if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
 
-  const result = await deps.client.dataset(dataset, checked.ticker, checked.query, {
-    signal: ctx.mcpReq.signal,
-    onProgress: progressReporter(ctx),
-  });
+  const rowFilter = rowFilterOf(dataset, resolved);
+  const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
+  const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+  if (outOfScope) throw outOfScope;
+  const fetched = await deps.client
+    .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
+    .catch(async (error: unknown) => {
+      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+    });
+  const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
+  const noticed = beforeOpen
+    ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
+    : fetched;
+  const result = rowFilter ? applyRowFilter(noticed, rowFilter) : noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
   const shaped = (answer: CallToolResult): CallToolResult => {
@@ -169,7 +185,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     rememberFields(deps.client, dataset, checked.query, available);
     const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
     if (fields && unknown.length === fields.length)
-      throw unknownFieldsError(unknown, available, 'after', deps.client.cachedForMs(dataset, checked.ticker, checked.query));
+      throw unknownFieldsError(unknown, available, 'after', deps.client.cachedForMs(dataset, checked.ticker, sent));
     const reported =
       unknown.length === 0
         ? result
@@ -180,7 +196,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     return shaped(await successResult(reported, { ...shaping, fields }));
   } catch (error) {
     // A result that failed shaping (a bug of ours, not an ApiError) is not kept in the cache.
-    if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, checked.query);
+    if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, sent);
     throw error;
   }
 }

@@ -21,6 +21,8 @@ import {
 } from '../catalog/index.js';
 import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
 import { baseMeta, toolResult, type ToolMeta } from './results.js';
+import { summariseSessions } from './dealer-sessions.js';
+import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { refusalError } from './tool-errors.js';
 import { fitsTokens } from './tokens.js';
 
@@ -37,7 +39,7 @@ export interface DealerDeps {
   onProgress: ((event: ProgressEvent) => void) | undefined;
 }
 
-type View = 'latest' | 'levels' | 'full';
+type View = 'latest' | 'levels' | 'full' | 'sessions';
 
 interface Window {
   session?: string;
@@ -214,6 +216,14 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     position = { u: String(upstream.query['cursor']) };
   }
   const { view, window, limit } = parseShaping(dataset, shapingArgs);
+  const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());
+  if (empty)
+    return knownEmptyResult(
+      dataset.operationId,
+      empty,
+      deps.simulated,
+      view === 'levels' ? levelsOf([]) : view === 'sessions' ? { session_summaries: [] } : [],
+    );
   const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
   const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
 
@@ -234,8 +244,9 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     for (const [index, row] of rows.entries()) {
       if (!seenSessions.includes(row.session_date_et)) seenSessions.push(row.session_date_et);
       if (position.a && Date.parse(row.snapshot_at) >= Date.parse(position.a)) continue;
-      // Without a range, levels and full cover the newest session seen.
-      if (view !== 'latest' && !resolved.session && !resolved.from && !resolved.to) resolved.session = row.session_date_et;
+      // Without a range, levels and full cover the newest session seen; sessions covers all three.
+      if (view !== 'latest' && view !== 'sessions' && !resolved.session && !resolved.from && !resolved.to)
+        resolved.session = row.session_date_et;
       const where = place(row, resolved);
       if (where === 'newer') continue;
       if (where === 'older') break walk;
@@ -299,7 +310,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         : undefined;
     const newest = shown[0];
     return {
-      data: view === 'levels' ? levelsOf(shown) : shown,
+      data: view === 'levels' ? levelsOf(shown) : view === 'sessions' ? { session_summaries: summariseSessions(shown) } : shown,
       meta: {
         ...meta,
         ...(newest ? { as_of: newest.snapshot_at } : {}),

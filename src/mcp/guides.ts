@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
-import { buildOpenApiDocument } from '../catalog/index.js';
+import { buildOpenApiDocument, DEALER_TICKER_PATTERN } from '../catalog/index.js';
 import type { DatasetRegistry } from './registry.js';
 
 export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
@@ -45,7 +45,7 @@ export function registerPrompts(server: McpServer): void {
     {
       title: 'Dealer positioning briefing',
       description: 'Brief one ticker: dealer gamma levels, volatility skew and short activity.',
-      argsSchema: z.object({ ticker: z.string().describe('Upper-case ticker of 1 to 5 letters, e.g. SPY') }),
+      argsSchema: z.object({ ticker: z.string().describe('Upper-case ticker, e.g. SPY or BRK.B') }),
     },
     ({ ticker }) => ({
       messages: [
@@ -55,7 +55,10 @@ export function registerPrompts(server: McpServer): void {
             type: 'text',
             text: [
               `Brief me on dealer positioning in ${ticker}.`,
-              `1. Call derived_dealer_gex_history with ticker=${ticker} (the newest snapshot): report spot, king strike, gamma flip, call wall and put wall, and whether spot is above the flip (dealers long gamma, dampening) or below it (short gamma, amplifying). For how the levels moved today, call it again with view=levels.`,
+              // The dealer history takes 1 to 5 letters only (the spec's pattern): a class share is briefed without it.
+              DEALER_TICKER_PATTERN.test(ticker)
+                ? `1. Call derived_dealer_gex_history with ticker=${ticker} (the newest snapshot): report spot, king strike, gamma flip, call wall and put wall, and whether spot is above the flip (dealers long gamma, dampening) or below it (short gamma, amplifying). For the last three sessions, call it again with view=sessions.`
+                : `1. The dealer gamma history covers tickers of 1 to 5 letters only, not ${ticker}: say so in one line and skip it.`,
               `2. Call volatility_risk_reversal_skew for ${ticker} to say whether puts or calls are bid.`,
               `3. Call shorts_volume_and_ratio for ${ticker} for the recent short ratio.`,
               'Keep it to one short paragraph per step and a one-line conclusion. If a tool returns an error, follow its guidance instead of guessing numbers.',
@@ -70,7 +73,9 @@ export function registerPrompts(server: McpServer): void {
     {
       title: 'Short-squeeze screen',
       description: 'Find heavily shorted names and check the best candidates.',
-      argsSchema: z.object({ min_short_float_pct: z.string().describe('Minimum short interest as percent of float, e.g. 20').optional() }),
+      argsSchema: z.object({
+        min_short_float_pct: z.string().describe('Minimum short interest as percent of float (default 10)').optional(),
+      }),
     },
     ({ min_short_float_pct }) => ({
       messages: [
@@ -80,7 +85,7 @@ export function registerPrompts(server: McpServer): void {
             type: 'text',
             text: [
               `Screen for short-squeeze candidates.`,
-              `1. Call shorts_short_screener with min_short_float_pct=${min_short_float_pct ?? '20'}, limit=10 and fields=["ticker","short_float_pct","days_to_cover"].`,
+              `1. Call shorts_short_screener with min_short_float_pct=${min_short_float_pct ?? '10'}, limit=10 and fields=["ticker","short_float_pct","days_to_cover"]. If fewer than three names come back, call it once more without min_short_float_pct.`,
               '2. For the top three by days to cover, call shorts_volume_and_ratio to see whether short volume is rising.',
               '3. Rank them with a one-line reason each. Every successful call costs one unit of quota: do not call more than needed.',
             ].join('\n'),

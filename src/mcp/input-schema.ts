@@ -6,6 +6,7 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { isRequiredParam, paramJsonSchema, type DatasetDefinition } from '../catalog/index.js';
+import { portableProperty } from './portable-constraints.js';
 
 export type ToolArguments = Record<string, unknown>;
 type JsonSchemaObject = Record<string, unknown>;
@@ -38,13 +39,13 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   const required: string[] = [];
   if (dataset.ticker) {
     const { schema, description } = paramJsonSchema(dataset.ticker);
-    properties['ticker'] = { ...schema, ...(description ? { description } : {}) };
+    properties['ticker'] = portableProperty({ ...schema, ...(description ? { description } : {}) });
     required.push('ticker');
   }
   // MCP-side parameters (shaping) are advertised in place of an upstream one of the same name.
   for (const [name, zodSchema] of Object.entries({ ...dataset.query, ...dataset.shaping })) {
     const { schema, description } = paramJsonSchema(zodSchema);
-    properties[name] = { ...schema, ...(description ? { description } : {}) };
+    properties[name] = portableProperty({ ...schema, ...(description ? { description } : {}) });
     if (isRequiredParam(zodSchema)) required.push(name);
   }
   if (supportsFields(dataset)) {

@@ -17,6 +17,7 @@ import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import { toolNameOf } from './dataset-tool.js';
 import type { ImportDocument } from './import-memo.js';
 import { STATUS_TOOL } from './status-tool.js';
+import { COMPARE_TOOL } from './volatility-compare.js';
 
 export interface RegistryOptions {
   client: MarketDataClient;
@@ -47,7 +48,7 @@ export interface CatalogChange {
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
 /** Tools that are not datasets; no upstream operation may take their names. */
-const RESERVED_TOOL_NAMES = [STATUS_TOOL];
+const RESERVED_TOOL_NAMES = [STATUS_TOOL, COMPARE_TOOL];
 
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'market-data-mcp');

@@ -12,6 +12,7 @@ import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from './registry.js';
 import { registerStatusTool } from './status-tool.js';
 import { guardPrototypeArguments } from './prototype-guard.js';
+import { registerVolatilityCompare } from './volatility-compare.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -79,6 +80,14 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,
   });
+  // Offered with the volatility toolset it fans out to.
+  if (deps.registry.datasets().some((d) => d.operationId.startsWith('volatility.')))
+    registerVolatilityCompare(server, {
+      client: deps.client,
+      datasets: () => deps.registry.datasets().filter((d) => !deps.hidden?.has(d.operationId)),
+      resultTokens: deps.resultTokens,
+      simulated: deps.simulated,
+    });
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);

@@ -1,12 +1,15 @@
 /**
- * `api_status`: free of quota. Opens with one line an agent can act on (calls left this
- * minute, quota left and its reset, anything disabled or out of scope), then the tools
- * this key cannot use, the budget once, the key's scope and the service's health.
+ * `api_status`: free of quota and nearly free of rate. It answers from what the account
+ * gate already knows (the server's limit headers of the last answer) and from a discover
+ * of the last minute (src/mcp/discover-memory.ts): at most one free request a minute,
+ * none without a key. One line first an agent can act on (calls left this minute, quota
+ * left and its reset, anything disabled or out of scope); `details` adds scopes,
+ * capabilities, the gate's and cache's state and the base URL.
  */
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
 import { toolNameOf } from './dataset-tool.js';
-import { asApiError } from './tool-errors.js';
+import { recentDiscover } from './discover-memory.js';
 import { advertisedSchema } from './input-schema.js';
 import { withinBudget } from './results.js';
 
@@ -60,9 +63,25 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
   return out;
 }
 
+/** Whether the key works, as far as this server knows without spending anything. */
+export type KeyState = { kind: 'ok' } | { kind: 'none' } | { kind: 'failed'; code: string } | { kind: 'unchecked' };
+
+function keyWords(key: KeyState): string {
+  switch (key.kind) {
+    case 'ok':
+      return 'Key OK.';
+    case 'none':
+      return 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
+    case 'failed':
+      return `Key NOT working (${key.code}): see key.error.`;
+    case 'unchecked':
+      return 'Key not checked yet (discover did not answer).';
+  }
+}
+
 /** The one line: what the agent can do right now. */
-export function statusLine(budget: Json, quota: Json, keyOk: boolean, unusable: { tool: string; reason: string }[]): string {
-  const parts: string[] = [keyOk ? 'Key OK.' : 'Key NOT working: see key.error.'];
+export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: { tool: string; reason: string }[]): string {
+  const parts: string[] = [keyWords(key)];
   const rateLeft = num(budget['rate_remaining']);
   const rateLimit = num(budget['rate_limit_per_window']);
   const rateReset = str(budget['rate_window_resets_at']);
@@ -83,8 +102,34 @@ export function statusLine(budget: Json, quota: Json, keyOk: boolean, unusable: 
     ? (budget['disabled'] as unknown[]).filter((d): d is string => typeof d === 'string')
     : [];
   if (disabled.length > 0) parts.push(`Disabled: ${disabled.join(', ')}.`);
-  if (unusable.length > 0) parts.push(`Cannot use: ${unusable.map((u) => u.tool).join(', ')}.`);
+  if (unusable.length > 4) parts.push(`Cannot use ${unusable.length} tools or toolsets: see cannot_use.`);
+  else if (unusable.length > 0) parts.push(`Cannot use: ${unusable.map((u) => u.tool).join(', ')}.`);
   return parts.join(' ');
+}
+
+/** The reason in a few words for the default answer; the full one is in details. */
+function shortReason(reason: string): string {
+  if (reason.startsWith('limited to administrator')) return 'administrator accounts only';
+  return reason.startsWith("out of this key's scope") ? "out of this key's scope" : reason;
+}
+
+/**
+ * Unusable tools grouped by reason, a toolset out of scope as `toolset_*`: a scope is per
+ * toolset (read:shorts), so all its tools share the reason.
+ */
+export function groupedUnusable(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const { tool, reason } of unusable) (groups[shortReason(reason)] ??= []).push(tool);
+  for (const [reason, tools] of Object.entries(groups)) {
+    if (reason !== "out of this key's scope") continue;
+    const byToolset = new Map<string, string[]>();
+    for (const tool of tools) {
+      const toolset = tool.split('_')[0] ?? tool;
+      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool]);
+    }
+    groups[reason] = [...byToolset.keys()].map((toolset) => `${toolset}_*`);
+  }
+  return groups;
 }
 
 export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
@@ -92,53 +137,92 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
     STATUS_TOOL,
     {
       title: 'API status and budget',
-      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free: one line on what the key can do now (calls left this minute, quota left and its reset, disabled or out-of-scope tools), then details. Call it when a tool reports an auth, scope, quota or rate problem.`,
-      inputSchema: advertisedSchema({ type: 'object', properties: {}, additionalProperties: false }),
+      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free, no quota: one line on what the key can do now (calls left this minute, quota and its reset, tools it cannot use). Call it when a tool reports an auth, scope, quota or rate problem.`,
+      inputSchema: advertisedSchema({
+        type: 'object',
+        properties: { details: { type: 'boolean', description: 'Also scopes, capabilities, gate and cache state (default false).' } },
+        additionalProperties: false,
+      }),
       annotations: { readOnlyHint: true },
     },
-    async (_args, ctx): Promise<CallToolResult> => {
-      const [discover, health] = await Promise.allSettled([
-        deps.client.meta('/v1/discover', { signal: ctx.mcpReq.signal, deadlineMs: 10_000 }),
-        deps.client.meta('/v1/health', { signal: ctx.mcpReq.signal, deadlineMs: 10_000 }),
-      ]);
-      const discovered = discover.status === 'fulfilled' ? record(discover.value.data) : undefined;
+    async (args, ctx): Promise<CallToolResult> => {
+      const details = (args as { details?: unknown }).details === true;
+      // No key: nothing to ask the API, and nothing it could say about a key.
+      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { signal: ctx.mcpReq.signal }) : undefined;
+      const discovered = memory?.data;
       const budget = record(await deps.client.budget());
       const upstreamQuota = record(discovered?.['quota']);
-      // The quota once: the limiter's view of the headers, else discover's.
+      // The quota once: the gate's view of the headers, else discover's.
       const quota = {
         remaining: num(budget['quota_remaining']) ?? num(upstreamQuota['monthly_remaining']),
         limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
         resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
       };
+      const key: KeyState = !deps.keyConfigured
+        ? { kind: 'none' }
+        : discovered
+          ? { kind: 'ok' }
+          : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
+            ? { kind: 'failed', code: memory.error.code }
+            : { kind: 'unchecked' };
       const unusable = unusableTools(discovered);
-      const status = {
-        summary: [
-          deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
-          statusLine(budget, quota, discovered !== undefined, unusable),
-          deps.configWarnings.length > 0 ? `Settings fell back to defaults: see server.config_warnings.` : '',
-        ]
-          .filter(Boolean)
-          .join(' '),
-        cannot_use: unusable,
-        // The quota once, flat beside the rate: the limiter's view of the headers, else discover's.
-        budget: {
-          ...budget,
-          quota_remaining: quota.remaining ?? null,
-          quota_limit: quota.limit ?? null,
-          quota_resets_at: quota.resets_at ?? null,
-        },
-        key: discovered
-          ? { ok: true, access_scope: discovered['access_scope'] ?? null, capabilities: discovered['capabilities'] ?? null }
-          : { ok: false, error: discover.status === 'rejected' ? asApiError(discover.reason).toJSON() : null },
-        health: health.status === 'fulfilled' ? health.value.data : { error: asApiError(health.reason).toJSON() },
-        server: {
-          base_url: deps.baseUrl ?? null,
-          key_configured: deps.keyConfigured,
-          simulated: deps.simulated,
-          tools_for_datasets: deps.datasetCount(),
-          config_warnings: deps.configWarnings,
-        },
+      // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
+      const named = details
+        ? unusable
+        : Object.values(groupedUnusable(unusable)).flatMap((tools) => tools.map((tool) => ({ tool, reason: '' })));
+      const summary = [
+        deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
+        statusLine(budget, quota, key, named),
+        deps.configWarnings.length > 0 ? `Settings fell back to defaults: see server.config_warnings.` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      const compactBudget = {
+        mode: budget['mode'],
+        ...(budget['mode_reason'] ? { mode_reason: budget['mode_reason'] } : {}),
+        rate_remaining: budget['rate_remaining'] ?? null,
+        rate_window_resets_at: budget['rate_window_resets_at'] ?? null,
+        quota_remaining: quota.remaining ?? null,
+        quota_resets_at: quota.resets_at ?? null,
+        ...(budget['paused_until'] ? { paused_until: budget['paused_until'] } : {}),
+        ...(budget['quota_exhausted'] === true ? { quota_exhausted: true } : {}),
       };
+      const keyPart = {
+        configured: deps.keyConfigured,
+        ok: key.kind === 'ok' ? true : key.kind === 'failed' ? false : null,
+        ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
+        ...(memory?.error ? { error: memory.error.toJSON() } : {}),
+      };
+      const status = details
+        ? {
+            summary,
+            cannot_use: unusable,
+            budget: {
+              ...budget,
+              quota_remaining: quota.remaining ?? null,
+              quota_limit: quota.limit ?? null,
+              quota_resets_at: quota.resets_at ?? null,
+            },
+            key: {
+              ...keyPart,
+              access_scope: discovered?.['access_scope'] ?? null,
+              capabilities: discovered?.['capabilities'] ?? null,
+            },
+            server: {
+              base_url: deps.baseUrl ?? null,
+              simulated: deps.simulated,
+              tools_for_datasets: deps.datasetCount(),
+              config_warnings: deps.configWarnings,
+            },
+          }
+        : {
+            summary,
+            cannot_use: groupedUnusable(unusable),
+            budget: compactBudget,
+            key: keyPart,
+            server: { simulated: deps.simulated, config_warnings: deps.configWarnings },
+            more: 'details=true adds scopes, capabilities, gate and cache state.',
+          };
       const fitted = await withinBudget(status, deps.resultTokens ?? 8000);
       return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
     },

@@ -38,8 +38,9 @@ const FACTOR_VOL: Record<Factor, number> = {
   crypto: 0.5,
   meme: 0.45,
   growth: 0.1,
+  small: 0.14,
 };
-const STYLE_LOADING: Record<Style, number> = { rates: 1, gold: 1, crypto: 1.2, meme: 1.2, growth: 0.8 };
+const STYLE_LOADING: Record<Style, number> = { rates: 1, gold: 1, crypto: 1.2, meme: 1.2, growth: 0.8, small: 1 };
 
 interface Exposure {
   readonly loadings: readonly (readonly [Factor, number])[];

@@ -17,7 +17,8 @@ export { SECTORS };
 export type Sector = (typeof SECTORS)[number];
 
 /** Common drivers beyond the market and the sector, for the correlation factor model. */
-export type Style = 'rates' | 'gold' | 'crypto' | 'meme' | 'growth';
+/** `small`: the size factor small caps share, which keeps the Russell 2000 further from the S&P 500 than the Nasdaq-100 is. */
+export type Style = 'rates' | 'gold' | 'crypto' | 'meme' | 'growth' | 'small';
 
 export type DividendFrequency = 'monthly' | 'quarterly' | 'semiannual' | 'annual';
 
@@ -95,7 +96,7 @@ export const REFERENCE: readonly ReferenceSymbol[] = [
   // Indices: quoted, optionable, but with no shares, float or dividends
   index({ ticker: 'SPX', name: 'S&P 500 Index', sector: null, exchange: 'CBOE', price: 6705, iv: 0.15, beta: 1, dailyExpiries: true }),
   index({ ticker: 'NDX', name: 'Nasdaq-100 Index', sector: null, exchange: 'NASDAQ', price: 24550, iv: 0.19, beta: 1.15, style: 'growth', dailyExpiries: true }),
-  index({ ticker: 'RUT', name: 'Russell 2000 Index', sector: null, exchange: 'CBOE', price: 2440, iv: 0.22, beta: 1.2, dailyExpiries: true }),
+  index({ ticker: 'RUT', name: 'Russell 2000 Index', sector: null, exchange: 'CBOE', price: 2440, iv: 0.22, beta: 1.2, style: 'small', dailyExpiries: true }),
   index({ ticker: 'VIX', name: 'CBOE Volatility Index', sector: null, exchange: 'CBOE', price: 17, iv: 0.9, beta: -4 }),
   // Mega and large caps
   stock({ ticker: 'AAPL', name: 'Apple Inc.', sector: 'Technology', exchange: 'NASDAQ', price: 268, sharesM: 14840, floatM: 14800, dividend: q(1.04, '2012-08-09'), iv: 0.25, beta: 1.1, shortPct: 0.8, advM: 48, revenueB: 416, margin: 0.27, segments: [['iPhone', 0.5], ['Services', 0.26], ['Mac', 0.08], ['iPad', 0.07], ['Wearables, Home and Accessories', 0.09]] }),

@@ -62,7 +62,7 @@ test('api_status opens with one line on calls, quota and what the key cannot use
     {},
     async (session) => {
       await session.answer('market_total_options_volume', {});
-      const status = (await session.call('api_status', {})).structuredContent as {
+      const status = (await session.call('api_status', { details: true })).structuredContent as {
         summary: string;
         cannot_use: { tool: string; reason: string }[];
       };
@@ -72,7 +72,7 @@ test('api_status opens with one line on calls, quota and what the key cannot use
       const blocked = status.cannot_use.map((u) => u.tool);
       assert.ok(blocked.includes('flow_ticker_overview'), 'admin-only tool listed');
       assert.ok(blocked.includes('shorts_short_screener'), 'out-of-scope tool listed');
-      assert.match(status.summary, /Cannot use: .*shorts_short_screener/);
+      assert.match(status.summary, /Cannot use \d+ tools or toolsets: see cannot_use/);
       assert.ok(!blocked.includes('market_total_options_volume'));
     },
     'sim-narrow-key',

@@ -132,7 +132,8 @@ test('the legacy v1 SDK client lists the same tools and gets structured results'
   const { client, close } = await connectV1({ args: ['--demo'] });
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, DATASETS.length + 1);
+    // Beside the datasets: api_status and volatility_compare.
+    assert.equal(tools.length, DATASETS.length + 2);
     const ok = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 3 } });
     assert.notEqual(ok.isError, true);
     const structured = ok.structuredContent as { data: unknown[]; meta: { simulated: boolean; data_source: string } };

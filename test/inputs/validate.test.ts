@@ -97,7 +97,7 @@ test('host control properties are dropped, every other unknown name is refused w
   assert.equal(unknown.hint, 'Accepted parameters: ticker, limit, cursor, fields.');
   const marketWide = refusal(validateToolArguments(dataset('market.oi_change'), { ticker: 'SPY' }, { extraParams: ['fields'] }));
   assert.match(marketWide.message, /"ticker" does not apply/);
-  assert.equal(marketWide.hint, 'Accepted parameters: session_date, tickers, limit, format, cursor, fields.');
+  assert.equal(marketWide.hint, 'Accepted parameters: session_date, tickers, limit, format, cursor, direction, fields.');
 });
 
 test('a ticker longer than any listed symbol is refused before any request', () => {

@@ -10,8 +10,9 @@ import { STOCKS, type ReferenceSymbol } from '../reference.js';
 import type { CongressSide } from '../../catalog/index.js';
 import { limitOf, requireSymbol, stringParam, type FilterFields, type Generator, type GeneratorContext, type Row } from './context.js';
 import { closeInstant, requestedDays } from './days.js';
+import { filedQuarters } from './fiscal.js';
 
-/** Calendar quarter ends, newest first, whose report is filed by `date`. */
+/** Calendar quarter ends, newest first, whose report is filed by `date` (13F periods are calendar quarters). */
 function reportedQuarters(date: EtDate, count: number, lagDays: number): EtDate[] {
   const ends: EtDate[] = [];
   let year = Number(date.slice(0, 4));
@@ -29,10 +30,6 @@ function reportedQuarters(date: EtDate, count: number, lagDays: number): EtDate[
   return ends;
 }
 
-function quarterLabel(end: EtDate): string {
-  return `${end.slice(0, 4)}Q${Math.ceil(Number(end.slice(5, 7)) / 3)}`;
-}
-
 export const fundamentalBreakdown: Generator = (ctx) => {
   const symbol = requireSymbol(ctx);
   // A fund files no 10-Q: no rows (other tools' callers pass SPY everywhere, and get an honest empty answer).
@@ -42,21 +39,23 @@ export const fundamentalBreakdown: Generator = (ctx) => {
   const growth = symbol.style === 'growth' ? 0.15 : 0.04;
   const segments = [...(symbol.segments ?? [['Total', 1] as const])].sort((a, b) => b[1] - a[1]);
   const [topName, topShare] = segments[0] ?? ['Total', 1];
-  const rows = reportedQuarters(ctx.session.date, limitOf(ctx, 8), 40).map((end, i) => {
+  const rows = filedQuarters(symbol.ticker, ctx.session.date, limitOf(ctx, 8)).map((quarter, i) => {
+    const end = quarter.periodEnd;
     const random = seededRandom(ctx.seed, 'fundamentals', symbol.ticker, end);
     const revenue = Math.round(((revenueB * 1e9) / 4) * (1 + growth) ** (-i / 4) * Math.exp(0.03 * gaussian(random)));
     const netIncome = Math.round(revenue * (margin + 0.015 * gaussian(random)));
-    const annual = end.slice(5, 7) === '12';
+    // The mix moves a little each quarter (a product cycle, a strong services quarter).
+    const share = Math.min(0.97, topShare * Math.exp(0.05 * gaussian(random)));
     return {
-      fiscal_period: quarterLabel(end),
+      fiscal_period: quarter.label,
       period_end: end,
-      form: annual ? '10-K' : '10-Q',
-      filed_on: tradingDayOnOrBefore(shiftDate(end, annual ? 55 : 35)),
+      form: quarter.form,
+      filed_on: quarter.filedOn,
       revenue_usd: revenue,
       net_income_usd: netIncome,
       eps_diluted_usd: round(netIncome / (symbol.sharesM * 1e6), 2),
       top_segment: topName,
-      top_segment_revenue_usd: Math.round(revenue * topShare),
+      top_segment_revenue_usd: Math.round(revenue * share),
     };
   });
   return { data: rows, asOf: closeInstant(String(rows[0]?.filed_on ?? ctx.session.date), ctx) };
@@ -91,10 +90,30 @@ const HOLDERS: readonly (readonly [string, number])[] = [
   ['Renaissance Technologies', 0.2],
 ];
 
+/** Index managers: their stakes follow the index weight and move a fraction of a percent a quarter. */
+const PASSIVE = new Set([
+  'Vanguard Group Inc.',
+  'BlackRock, Inc.',
+  'State Street Corporation',
+  'Geode Capital Management',
+  'Northern Trust Corporation',
+  'Norges Bank Investment Management',
+  'Charles Schwab Investment Management',
+  'Legal & General Investment Management',
+  'BNY Mellon',
+  'Amundi',
+  'UBS Asset Management',
+]);
+
+/** Quarterly spread of a stake, in log terms: an index fund drifts, an active manager trades. */
+function quarterlyDrift(holder: string): number {
+  return PASSIVE.has(holder) ? 0.004 : 0.03;
+}
+
 function holding(ctx: GeneratorContext, symbol: ReferenceSymbol, holder: string, weight: number, period: EtDate): number {
-  // A holder's stake is mostly persistent (index funds), moving a few percent a quarter.
+  // A holder's stake is mostly persistent, moving by its own drift a quarter.
   const persistent = gaussian(seededRandom(ctx.seed, '13f', symbol.ticker, holder));
-  const quarterly = gaussian(seededRandom(ctx.seed, '13f', symbol.ticker, holder, period));
+  const quarterly = (gaussian(seededRandom(ctx.seed, '13f', symbol.ticker, holder, period)) * quarterlyDrift(holder)) / 0.025;
   // Closely held floats (WMT, ORCL, BRK.B) leave less for institutions.
   const floatShare = symbol.floatM / Math.max(symbol.sharesM, 1);
   return Math.round(symbol.sharesM * 1e6 * (weight / 100) * floatShare * Math.exp(0.12 * persistent + 0.025 * quarterly));
@@ -123,6 +142,47 @@ export const ownershipByTicker: Generator = (ctx) => {
   return { data: rows.slice(0, limitOf(ctx, 25)), asOf: closeInstant(shiftDate(period, 45), ctx) };
 };
 
+const FIRST_NAMES = [
+  'Avery',
+  'Jordan',
+  'Morgan',
+  'Casey',
+  'Elena',
+  'Samuel',
+  'Naomi',
+  'Victor',
+  'Ingrid',
+  'Rafael',
+  'Lena',
+  'Owen',
+] as const;
+const LAST_NAMES = [
+  'Hartley',
+  'Okoro',
+  'Brandt',
+  'Castellano',
+  'Nakamura',
+  'Lindgren',
+  'Mercer',
+  'Abernathy',
+  'Duval',
+  'Sorensen',
+] as const;
+const ROLES = [
+  'Chief Executive Officer',
+  'Chief Financial Officer',
+  'Chief Operating Officer',
+  'General Counsel',
+  'Director',
+  'Director',
+] as const;
+
+/** A company's Form 4 filers, one per role: fictional names, as the trades are synthetic. */
+function insidersOf(seed: number, symbol: ReferenceSymbol): { name: string; role: string }[] {
+  const random = seededRandom(seed, 'insiders', symbol.ticker);
+  return ROLES.map((role) => ({ name: `${pick(random, FIRST_NAMES)} ${pick(random, LAST_NAMES)}`, role }));
+}
+
 export const insiderBuySells: Generator = (ctx) => {
   const symbol = requireSymbol(ctx);
   // Fund shares have no officers or directors filing Form 4.
@@ -138,16 +198,21 @@ export const insiderBuySells: Generator = (ctx) => {
     let buyShares = 0;
     let sellShares = 0;
     const count = 1 + Math.floor(random() * 3);
+    const roster = insidersOf(ctx.seed, symbol);
+    const filers: { name: string; role: string; side: 'buy' | 'sell'; shares: number }[] = [];
     for (let i = 0; i < count; i += 1) {
       const shares = Math.max(100, Math.round((Math.exp(8 + 1.2 * gaussian(random)) * 100) / Math.max(1, price) / 10) * 10);
-      // Insiders sell far more often than they buy (grants, 10b5-1 plans).
-      if (random() < 0.15) {
+      const insider = pick(random, roster);
+      // Insiders sell far more often than they buy (grants, 10b5-1 plans); directors buy more often than officers.
+      const side = random() < (insider.role === 'Director' ? 0.3 : 0.1) ? 'buy' : 'sell';
+      if (side === 'buy') {
         buys += 1;
         buyShares += shares;
       } else {
         sells += 1;
         sellShares += shares;
       }
+      filers.push({ name: insider.name, role: insider.role, side, shares });
     }
     rows.push({
       date,
@@ -157,6 +222,7 @@ export const insiderBuySells: Generator = (ctx) => {
       sell_shares: sellShares,
       buy_notional_usd: Math.round(buyShares * price),
       sell_notional_usd: Math.round(sellShares * price),
+      filers,
     });
   }
   return { data: rows, asOf: closeInstant(days[0] ?? ctx.session.date, ctx) };

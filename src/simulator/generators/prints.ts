@@ -4,8 +4,8 @@
  * never changes the prints already shown. Prices lie on the session's intraday path.
  */
 import { etIso, previousTradingDay, sessionOn, type Session } from '../calendar.js';
-import { priceAt } from '../market.js';
-import { pick, round, seededRandom } from '../random.js';
+import { priceAt, volumeOn } from '../market.js';
+import { gaussian, pick, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';
 import { limitOf, requireSymbol, type Generator, type Row } from './context.js';
 import { requestedSession } from './days.js';
@@ -14,6 +14,23 @@ const LIT_VENUES = ['NASDAQ', 'NYSE', 'NYSE Arca', 'Cboe BZX', 'Cboe EDGX', 'IEX
 const DARK_VENUES = ['FINRA ADF', 'NASDAQ TRF Carteret', 'NASDAQ TRF Chicago', 'NYSE TRF'] as const;
 const LIT_SPACING_MS = 200;
 const DARK_SPACING_MS = 20_000;
+/** Share of a session's volume that prints in dark pools as reported blocks here. */
+const DARK_SHARE_OF_VOLUME = 0.12;
+/** Grid slots that carry a print. */
+const DARK_FILL = 0.65;
+/** Spread of print sizes (log-normal): most prints are small, a few are blocks. */
+const DARK_SIZE_SIGMA = 1.6;
+
+/**
+ * The median print of a name on a day: its prints add up to DARK_SHARE_OF_VOLUME of the
+ * day's volume (volumeOn, the same figure the short-volume tools report), so AAPL prints
+ * in proportion to AAPL's volume and GME to GME's.
+ */
+function medianDarkSize(seed: number, symbol: ReferenceSymbol, session: Session): number {
+  const prints = ((session.closeAt - session.openAt) / DARK_SPACING_MS) * DARK_FILL;
+  const mean = (DARK_SHARE_OF_VOLUME * volumeOn(seed, symbol, session.date)) / Math.max(1, prints);
+  return mean / Math.exp(DARK_SIZE_SIGMA ** 2 / 2);
+}
 
 const TRADED = REFERENCE.filter((s) => s.kind !== 'index');
 const DOLLAR_VOLUME = TRADED.map((s) => s.advM * s.price);
@@ -72,12 +89,12 @@ export const darkpoolByTicker: Generator = (ctx) => {
   const end = Math.min(ctx.now, session.closeAt);
   const rows: Row[] = [];
   const limit = limitOf(ctx, 50);
-  const shareScale = Math.max(500, symbol.advM * 2_000);
+  const median = medianDarkSize(ctx.seed, symbol, session);
   for (const { session: day, at } of gridBackwards(session, end, DARK_SPACING_MS)) {
     if (rows.length >= limit || day.date !== session.date) break;
     const random = seededRandom(ctx.seed, 'dark', symbol.ticker, at);
     if (random() < 0.35) continue;
-    const size = Math.max(100, Math.round((shareScale * -Math.log(Math.max(random(), 1e-9))) / 100) * 100);
+    const size = Math.max(100, Math.round((median * Math.exp(DARK_SIZE_SIGMA * gaussian(random))) / 100) * 100);
     const price = round(priceAt(ctx.seed, symbol, at, day) * (1 + (random() - 0.5) * 0.001), 2);
     rows.push({
       price_usd: price,

@@ -36,13 +36,31 @@ function skewLevel(symbol: ReferenceSymbol): number {
   return symbol.kind === 'stock' ? -0.12 : -0.3;
 }
 
+/** Day-to-day persistence of the skew's deviation from its level: a half-life of about ten sessions. */
+const SKEW_PERSISTENCE = 0.93;
+/** Shocks older than this many sessions weigh under 2 % and are left out. */
+const SKEW_MEMORY = 60;
+
+/**
+ * The skew's deviation on a day, in units of its long-run spread: an AR(1) of daily shocks,
+ * summed from the shocks themselves so any range asked gives the same value for a day.
+ */
+function skewDeviation(seed: number, symbol: ReferenceSymbol, date: string): number {
+  let deviation = 0;
+  let weight = 1;
+  for (const day of tradingDaysBack(date, SKEW_MEMORY)) {
+    deviation += weight * gaussian(seededRandom(seed, 'rr25', symbol.ticker, day));
+    weight *= SKEW_PERSISTENCE;
+  }
+  return deviation * Math.sqrt(1 - SKEW_PERSISTENCE ** 2);
+}
+
 export const riskReversalSkew: Generator = (ctx) => {
   const symbol = requireSymbol(ctx);
   const days = requestedDays(ctx, 90);
   const rows = days.map((date) => {
     const iv30 = iv30On(ctx.seed, symbol, date);
-    const random = seededRandom(ctx.seed, 'rr25', symbol.ticker, date);
-    return { date, atm_iv30: round(iv30, 4), rr25: round(iv30 * (skewLevel(symbol) + 0.04 * gaussian(random)), 4) };
+    return { date, atm_iv30: round(iv30, 4), rr25: round(iv30 * (skewLevel(symbol) + 0.03 * skewDeviation(ctx.seed, symbol, date)), 4) };
   });
   return { data: rows, asOf: closeInstant(days[0] ?? ctx.session.date, ctx) };
 };

@@ -1,0 +1,177 @@
+/**
+ * `volatility_compare`: skew and volatility anomaly for up to 10 tickers, or the largest
+ * names of a sector, in one call. The per-ticker datasets are asked through the same
+ * client, so the account gate paces the fan-out and the cache serves repeats; a ticker
+ * that fails is reported beside the others' rows, never failing the whole answer.
+ */
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { MarketDataClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { quoteValue } from '../sanitize.js';
+import { advertisedSchema } from './input-schema.js';
+import { withinBudget } from './results.js';
+import { asApiError, errorResult, refusalError } from './tool-errors.js';
+
+export const COMPARE_TOOL = 'volatility_compare';
+const MAX_TICKERS = 10;
+const MEASURES = ['skew', 'anomaly', 'both'] as const;
+type Measure = (typeof MEASURES)[number];
+
+export interface CompareDeps {
+  client: MarketDataClient;
+  datasets: () => readonly DatasetDefinition[];
+  resultTokens: number;
+  simulated: boolean;
+}
+
+type Row = Record<string, unknown>;
+const num = (row: Row | undefined, names: readonly string[]): number | undefined => {
+  for (const name of names) if (typeof row?.[name] === 'number') return row[name];
+  return undefined;
+};
+const rowsOf = (data: unknown): Row[] =>
+  Array.isArray(data)
+    ? data.filter((r): r is Row => typeof r === 'object' && r !== null)
+    : typeof data === 'object' && data !== null
+      ? [data as Row]
+      : [];
+
+const args = z.object({
+  tickers: z.string().max(200).optional(),
+  sector: z.enum(SECTORS).optional(),
+  measure: z.enum(MEASURES).optional(),
+});
+
+function refuse(message: string, hint: string): ApiError {
+  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
+}
+
+function parseArgs(raw: Record<string, unknown>): { tickers: string[] | undefined; sector: string | undefined; measure: Measure } {
+  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null && v !== undefined));
+  const unknown = Object.keys(cleaned).filter((k) => !['tickers', 'sector', 'measure'].includes(k));
+  if (unknown.length > 0) throw refuse(`Unknown parameter ${quoteValue(unknown[0])}.`, 'Accepted parameters: tickers, sector, measure.');
+  const parsed = args.safeParse(cleaned);
+  if (!parsed.success) {
+    const field = String(parsed.error.issues[0]?.path[0] ?? 'arguments');
+    throw refuse(
+      `Invalid value for "${field}".`,
+      field === 'sector'
+        ? `One of: ${SECTORS.join(', ')}.`
+        : field === 'measure'
+          ? 'One of: skew, anomaly, both.'
+          : 'Comma-separated tickers.',
+    );
+  }
+  const { tickers, sector, measure } = parsed.data;
+  if (!tickers === !sector) throw refuse('Give tickers or sector (one of them).', 'e.g. tickers="AAPL,MSFT,NVDA" or sector="Technology".');
+  let list: string[] | undefined;
+  if (tickers) {
+    list = [...new Set(tickers.split(',').map((t) => t.trim()))];
+    if (list.length > MAX_TICKERS)
+      throw refuse(`${list.length} tickers: at most ${MAX_TICKERS} in one call.`, 'Split the list into calls of 10 or fewer.');
+    if (!TICKER_LIST.test(list.join(',')))
+      throw refusalError({
+        code: 'TICKER_INVALID',
+        param: 'tickers',
+        message: `Invalid ticker in ${quoteValue(tickers)}.`,
+        hint: 'Upper case, comma-separated, e.g. AAPL,BRK.B.',
+      });
+  }
+  return { tickers: list, sector, measure: measure ?? 'both' };
+}
+
+export function registerVolatilityCompare(server: McpServer, deps: CompareDeps): void {
+  server.registerTool(
+    COMPARE_TOOL,
+    {
+      title: 'Skew and volatility anomaly, several tickers',
+      description:
+        'Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. 1 unit per ticker and measure.',
+      inputSchema: advertisedSchema({
+        type: 'object',
+        properties: {
+          tickers: { type: 'string', description: 'Up to 10, comma-separated, e.g. AAPL,MSFT.' },
+          sector: { type: 'string', description: 'Or a sector, e.g. Technology.' },
+          measure: { type: 'string', enum: [...MEASURES], description: 'Default both.' },
+        },
+        additionalProperties: false,
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    async (raw, ctx): Promise<CallToolResult> => {
+      try {
+        const { tickers, sector, measure } = parseArgs(raw);
+        const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
+        const call = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
+          const checked = validateToolArguments(dataset, given);
+          if (!checked.ok) throw refusalError(checked.refusal);
+          return deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal });
+        };
+        const notices: string[] = [];
+        let names = tickers ?? [];
+        if (sector) {
+          const directory = find('stocks.sector_tickers');
+          if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
+          const listed = rowsOf((await call(directory, { sector })).data)
+            .map((r) => r['ticker'])
+            .filter((t): t is string => typeof t === 'string');
+          names = listed.slice(0, MAX_TICKERS);
+          if (listed.length > MAX_TICKERS)
+            notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
+        }
+        const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
+        const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
+        const rows = await Promise.all(
+          names.map(async (ticker) => {
+            const [s, a] = await Promise.allSettled([
+              skew ? call(skew, { ticker }) : Promise.resolve(undefined),
+              anomaly ? call(anomaly, { ticker }) : Promise.resolve(undefined),
+            ]);
+            const row: Row = { ticker };
+            const errors: ApiError[] = [];
+            if (s.status === 'fulfilled' && s.value) {
+              const dateOf = (r: Row): string => (typeof r['date'] === 'string' ? r['date'] : '');
+              const series = rowsOf(s.value.data).sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
+              const now = num(series[0], ['rr25', 'risk_reversal_25d']);
+              const before = num(series[5], ['rr25', 'risk_reversal_25d']);
+              row['date'] = series[0]?.['date'];
+              row['rr25'] = now;
+              if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
+              row['atm_iv30'] = num(series[0], ['atm_iv30', 'iv30']);
+            } else if (s.status === 'rejected') errors.push(asApiError(s.reason));
+            if (a.status === 'fulfilled' && a.value) {
+              const score = rowsOf(a.value.data)[0];
+              row['anomaly_score'] = num(score, ['anomaly_score']);
+              row['iv_percentile_1y'] = num(score, ['iv_percentile_1y']);
+              row['iv30'] = num(score, ['iv30']);
+            } else if (a.status === 'rejected') errors.push(asApiError(a.reason));
+            const failure = errors[0];
+            return failure ? { ...row, error: { code: failure.code, message: failure.message, hint: failure.hint ?? null } } : row;
+          }),
+        );
+        const ok = rows.filter((r) => !('error' in r));
+        const failed = rows.filter((r) => 'error' in r);
+        const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
+        const sign = measure === 'anomaly' ? -1 : 1;
+        ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
+        const answer = {
+          data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
+          ...(failed.length > 0 ? { failed } : {}),
+          meta: {
+            covers: sector ? `sector ${sector}` : names.join(','),
+            truncated: false,
+            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+            sorted_by: measure === 'anomaly' ? 'anomaly_score, most unusual first' : 'rr25, steepest put skew (most negative) first',
+            ...(deps.simulated ? { simulated: true } : {}),
+          },
+        };
+        const fitted = await withinBudget(answer, deps.resultTokens);
+        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+      } catch (error) {
+        return errorResult(asApiError(error));
+      }
+    },
+  );
+}
