@@ -78,16 +78,18 @@ async function runServer(args: string[]): Promise<void> {
   if (access && !access.ok) throw new Error(access.problem);
   const oauth = values.http ? oauthSettings(process.env) : undefined;
   if (oauth && !oauth.ok) throw new Error(oauth.problem);
+  // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
+  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps(process.env) : undefined;
   const runtime = await createRuntime(process.env, {
+    wrapGate: team ? (gate) => team.wrapGate(gate) : undefined,
     demo: values.demo,
     toolsets: values.toolsets,
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  if (access?.ok) {
+  if (access?.ok && team) {
     const { serveHttp } = await import('./transports/http.js');
-    const { teamFrontDoor } = await import('./ops/team.js');
-    const door = teamFrontDoor(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
+    const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
     await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access, door });
   } else serveOverStdio(runtime);
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
+import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
@@ -35,6 +36,8 @@ export interface RuntimeFlags {
   simulator?: SimulatorOptions | undefined;
   /** Wait at most this long for the upstream openapi.json before serving. */
   registryWaitMs?: number | undefined;
+  /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call. */
+  wrapGate?: ((gate: AccountGate) => AccountGate) | undefined;
 }
 
 export interface Runtime {
@@ -69,13 +72,15 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
+  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate()) : account?.gate;
   const client = new MarketDataClient({
     config,
     log,
     ...(simulator ? { baseUrl: simulator.url, apiKey: DEMO_KEY } : {}),
     configProblem,
     userAgent: `market-data-mcp/${packageVersion()}`,
-    ...(account ? { gate: account.gate, sharedCache: account.cache } : {}),
+    ...(gate ? { gate } : {}),
+    ...(account ? { sharedCache: account.cache } : {}),
   });
   const prebuilt = loadPrebuilt();
   for (const dataset of DATASETS) {
