@@ -79,7 +79,7 @@ async function runServer(args: string[]): Promise<void> {
   const oauth = values.http ? oauthSettings(process.env) : undefined;
   if (oauth && !oauth.ok) throw new Error(oauth.problem);
   // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
-  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps(process.env) : undefined;
+  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps() : undefined;
   const runtime = await createRuntime(process.env, {
     wrapGate: team ? (gate) => team.wrapGate(gate) : undefined,
     demo: values.demo,

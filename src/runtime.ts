@@ -152,10 +152,19 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
 async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
   const { createSharedAccount } = await import('./api/gate/redis-factory.js');
+  const { teamAccountKeys } = await import('./ops/account-keys.js');
+  const { sealFor } = await import('./ops/sealed-values.js');
   const fallback = new InProcessAccountGate();
   // Never waits on Redis: the gate starts on the fallback and logs when it joins Redis
   // (or that Redis does not answer); api_status shows the mode meanwhile.
-  return createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
+  return createSharedAccount<ApiResult>({
+    redisUrl: config.redisUrl,
+    apiKey,
+    keys: teamAccountKeys(apiKey, config.accountId),
+    seal: sealFor(apiKey),
+    fallback,
+    log,
+  });
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */

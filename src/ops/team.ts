@@ -15,8 +15,6 @@ import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
 import { observeToolCalls } from './tool-observer.js';
 
-export const ACCOUNT_ID_ENV = 'MARKET_DATA_ACCOUNT_ID';
-
 export interface TeamOps {
   readonly metrics: TeamMetrics;
   /** For createRuntime: the account gate, observed. */
@@ -25,7 +23,7 @@ export interface TeamOps {
   attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): FrontDoor;
 }
 
-export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
+export function createTeamOps(): TeamOps {
   const metrics = new TeamMetrics();
   let gate: AccountGate | undefined;
   return {
@@ -37,7 +35,7 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
     attach(runtime, access, oauth) {
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
-      const account = digestOf(`account:${env[ACCOUNT_ID_ENV]?.trim() || accountTag(apiKey)}`);
+      const account = digestOf(`account:${runtime.config.accountId ?? accountTag(apiKey)}`);
       runtime.deps = {
         ...runtime.deps,
         instrument: (server) => observeToolCalls(server, { metrics, log: runtime.log, account: () => account }),
