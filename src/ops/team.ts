@@ -5,11 +5,12 @@
  */
 import type { AccountGate } from '../api/gate/account-gate.js';
 import { accountTag } from '../api/gate/redis-keys.js';
-import { digestOf } from '../auth/caller.js';
+import { currentCaller, digestOf } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import type { OAuthSettings } from '../auth/settings.js';
 import { DEMO_KEY, type Runtime } from '../runtime.js';
 import { bearerGuard, type HttpAccess } from '../transports/http-auth.js';
+import { FairShareGate } from './fair-share-gate.js';
 import { operationsEndpoints, readinessProbe } from './health.js';
 import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
@@ -29,7 +30,7 @@ export function createTeamOps(): TeamOps {
   return {
     metrics,
     wrapGate(inner) {
-      gate = new ObservedGate(inner, metrics);
+      gate = new ObservedGate(new FairShareGate(inner, { who: () => currentCaller()?.subject }), metrics);
       return gate;
     },
     attach(runtime, access, oauth) {
