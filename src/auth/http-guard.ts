@@ -23,11 +23,20 @@ export function oauthGuard(resourceServer: ResourceServer): HttpGuard {
     if (!info) return undefined;
     const subject = typeof info.extra?.['subject'] === 'string' ? info.extra['subject'] : info.clientId;
     // The token has done its job: it is not kept where a tool, a log or a dump could reach it.
-    return { caller: { subject, clientId: info.clientId }, authInfo: { ...info, token: '[verified]' } };
+    return {
+      caller: { subject, clientId: info.clientId },
+      authInfo: { ...info, token: '[verified]', extra: { ...info.extra, subject } },
+    };
   };
 }
 
 /** The static token's guard, made asynchronous so both modes share one door. */
 export function staticTokenGuard(check: (req: IncomingMessage, res: ServerResponse) => boolean): HttpGuard {
-  return (req, res) => Promise.resolve(check(req, res) ? { caller: STATIC_TOKEN_CALLER, authInfo: undefined } : undefined);
+  const authInfo: AuthInfo = {
+    token: '[verified]',
+    clientId: STATIC_TOKEN_CALLER.clientId,
+    scopes: [],
+    extra: { subject: STATIC_TOKEN_CALLER.subject },
+  };
+  return (req, res) => Promise.resolve(check(req, res) ? { caller: STATIC_TOKEN_CALLER, authInfo } : undefined);
 }

@@ -4,7 +4,7 @@
  * wait), how it ended and how long it took. Never a key, a token or an argument's value.
  */
 import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
-import { currentCaller, digestOf } from '../auth/caller.js';
+import { currentCaller, digestOf, runAsCaller, type Caller } from '../auth/caller.js';
 import type { Logger } from '../log.js';
 import { recordCall, type CallRecord } from './call-record.js';
 import type { TeamMetrics } from './metrics.js';
@@ -33,11 +33,16 @@ function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolH
   return async (...params) => {
     // The SDK passes (args, ctx) to tools with an input schema and (ctx) to the others.
     const args = params.length > 1 ? params[0] : undefined;
+    // The request's own AuthInfo (ctx.http.authInfo) names the caller: the async context the
+    // SDK runs a tool in may be another request's, so the caller is set again here, and the
+    // gate's fair shares and this audit line both read it from this call's context.
+    const caller = callerOf(fieldOf(fieldOf(params.at(-1), 'http'), 'authInfo')) ?? currentCaller();
     const record: CallRecord = { units: 0, upstreamRequests: 0, gateWaitMs: 0 };
     const started = now();
     let result: CallToolResult | undefined;
+    const run = (): CallToolResult | Promise<CallToolResult> => recordCall(record, () => handler(...params));
     try {
-      result = await recordCall(record, () => handler(...params));
+      result = await (caller ? runAsCaller(caller, run) : run());
       return result;
     } finally {
       const latencyMs = now() - started;
@@ -46,7 +51,6 @@ function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolH
       observer.metrics.toolCalls.inc({ tool, outcome });
       observer.metrics.toolLatency.observe({ tool }, latencyMs / 1000);
       if (cacheHit) observer.metrics.cacheHits.inc({ tool });
-      const caller = currentCaller();
       observer.log.info(
         {
           audit: 'tool_call',
@@ -84,6 +88,13 @@ function outcomeOf(result: CallToolResult | undefined): string {
 function cacheHitOf(result: CallToolResult | undefined): boolean {
   const meta = fieldOf(result?.structuredContent, 'meta');
   return typeof meta === 'object' && meta !== null && 'cache_hit' in meta && meta.cache_hit === true;
+}
+
+/** The caller the HTTP guard put in the request's AuthInfo (src/auth/http-guard.ts). */
+function callerOf(authInfo: unknown): Caller | undefined {
+  const subject = fieldOf(fieldOf(authInfo, 'extra'), 'subject');
+  const clientId = fieldOf(authInfo, 'clientId');
+  return typeof subject === 'string' && typeof clientId === 'string' ? { subject, clientId } : undefined;
 }
 
 function fieldOf(value: unknown, name: string): unknown {

@@ -27,6 +27,8 @@ export interface TestClient {
 export const DESK: readonly TestClient[] = [
   { id: 'alice-agent', secret: 'alice-secret-0123456789abcdef' },
   { id: 'bob-agent', secret: 'bob-secret-0123456789abcdef00' },
+  { id: 'carol-agent', secret: 'carol-secret-0123456789abcdef' },
+  { id: 'dave-agent', secret: 'dave-secret-0123456789abcdef0' },
 ];
 /** A client the provider never grants the server's scope. */
 export const OUTSIDER: TestClient = { id: 'outsider-agent', secret: 'outsider-secret-0123456789ab' };
