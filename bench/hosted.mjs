@@ -7,6 +7,7 @@
 // calls is reported.
 // Usage: npm run build:test && node bench/hosted.mjs [--reduced] [--json]
 //   --reduced: short windows, fewer calls, no faults (what CI runs once, test/team/hosted.test.ts)
+//   --no-faults: the full run without killing a node or restarting Redis
 //   --json:    also print the figures as one JSON line at the end
 // Needs haproxy and redis-server on PATH (Debian: apt-get install -y haproxy redis-server).
 /* global fetch */
@@ -22,6 +23,7 @@ import { DESK, SCOPE, startIdentityProvider } from '../dist-test/test/helpers/id
 
 const reduced = process.argv.includes('--reduced');
 const asJson = process.argv.includes('--json');
+const withFaults = !reduced && !process.argv.includes('--no-faults');
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PER_WINDOW = 60;
 const IN_FLIGHT = 5;
@@ -172,7 +174,7 @@ async function main() {
   const began = Date.now();
   const expectedMs = ((DESK.length * CALLS_PER_USER) / PER_WINDOW) * WINDOW_MS;
   const events = [];
-  const faults = reduced
+  const faults = !withFaults
     ? []
     : [
         setTimeout(() => {

@@ -1,9 +1,9 @@
 /**
  * Fair shares of one account among its signed-in users. In front of the account gate,
  * each caller waits in a queue of its own and the queues take turns (round robin, the
- * equal-weight case of weighted fair queueing): only one request at a time waits inside
+ * equal-weight case of weighted fair queueing, least recently served first): only one request at a time waits inside
  * the account gate, so whenever a turn of the window or an in-flight slot comes up it goes
- * to the next user in rotation. One member's burst of 500 calls then delays another
+ * to the user served least recently. One member's burst of 500 calls then delays another
  * member's single call by at most one turn of each other busy member.
  */
 import { abortError, ApiError } from '../api/errors.js';
@@ -26,13 +26,15 @@ export interface FairShareOptions {
 
 export class FairShareGate implements AccountGate {
   private readonly queues = new Map<string, Waiter[]>();
-  /** Users with a waiting request, in the order their turns come. */
-  private rotation: string[] = [];
   /**
-   * Users who just started waiting: served before those who already had a turn, as in
-   * weighted fair queueing, where a newly busy flow starts at the current virtual time.
+   * When each user last had a turn: the next turn goes to the waiting user served least
+   * recently. With everyone busy that is plain round robin; a user who just started
+   * waiting goes before those served since (as a newly busy flow in weighted fair
+   * queueing), and one whose queue emptied for a moment keeps their place rather than
+   * jumping the line.
    */
-  private fresh: string[] = [];
+  private readonly lastTurn = new Map<string, number>();
+  private turns = 0;
   private passing = false;
   private readonly clock: Clock;
 
@@ -58,10 +60,7 @@ export class FairShareGate implements AccountGate {
       request.signal.addEventListener('abort', waiter.onAbort, { once: true });
       const queue = this.queues.get(who);
       if (queue) queue.push(waiter);
-      else {
-        this.queues.set(who, [waiter]);
-        this.fresh.push(who);
-      }
+      else this.queues.set(who, [waiter]);
       this.pass();
     });
   }
@@ -69,13 +68,16 @@ export class FairShareGate implements AccountGate {
   /** Hands the next user's oldest request to the account gate, once the previous one has its permit. */
   private pass(): void {
     if (this.passing) return;
-    const who = this.fresh.shift() ?? this.rotation.shift();
+    let who: string | undefined;
+    for (const user of this.queues.keys())
+      if (who === undefined || (this.lastTurn.get(user) ?? -1) < (this.lastTurn.get(who) ?? -1)) who = user;
     if (who === undefined) return;
     const queue = this.queues.get(who) ?? [];
     const waiter = queue.shift();
-    if (queue.length > 0) this.rotation.push(who);
-    else this.queues.delete(who);
+    if (queue.length === 0) this.queues.delete(who);
     if (!waiter) return this.pass();
+    this.turns += 1;
+    this.lastTurn.set(who, this.turns);
     this.settle(waiter);
     this.passing = true;
     this.inner.acquire(waiter.request).then(
@@ -103,11 +105,7 @@ export class FairShareGate implements AccountGate {
     if (!queue || index < 0) return false;
     queue.splice(index, 1);
     this.settle(waiter);
-    if (queue.length === 0) {
-      this.queues.delete(who);
-      this.rotation = this.rotation.filter((w) => w !== who);
-      this.fresh = this.fresh.filter((w) => w !== who);
-    }
+    if (queue.length === 0) this.queues.delete(who);
     return true;
   }
 
