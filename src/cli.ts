@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
 import { createLogger } from './log.js';
+import { oauthSettings } from './auth/settings.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
@@ -75,15 +76,21 @@ async function runServer(args: string[]): Promise<void> {
   // Checked before anything starts: a server that cannot be reached safely does not start.
   const access = values.http ? httpAccess(values.host, process.env, values['allowed-hosts']) : undefined;
   if (access && !access.ok) throw new Error(access.problem);
+  const oauth = values.http ? oauthSettings(process.env) : undefined;
+  if (oauth && !oauth.ok) throw new Error(oauth.problem);
+  // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
+  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps() : undefined;
   const runtime = await createRuntime(process.env, {
+    wrapGate: team ? (gate) => team.wrapGate(gate) : undefined,
     demo: values.demo,
     toolsets: values.toolsets,
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  if (access?.ok) {
+  if (access?.ok && team) {
     const { serveHttp } = await import('./transports/http.js');
-    await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access });
+    const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
+    await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access, door });
   } else serveOverStdio(runtime);
 }
 

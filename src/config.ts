@@ -18,6 +18,7 @@ export const ENV = {
   cacheDir: 'MARKET_DATA_CACHE_DIR',
   redisUrl: 'MARKET_DATA_REDIS_URL',
   catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
+  accountId: 'MARKET_DATA_ACCOUNT_ID',
 } as const;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -89,6 +90,8 @@ export const ConfigSchema = z.object({
   redisUrl: redisUrl.optional(),
   /** How often the upstream's openapi.json is read again (free of quota). */
   catalogRefreshS: integer(1, 86_400).default(900),
+  /** The upstream account the key belongs to: keys of one account then share one gate on Redis. */
+  accountId: z.string().trim().min(1).max(200).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
+import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
@@ -37,6 +38,8 @@ export interface RuntimeFlags {
   simulator?: SimulatorOptions | undefined;
   /** Wait at most this long for the upstream openapi.json before serving. */
   registryWaitMs?: number | undefined;
+  /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call. */
+  wrapGate?: ((gate: AccountGate) => AccountGate) | undefined;
 }
 
 export interface Runtime {
@@ -71,13 +74,15 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
+  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate()) : account?.gate;
   const client = new MarketDataClient({
     config,
     log,
     ...(simulator ? { baseUrl: simulator.url, apiKey: DEMO_KEY } : {}),
     configProblem,
     userAgent: `market-data-mcp/${packageVersion()}`,
-    ...(account ? { gate: account.gate, sharedCache: account.cache } : {}),
+    ...(gate ? { gate } : {}),
+    ...(account ? { sharedCache: account.cache } : {}),
   });
   const prebuilt = loadPrebuilt();
   for (const dataset of DATASETS) {
@@ -153,10 +158,19 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
 async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
   const { createSharedAccount } = await import('./api/gate/redis-factory.js');
+  const { teamAccountKeys } = await import('./ops/account-keys.js');
+  const { sealFor } = await import('./ops/sealed-values.js');
   const fallback = new InProcessAccountGate();
   // Never waits on Redis: the gate starts on the fallback and logs when it joins Redis
   // (or that Redis does not answer); api_status shows the mode meanwhile.
-  return createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
+  return createSharedAccount<ApiResult>({
+    redisUrl: config.redisUrl,
+    apiKey,
+    keys: teamAccountKeys(apiKey, config.accountId),
+    seal: sealFor(apiKey),
+    fallback,
+    log,
+  });
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */

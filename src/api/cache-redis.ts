@@ -35,6 +35,8 @@ export interface RedisCacheOptions {
   /** A leader that dies gives up its lead after this long; a live one renews at a third. */
   flightLeaseMs?: number;
   log?: Pick<Logger, 'debug'> | undefined;
+  /** Seals values before they are stored and opens them when read (src/ops/sealed-values.ts); an entry that does not open is a miss. */
+  seal?: { seal(plain: string, name: string): string; open(sealed: string, name: string): string | undefined } | undefined;
 }
 
 const NOW = `local t = redis.call('TIME')
@@ -82,8 +84,10 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     try {
       const reply = await this.eval(LOAD, [this.entryKey(requestKey)], []);
       if (!Array.isArray(reply) || reply.length < 2) return undefined;
-      const [age, json] = reply as [unknown, unknown];
-      return { value: JSON.parse(String(json)) as T, ageMs: Math.max(0, Number(age)) };
+      const [age, stored] = reply as [unknown, unknown];
+      const json = this.options.seal ? this.options.seal.open(String(stored), this.entryKey(requestKey)) : String(stored);
+      if (json === undefined) return undefined;
+      return { value: JSON.parse(json) as T, ageMs: Math.max(0, Number(age)) };
     } catch (error) {
       this.options.log?.debug({ redis: String(error) }, 'redis cache read skipped');
       return undefined;
@@ -94,7 +98,9 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   async set(requestKey: string, value: T, ttlMs: number): Promise<void> {
     if (ttlMs <= 0) return;
     try {
-      await this.eval(STORE, [this.entryKey(requestKey)], [JSON.stringify(value), Math.round(ttlMs)]);
+      const name = this.entryKey(requestKey);
+      const json = JSON.stringify(value);
+      await this.eval(STORE, [name], [this.options.seal ? this.options.seal.seal(json, name) : json, Math.round(ttlMs)]);
     } catch (error) {
       this.options.log?.debug({ redis: String(error) }, 'redis cache write skipped');
     }
@@ -264,8 +270,10 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
 }
 
 /** The tier for the account behind `apiKey`, on a link the process shares with its account gate. */
-export function createRedisCacheTier<T>(options: { link: CacheLink; apiKey: string } & RedisCacheOptions): RedisCacheTier<T> {
-  return new RedisCacheTier<T>(options.link, accountKeys(options.apiKey), options);
+export function createRedisCacheTier<T>(
+  options: { link: CacheLink; apiKey: string; keys?: AccountKeys | undefined } & RedisCacheOptions,
+): RedisCacheTier<T> {
+  return new RedisCacheTier<T>(options.link, options.keys ?? accountKeys(options.apiKey), options);
 }
 
 const shas = new Map<string, string>();

@@ -29,6 +29,8 @@ export interface ServerDeps {
   noDataTools?: string;
   /** Operation ids the key may not call, hidden when the user asked for it. */
   hidden?: ReadonlySet<string>;
+  /** Called on each new instance before its tools are registered (audit and metrics, src/ops). */
+  instrument?: (server: McpServer) => void;
 }
 
 const INSTRUCTIONS = [
@@ -56,6 +58,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     },
   );
   guardPrototypeArguments(server);
+  deps.instrument?.(server);
   const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
   const tools = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OAUTH_ENV } from '../auth/settings.js';
 import { isLoopbackHost } from '../config.js';
 
 export const HTTP_TOKEN_ENV = 'MARKET_DATA_HTTP_TOKEN';
@@ -34,7 +35,8 @@ export function httpAccess(
     .filter(Boolean);
   const loopback = isLoopbackHost(bindHost.replace(/^\[|\]$/g, ''));
   if (!loopback) {
-    if (!given)
+    // With OAuth sign-in (src/auth) every request carries a token of its own user instead.
+    if (!given && !env[OAUTH_ENV.issuer]?.trim())
       return { ok: false, problem: `--host ${bindHost} is not a loopback address: set ${HTTP_TOKEN_ENV} (a token of your choosing).` };
     if (listed.length === 0)
       return {

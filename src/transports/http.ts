@@ -5,8 +5,10 @@
  */
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { runAsCaller } from '../auth/caller.js';
+import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { exitAfter } from './exit.js';
@@ -14,14 +16,15 @@ import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
 export async function serveHttp(
   runtime: Runtime,
-  options: { port: number; host: string; access: HttpAccess },
+  options: { port: number; host: string; access: HttpAccess; door?: FrontDoor | undefined },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createMcpHandler(() => createServer(runtime.deps));
   runtime.registry.onChange(() => handler.notify.toolsChanged());
   const nodeHandler = toNodeHandler(handler);
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
-  const authorized = bearerGuard(options.access.token);
+  // OAuth sign-in, health and metrics live in src/auth and src/ops; without them, the static token.
+  const door = options.door ?? createFrontDoor({ staticToken: bearerGuard(options.access.token) });
   // Responses not yet ended: at shutdown they are let finish, and their connections then end.
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -33,13 +36,18 @@ export async function serveHttp(
       if (draining) setImmediate(() => http.closeIdleConnections());
     });
     if (draining) res.shouldKeepAlive = false;
-    if (!authorized(req, res) || !validateHost(req, res) || !validateOrigin(req, res)) return;
-    if (!req.url?.startsWith('/mcp')) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
-      return;
-    }
-    // node:http always sets method on a server request; its type leaves it optional.
-    void nodeHandler(req as Parameters<typeof nodeHandler>[0], res);
+    if (door.open(req, res)) return;
+    void door.admit(req, res).then((admission) => {
+      if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) return;
+      if (!req.url?.startsWith('/mcp')) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
+        return;
+      }
+      // node:http always sets method on a server request; its type leaves it optional. The
+      // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
+      const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
+      runAsCaller(admission.caller, () => void nodeHandler(request, res));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -47,12 +55,13 @@ export async function serveHttp(
   });
   const address = http.address() as AddressInfo;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}/mcp`;
-  const lines = [`market-data-mcp listening on ${url}`];
-  lines.push(
-    options.access.generated
-      ? `Bearer token (generated for this run; set ${HTTP_TOKEN_ENV} to choose one): ${options.access.token}`
-      : `Bearer token: the value of ${HTTP_TOKEN_ENV}`,
-  );
+  const lines = [`market-data-mcp listening on ${url}`, ...door.describe()];
+  if (door.describe().length === 0)
+    lines.push(
+      options.access.generated
+        ? `Bearer token (generated for this run; set ${HTTP_TOKEN_ENV} to choose one): ${options.access.token}`
+        : `Bearer token: the value of ${HTTP_TOKEN_ENV}`,
+    );
   lines.push(`Clients send: Authorization: Bearer <token>. Allowed Host names: ${options.access.allowedHosts.join(', ')}.`);
   if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(options.host) && !options.host.startsWith('127.'))
     lines.push(`WARNING: ${options.host} is not loopback; anyone who can reach this port and knows the token can spend the API key.`);

@@ -3,11 +3,11 @@
  * set (with the in-process gate as the fallback), the in-process gate alone otherwise.
  */
 import type { Logger } from '../../log.js';
-import { createRedisCacheTier, type RedisCacheTier } from '../cache-redis.js';
+import { createRedisCacheTier, type RedisCacheOptions, type RedisCacheTier } from '../cache-redis.js';
 import type { AccountGate } from './account-gate.js';
 import { RedisLink } from './redis-connection.js';
 import { RedisAccountGate } from './redis-gate.js';
-import { accountKeys } from './redis-keys.js';
+import { accountKeys, type AccountKeys } from './redis-keys.js';
 import { ResilientGate } from './redis-resilient.js';
 
 export interface AccountGateFactoryOptions {
@@ -16,6 +16,10 @@ export interface AccountGateFactoryOptions {
   /** The in-process gate: the gate itself without Redis, the fallback with it. */
   fallback: AccountGate;
   log?: Pick<Logger, 'warn' | 'info' | 'debug'> | undefined;
+  /** Redis key names (src/ops/account-keys.ts names the gate by account); by default all named by the key. */
+  keys?: AccountKeys | undefined;
+  /** Seals the cache tier's values (src/ops/sealed-values.ts). */
+  seal?: RedisCacheOptions['seal'];
   /** A link to share with the cache tier; created (and closed with the gate) when absent. */
   link?: RedisLink | undefined;
   maxInFlight?: number;
@@ -45,7 +49,7 @@ export function createAccountGate(options: AccountGateFactoryOptions): Promise<A
   const link = options.link ?? new RedisLink({ url: options.redisUrl });
   const shared = new RedisAccountGate({
     link,
-    keys: accountKeys(options.apiKey),
+    keys: options.keys ?? accountKeys(options.apiKey),
     closeLink: options.link === undefined,
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.perWindow === undefined ? {} : { perWindow: options.perWindow }),
@@ -83,7 +87,7 @@ export async function createSharedAccount<T>(options: AccountGateFactoryOptions)
   if (!options.redisUrl) return { gate: options.fallback, cache: undefined, close: () => options.fallback.close() };
   const link = options.link ?? new RedisLink({ url: options.redisUrl });
   const gate = await createAccountGate({ ...options, link });
-  const cache = createRedisCacheTier<T>({ link, apiKey: options.apiKey, log: options.log });
+  const cache = createRedisCacheTier<T>({ link, apiKey: options.apiKey, keys: options.keys, seal: options.seal, log: options.log });
   return {
     gate,
     cache,

@@ -1,0 +1,85 @@
+/**
+ * Sign-in with the team's identity provider: the --http server as an OAuth 2.1 resource
+ * server (MCP authorization spec). Configured from the environment; absent, the static
+ * bearer token of one user (MARKET_DATA_HTTP_TOKEN) stays the way in.
+ */
+import * as z from 'zod';
+import { isLoopbackHost } from '../config.js';
+
+export const OAUTH_ENV = {
+  issuer: 'MARKET_DATA_OAUTH_ISSUER',
+  resource: 'MARKET_DATA_OAUTH_RESOURCE',
+  scope: 'MARKET_DATA_OAUTH_SCOPE',
+  jwksUrl: 'MARKET_DATA_OAUTH_JWKS_URL',
+} as const;
+
+/** The scope a token must carry to call this server, unless the operator names another. */
+export const DEFAULT_SCOPE = 'market-data:read';
+
+export interface OAuthSettings {
+  /** The authorization server's issuer identifier, compared exactly with `iss`. */
+  issuer: string;
+  /** This server's public MCP URL: its RFC 8707 resource identifier, compared with `aud`. */
+  resource: URL;
+  scope: string;
+  /** Where the issuer's signing keys are; discovered from its metadata when unset. */
+  jwksUrl: URL | undefined;
+}
+
+/** https everywhere, plain http only on loopback (tests, a local identity provider). */
+const secureUrl = z.string().transform((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a URL' });
+    return z.NEVER;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts)' });
+    return z.NEVER;
+  }
+  if (url.hash || url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: 'must not carry credentials or a fragment' });
+    return z.NEVER;
+  }
+  return url;
+});
+
+const schema = z.object({
+  issuer: secureUrl,
+  resource: secureUrl,
+  scope: z
+    .string()
+    .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be one scope token (RFC 6749 section 3.3)')
+    .default(DEFAULT_SCOPE),
+  jwksUrl: secureUrl.optional(),
+});
+
+/**
+ * Undefined when no issuer is set (static-token mode). A half configuration (an issuer
+ * without the resource URL, a bad value) is a problem: the server must not start open.
+ */
+export function oauthSettings(env: NodeJS.ProcessEnv): { ok: true; settings: OAuthSettings | undefined } | { ok: false; problem: string } {
+  const raw: Record<string, string> = {};
+  for (const [field, variable] of Object.entries(OAUTH_ENV)) {
+    const value = env[variable]?.trim();
+    if (value) raw[field] = value;
+  }
+  if (Object.keys(raw).length === 0) return { ok: true, settings: undefined };
+  if (!raw['issuer']) return { ok: false, problem: `${OAUTH_ENV.issuer} is required when any MARKET_DATA_OAUTH_* variable is set.` };
+  if (!raw['resource'])
+    return {
+      ok: false,
+      problem: `${OAUTH_ENV.resource} is required with ${OAUTH_ENV.issuer}: the public URL of this server's /mcp endpoint.`,
+    };
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? 'issuer') as keyof typeof OAUTH_ENV;
+    return { ok: false, problem: `${OAUTH_ENV[field]} ${issue?.message ?? 'is invalid'}` };
+  }
+  const { resource, scope, jwksUrl } = parsed.data;
+  // The issuer identifier is compared with `iss` as a string: kept exactly as configured.
+  return { ok: true, settings: { issuer: raw['issuer'], resource, scope, jwksUrl } };
+}

@@ -1,0 +1,50 @@
+/**
+ * Prometheus metrics of one node (prom-client, on a registry of its own so that tests and
+ * several servers in one process never mix their counts). Labels stay few and bounded:
+ * tool names, outcomes and statuses, never a user or an argument.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class TeamMetrics {
+  readonly registry = new Registry();
+  readonly toolCalls = new Counter({
+    name: 'mdmcp_tool_calls_total',
+    help: 'Tool calls answered, by tool and outcome (ok or the error code).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly toolLatency = new Histogram({
+    name: 'mdmcp_tool_call_duration_seconds',
+    help: 'Time from a tool call to its answer.',
+    labelNames: ['tool'] as const,
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly upstreamResponses = new Counter({
+    name: 'mdmcp_upstream_responses_total',
+    help: 'Upstream HTTP answers by status ("none" when no status line came).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly gateWait = new Histogram({
+    name: 'mdmcp_gate_wait_seconds',
+    help: 'Time a request waited for the account gate (rate window, in-flight slot, pause).',
+    buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60],
+    registers: [this.registry],
+  });
+  readonly cacheHits = new Counter({
+    name: 'mdmcp_cache_hits_total',
+    help: 'Tool calls answered from the cache (in process or Redis), costing no unit.',
+    labelNames: ['tool'] as const,
+    registers: [this.registry],
+  });
+  readonly unitsSpent = new Counter({
+    name: 'mdmcp_units_spent_total',
+    help: 'Quota units spent: upstream data answers with status 200.',
+    registers: [this.registry],
+  });
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'mdmcp_' });
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The account gate with eyes: every permit's wait and every upstream answer is counted
+ * in the metrics and in the record of the call that asked for it. The gate's behaviour
+ * is the wrapped gate's, unchanged.
+ */
+import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import { currentRecord } from './call-record.js';
+import type { TeamMetrics } from './metrics.js';
+
+export class ObservedGate implements AccountGate {
+  constructor(
+    private readonly inner: AccountGate,
+    private readonly metrics: TeamMetrics,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async acquire(request: PermitRequest): Promise<SendPermit> {
+    const record = currentRecord();
+    const started = this.now();
+    const permit = await this.inner.acquire(request);
+    const waited = this.now() - started;
+    this.metrics.gateWait.observe(waited / 1000);
+    if (record) record.gateWaitMs += waited;
+    let released = false;
+    return {
+      release: (outcome: PermitOutcome) => {
+        if (!released) {
+          released = true;
+          this.metrics.upstreamResponses.inc({ status: outcome.status === undefined ? 'none' : String(outcome.status) });
+          // The spec's charge rule: a data request answered 200 costs one unit; nothing else does.
+          const charged = outcome.status === 200 && !request.free;
+          if (charged) this.metrics.unitsSpent.inc();
+          if (record) {
+            record.upstreamRequests += 1;
+            if (charged) record.units += 1;
+          }
+        }
+        permit.release(outcome);
+      },
+    };
+  }
+
+  pause(untilMs: number): void {
+    this.inner.pause(untilMs);
+  }
+  inFlightRefused(): void {
+    this.inner.inFlightRefused();
+  }
+  latchQuota(resetAtMs: number): void {
+    this.inner.latchQuota(resetAtMs);
+  }
+  rememberDisabled(capability: string, untilMs: number): void {
+    this.inner.rememberDisabled(capability, untilMs);
+  }
+  disabledFor(capability: string): Promise<number | undefined> {
+    return this.inner.disabledFor(capability);
+  }
+  view(): Promise<GateView> {
+    return this.inner.view();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
