@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { linkView, registerViews } from './apps.js';
 import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
-import type { CatalogChange, DatasetRegistry } from './registry.js';
+import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { registerStatusTool } from './status-tool.js';
 
 export interface ServerDeps {
@@ -73,6 +73,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     baseUrl: deps.baseUrl,
     keyConfigured: deps.keyConfigured,
     datasetCount: () => deps.registry.datasets().length,
+    catalogNotes: () => deps.registry.notes(),
     resultTokens: deps.resultTokens,
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,
