@@ -59,7 +59,7 @@ export function payloadParts(body: unknown): PayloadParts {
 
 /** The rows of a payload already taken apart: the array itself, or the one list a small wrapper holds. */
 export function rowsIn(data: unknown): unknown[] | undefined {
-  if (Array.isArray(data)) return data;
+  if (Array.isArray(data)) return data as unknown[];
   if (!isObject(data)) return undefined;
   for (const key of ['rows', 'data', 'results', 'items']) {
     const rows: unknown = data[key];
