@@ -78,8 +78,9 @@ const DIALECTS: Record<DialectName, Dialect> = {
     operationId: (ours) => words(ours).join('-'),
     dealerPaging: { limit: 'limit', cursor: 'cursor' },
     fixedPageSize: undefined,
-    // A plain list with nothing to say after it comes bare; anything paged keeps its meta.
-    wrap: (data, meta, next) => (Array.isArray(data) && !next ? data : { data: { rows: data }, meta: { ...meta, next_cursor: next } }),
+    // A whole list comes bare (nothing to say after it); a page or a cut list keeps its meta.
+    wrap: (data, meta, next) =>
+      Array.isArray(data) && !next && meta['truncated'] !== true ? data : { data: { rows: data }, meta: { ...meta, next_cursor: next } },
     rateHeaders: true,
   },
 };
