@@ -139,7 +139,9 @@ for (const dialect of DIALECT_NAMES) {
 
   test(`${dialect}: following next_cursor from the default answer and from view=full limit=60 reads the whole history once`, async () => {
     await inDialect(dialect, async (sim, call) => {
-      const upstream = (await dialectSnapshots(sim, 'SPY')).map((s) => s.snapshot_at);
+      const snapshots = await dialectSnapshots(sim, 'SPY');
+      const upstream = snapshots.map((s) => s.snapshot_at);
+      const upstreamSessions = snapshots.map((s) => s.session_date_et);
       const full = await call({ ticker: 'SPY', view: 'full', limit: 60 });
       assert.equal(full.meta.has_more, true, 'older snapshots remain and the answer says so');
       assert.equal(typeof full.meta['remaining'], 'string');
@@ -151,6 +153,18 @@ for (const dialect of DIALECT_NAMES) {
         cursor = next.meta.has_more ? next.meta.next_cursor : undefined;
       }
       assert.deepEqual(seen, upstream, `${dialect}: every snapshot once, newest first`);
+
+      // The newest session's levels, whole, say that older sessions remain, and the cursor reads the next one.
+      const newest = await call({ ticker: 'SPY', view: 'levels' });
+      assert.equal(newest.meta.has_more, true, `${dialect}: older sessions remain`);
+      assert.match(String(newest.meta['remaining']), /older sessions/);
+      const older = await call({ ticker: 'SPY', cursor: newest.meta.next_cursor });
+      const [newestSession, olderSession] = [...new Set(upstreamSessions)];
+      assert.deepEqual(
+        [(newest.data as Levels).sessions.map((s) => s.session_date_et), (older.data as Levels).sessions.map((s) => s.session_date_et)],
+        [[newestSession], [olderSession]],
+        `${dialect}: one session per answer, newest first`,
+      );
 
       // From the default answer: levels rows of every session, none twice.
       const latest = await call({ ticker: 'SPY' });
