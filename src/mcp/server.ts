@@ -31,7 +31,7 @@ export interface ServerDeps {
 
 const INSTRUCTIONS = [
   'Market data tools: options flow, dealer gamma exposure (GEX), short interest, volatility, institutional, insider, congress, dark-pool and macro datasets.',
-  'Every successful dataset call costs 1 unit of a shared monthly quota (cached repeats are free); api_status is free and shows the budget.',
+  'Each upstream request a call makes costs 1 unit of a shared monthly quota (cached repeats are free): most calls make one, and meta.units says what an answer spent; api_status is free and shows the budget.',
   'On-demand datasets may make a first call wait while the API builds them (not charged).',
   'Tickers are upper case (SPY, BRK.B); dates are ET trading dates (YYYY-MM-DD).',
   'fields=["a","b"] keeps only those fields of each row. Results fit a token budget: meta.truncated means rows were left out of this answer, meta.has_more that more exist; pass meta.next_cursor as cursor (with the ticker) to continue exactly after the last row.',
