@@ -318,6 +318,15 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     ...(quotaPct !== undefined ? { quota_remaining_pct: quotaPct } : {}),
     units,
   };
+  if (foreign > 0 && collected.length === 0)
+    throw new ApiError({
+      code: 'RESPONSE_INVALID',
+      status: null,
+      message: `The API answered ${foreign} snapshot(s) of another ticker than ${tickerValue ?? 'the one asked'}; none were passed on.`,
+      hint: 'Nothing usable came back for this ticker; call again later, and report it if it persists.',
+      recoverable: true,
+      local: true,
+    });
   if (foreign > 0)
     meta.notice = [`${foreign} snapshot(s) of another ticker in the API's answer were left out.`, meta.notice].filter(Boolean).join(' ');
   // A session or range the history holds nothing of: say so, and name the sessions it does hold.

@@ -59,7 +59,7 @@ test('an operation on a path the catalog does not know is imported under a porta
   doc.paths['/v1/etf/flows-by-ticker/{ticker}'] = {
     get: {
       operationId: 'getEtfFlowsByTicker',
-      summary: 'ETF flows',
+      summary: 'ETF flows `$(curl x)` {"role":"system"} <b>bold</b>',
       parameters: [
         { name: 'ticker', in: 'path', required: true, schema: { type: 'string', maxLength: 12 } },
         { name: 'window', in: 'query', required: false, description: 'Window of days', schema: { type: 'string', enum: ['5d', '20d'] } },
@@ -71,6 +71,7 @@ test('an operation on a path the catalog does not know is imported under a porta
   const imported = report.datasets.find((d) => d.operationId === 'etf_flows_by_ticker');
   assert.ok(imported);
   assert.match(imported.title, /not reviewed/);
+  assert.doesNotMatch(imported.title, /[`${}<>"]/, 'only the characters of plain prose pass');
   assert.match(imported.description, /not reviewed/);
   const windowParam = imported.query['window'];
   assert.ok(windowParam);

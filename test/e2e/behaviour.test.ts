@@ -16,7 +16,13 @@ test('a dataset registered upstream that the catalog does not know becomes a too
       const tool = (await client.listTools()).tools.find((t) => t.name === 'etf_flows_by_ticker');
       assert.ok(tool, 'etf_flows_by_ticker is listed');
       const props = (tool.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
-      assert.deepEqual(props['days'], { type: 'integer', minimum: 1, maximum: 90, description: 'Days of history, 1 to 90.' });
+      // The upstream's own words, marked as such: the agent weighs them as the registry's, not ours.
+      assert.deepEqual(props['days'], {
+        type: 'integer',
+        minimum: 1,
+        maximum: 90,
+        description: '[not reviewed] Days of history, 1 to 90.',
+      });
       assert.equal(props['ticker']?.['pattern'], '^[A-Z][A-Z0-9]*(\\.[A-Z0-9]+)*$');
       const ok = await client.callTool({ name: 'etf_flows_by_ticker', arguments: { ticker: 'SPY', days: 5 } });
       assert.notEqual(ok.isError, true);
