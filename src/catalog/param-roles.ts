@@ -14,7 +14,7 @@ export type ParamRole = 'pageSize' | 'cursor' | 'session' | 'rangeStart' | 'rang
 /** Names seen for each role in public APIs, compared without case, `_`, `-` or `.`. */
 const NAMES: Record<ParamRole, readonly string[]> = {
   pageSize: ['limit', 'page_size', 'per_page', 'size', 'max_results', 'page_limit', 'count', 'top'],
-  cursor: ['cursor', 'page_token', 'next_token', 'page_cursor', 'continuation_token', 'continuation', 'starting_after', 'after', 'token'],
+  cursor: ['cursor', 'page_token', 'next_token', 'page_cursor', 'continuation_token', 'continuation', 'starting_after'],
   session: ['session_date', 'session', 'trading_date', 'date'],
   rangeStart: ['from', 'start', 'start_date', 'date_from', 'from_date', 'since', 'begin'],
   rangeEnd: ['to', 'end', 'end_date', 'date_to', 'to_date', 'until'],
