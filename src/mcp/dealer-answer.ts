@@ -287,7 +287,8 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       // The last row of a page remembers the upstream cursor after it, so a later page starts there.
       collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
-    pageCursor = next;
+    // A next page the document gives no cursor parameter to reach is out of reach: never re-read this one.
+    pageCursor = upstreamRoles(dataset).cursor ? next : undefined;
     if (!pageCursor) {
       exhausted = true;
       break;

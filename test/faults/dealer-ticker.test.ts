@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
-import { withFakeUpstream } from './fake-upstream.js';
+import { catalogDocument, withFakeUpstream } from './fake-upstream.js';
 
 const KEY = 'fake-key-0123456789';
 const TOOL = 'derived_dealer_gex_history';
@@ -36,6 +36,37 @@ test("a dealer answer of another ticker is refused (RESPONSE_INVALID); a page mi
           "only the asked ticker's snapshot",
         );
         assert.match(answer.meta.notice ?? '', /another ticker/);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});
+
+test('a dealer history whose document lists no cursor is read once: a next page it cannot reach is never re-read as the next', async () => {
+  await withSimulator({}, async (sim) => {
+    const page = await get(sim, '/v1/derived/dealer-gex/SPY/history?limit=10');
+    const spy = rowsIn(payloadParts(page.body).data) ?? [];
+    await withFakeUpstream(async (fake) => {
+      const doc = catalogDocument();
+      const dealer = doc.paths['/v1/derived/dealer-gex/{ticker}/history'];
+      assert.ok(dealer);
+      dealer.get.parameters = dealer.get.parameters.filter((p) => p['in'] === 'path');
+      fake.document = doc;
+      fake.answer = () => ({ body: { data: spy, _meta: { request_id: 'r', next_cursor: 'unreachable' } } });
+      const server = await connectV2({ baseUrl: fake.url, key: KEY });
+      try {
+        const result = await server.client.callTool({ name: TOOL, arguments: { ticker: 'SPY', view: 'full' } });
+        assert.notEqual(result.isError, true, textOf(result));
+        const answer = result.structuredContent as { data: { snapshot_at: string }[]; meta: { units?: number } };
+        const times = answer.data.map((s) => s.snapshot_at);
+        assert.equal(new Set(times).size, times.length, 'no snapshot twice');
+        assert.equal(fake.dataRequests().length, 1, 'one request');
+        assert.ok(
+          fake.dataRequests().every((r) => !r.path.includes('?')),
+          'no parameter the document does not list',
+        );
+        assert.equal(answer.meta.units, 1);
       } finally {
         await server.close();
       }
