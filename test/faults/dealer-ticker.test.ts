@@ -56,10 +56,11 @@ test('a dealer history whose document lists no cursor is read once: a next page 
       fake.answer = () => ({ body: { data: spy, _meta: { request_id: 'r', next_cursor: 'unreachable' } } });
       const server = await connectV2({ baseUrl: fake.url, key: KEY });
       try {
-        const result = await server.client.callTool({ name: TOOL, arguments: { ticker: 'SPY', view: 'full' } });
+        const result = await server.client.callTool({ name: TOOL, arguments: { ticker: 'SPY', view: 'levels' } });
         assert.notEqual(result.isError, true, textOf(result));
-        const answer = result.structuredContent as { data: { snapshot_at: string }[]; meta: { units?: number } };
-        const times = answer.data.map((s) => s.snapshot_at);
+        const answer = result.structuredContent as { data: { sessions: { rows: string[][] }[] }; meta: { units?: number } };
+        const times = answer.data.sessions.flatMap((s) => s.rows.map((r) => r[0]));
+        assert.equal(times.length, spy.length, 'the snapshots of the one page read');
         assert.equal(new Set(times).size, times.length, 'no snapshot twice');
         assert.equal(fake.dataRequests().length, 1, 'one request');
         assert.ok(
