@@ -146,3 +146,30 @@ test('a partial document from the upstream, then a restart from its disk copy, l
     }
   });
 });
+
+test("the registry's notes (api_status server.catalog) name a retired dataset and why, and an imported one", async () => {
+  await withFakeUpstream(async (fake) => {
+    const doc = catalogDocument();
+    delete doc.paths['/v1/macro/forex-rate'];
+    doc.paths['/v1/etf/flows'] = { get: { operationId: 'getEtfFlows', parameters: [] } };
+    fake.document = doc;
+    const config = ConfigSchema.parse({ apiKey: KEY, baseUrl: fake.url, logLevel: 'silent' });
+    const log = createLogger('silent');
+    const client = new MarketDataClient({ config, log });
+    const registry = new DatasetRegistry({ client, log, sourceId: fake.url, cacheDir: undefined });
+    try {
+      await registry.refresh();
+      const notes = registry.notes();
+      assert.deepEqual(
+        notes.retired.map((r) => r.operationId),
+        ['macro.forex_rate'],
+      );
+      assert.match(notes.retired[0]?.reason ?? '', /lists 21 of the catalog's 22 paths/);
+      assert.deepEqual(notes.imported, ['etf_flows']);
+      assert.ok(!registry.datasets().some((d) => d.operationId === 'macro.forex_rate'));
+    } finally {
+      registry.stop();
+      await client.close();
+    }
+  });
+});
