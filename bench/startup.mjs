@@ -148,7 +148,7 @@ try {
   }
   // Leave a disk copy for the cached cases, then take the second upstream away.
   for (const c of cases) if (!c.fresh && c.env?.MARKET_DATA_CACHE_DIR) await run(c.args, c.env);
-  // A second start from the disk copy records its import (src/mcp/import-memo.ts), as a user's would.
+  // A second start from the disk copy records its import (src/registry/import-memo.ts), as a user's would.
   for (const c of cases) if (c.label.includes('upstream datasets, disk copy')) await run(c.args, c.env);
   await gone.close();
 

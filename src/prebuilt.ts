@@ -18,7 +18,7 @@ export interface Prebuilt {
   /**
    * sha256 of the built dist/cli.js, which names every chunk by its content hash: what
    * identifies this build's import logic, so that a memoised import of another is not
-   * used (src/mcp/import-memo.ts). Written by scripts/build-bundle.mjs after bundling.
+   * used (src/registry/import-memo.ts). Written by scripts/build-bundle.mjs after bundling.
    */
   buildId?: string;
 }

@@ -10,11 +10,14 @@ import type { SharedAccount } from './api/gate/redis-factory.js';
 import { DATASETS, toolsetOf } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { importRecordFile, memoisedImport } from './mcp/import-memo.js';
+import { importRecordFile, memoisedImport } from './registry/import-memo.js';
 import { rememberDiscover } from './mcp/discover-memory.js';
-import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
+import { DatasetRegistry, defaultCacheDir } from './registry/dataset-registry.js';
 import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import type { ServerDeps } from './mcp/server.js';
+import { toolNameOf } from './mcp/dataset-tool.js';
+import { STATUS_TOOL } from './mcp/status-tool.js';
+import { COMPARE_TOOL } from './mcp/volatility-compare.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
@@ -70,7 +73,14 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
 
   // The simulator's module graph (synthetic market, time zones) loads only in demo mode.
   const simulator = config.demo
-    ? await (await import('./simulator/server.js')).startSimulator({ port: 0, host: '127.0.0.1', ...flags.simulator })
+    ? await (
+        await import('./simulator/server.js')
+      ).startSimulator({
+        port: 0,
+        host: '127.0.0.1',
+        ...(env['MARKET_DATA_SIM_DIALECT'] ? { dialect: env['MARKET_DATA_SIM_DIALECT'] } : {}),
+        ...flags.simulator,
+      })
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
@@ -106,6 +116,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     importDocument: prebuilt?.buildId
       ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
       : undefined,
+    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL],
+    toolNameOf: (operationId) => toolNameOf({ operationId }),
   });
   const toolsets = checkToolsets(config.toolsets);
   if (toolsets.warning) {
@@ -114,7 +126,10 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   }
   // The demo's simulator serves this very catalog: fetching its openapi.json over
   // loopback and importing it again would only repeat work before the first answer.
-  const fetchCatalog = simulator ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 : Boolean(config.apiKey);
+  // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
+  const fetchCatalog = simulator
+    ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
+    : Boolean(config.apiKey);
   if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
   const noDataTools = registry.datasets().length === 0 ? toolsets.warning : undefined;
   if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);

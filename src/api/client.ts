@@ -20,6 +20,7 @@ import { clampWaitSeconds } from './limit-headers.js';
 import { mayRetry, RETRY_POLICY, retryDelayMs } from './retry-policy.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport, type RawResponse } from './transport.js';
+import { payloadParts } from './payload-parts.js';
 
 export interface ApiResult {
   data: unknown;
@@ -425,13 +426,13 @@ function buildPath(target: RequestTarget): string {
 }
 
 function toResult(operationId: string, response: RawResponse): ApiResult {
-  const body = response.body as Record<string, unknown>;
-  const upstream = (typeof body['_meta'] === 'object' && body['_meta'] !== null ? body['_meta'] : {}) as Record<string, unknown>;
+  // Rows, meta and cursor wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
+  const parts = payloadParts(response.body);
+  const upstream = parts.meta;
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
-  // The spec shows `{data, _meta}` for one endpoint only: any other shape comes back whole, less `_meta`.
-  const data = sanitizeDeep('data' in body ? body['data'] : Object.fromEntries(Object.entries(body).filter(([k]) => k !== '_meta')));
+  const data = sanitizeDeep(parts.data);
   return {
     data,
     meta: knownOnly<ResultMeta>({
@@ -440,7 +441,7 @@ function toResult(operationId: string, response: RawResponse): ApiResult {
       cache_hit: false,
       age_seconds: 0,
       data_freshness_seconds: num(upstream['data_freshness_seconds']),
-      next_cursor: str(upstream['next_cursor'], 512),
+      next_cursor: str(parts.nextCursor, 512),
       truncated: upstream['truncated'] === true,
       notice: str(upstream['notice']),
       rate_limit_remaining: response.limits.rateRemaining ?? num(upstream['rate_limit_remaining']),

@@ -2,9 +2,14 @@
  * The upstream's /v1/openapi.json → datasets. The document is data to validate, never
  * code to trust: each operation is parsed on its own and skipped with a reason when it
  * does not fit; tool names that would collide are skipped; upstream patterns run only on
- * a linear-time engine; upstream text passes a filter stricter than data's. The upstream
- * is authoritative for the path and parameters of a dataset we know; our reviewed text
- * and behaviour flags stay ours.
+ * a linear-time engine; upstream text passes a filter stricter than data's.
+ *
+ * A dataset we know is its GET path, which the spec fixes; operation ids are left open
+ * by the spec, so the operation on that path updates the dataset's parameters whatever
+ * its id (dotted, camelCase, snake_case, kebab-case), while its tool name, reviewed text
+ * and behaviour stay ours. An operation on a path we do not know is imported under a
+ * portable id derived from its own id or its path. A dataset is retired only when a
+ * freshly fetched document that lists most of the catalog's paths lacks its path.
  */
 import * as z from 'zod';
 import { DATASETS } from './datasets.js';
@@ -14,7 +19,10 @@ import { compileUpstreamPattern } from './upstream-pattern.js';
 import { registryEnumValue, registryText } from './registry-text.js';
 import type { CacheClass, DatasetDefinition } from './types.js';
 
-const OPERATION_ID = /^[a-z][a-z0-9_]{0,30}(\.[a-z0-9_]{1,40}){1,2}$/;
+/** An upstream id in any common form; anything else is replaced by one derived from the path. */
+const UPSTREAM_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
+/** Ours: dotted snake_case, which the MCP layer turns into a tool name. */
+const PORTABLE_ID = /^[a-z][a-z0-9_]{0,40}(\.[a-z0-9_]{1,40}){0,2}$/;
 const PATH = /^\/v1(\/([a-z0-9][a-z0-9_-]{0,40}|\{ticker\})){1,6}$/;
 const PARAM_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 const CACHE_CLASSES: readonly CacheClass[] = ['intraday', 'daily', 'filings', 'static'];
@@ -25,6 +33,8 @@ export const MAX_IMPORTED_DATASETS = 100;
 const MAX_PATHS = 500;
 /** Upstream strings without a length limit get this one. */
 const DEFAULT_MAX_LENGTH = 256;
+/** What marks the upstream's own words in a tool's text. */
+const NOT_REVIEWED = '[not reviewed]';
 /** Paths that are meta endpoints, never datasets. */
 const META_PATHS = new Set(['/v1/discover', '/v1/health', '/v1/openapi.json']);
 
@@ -51,7 +61,7 @@ const parameterSchema = z.object({
 });
 
 const operationSchema = z.object({
-  operationId: z.string().regex(OPERATION_ID, 'operation id is not in the dotted form'),
+  operationId: z.string().max(200).optional(),
   summary: z.string().max(5000).optional(),
   description: z.string().max(20_000).optional(),
   parameters: z.array(parameterSchema).max(MAX_PARAMS).default([]),
@@ -64,8 +74,12 @@ type CleanSchema = Record<string, unknown>;
 
 export interface ImportReport {
   datasets: DatasetDefinition[];
-  /** Operation ids the catalog did not know. */
+  /** Operation ids (portable form) of datasets the catalog did not know. */
   added: string[];
+  /** Catalog datasets the document no longer lists, and why they were retired. */
+  retired: { operationId: string; reason: string }[];
+  /** Catalog datasets absent from a document that does not look complete: kept, with why. */
+  keptAbsent: string[];
   /** Catalog datasets whose path or parameters the upstream changed. */
   changed: string[];
   skipped: { path: string; reason: string }[];
@@ -79,6 +93,46 @@ export interface ImportOptions {
   reservedToolNames?: readonly string[];
   /** An operation id → its tool name (the MCP layer's rule). */
   toolNameOf?: (operationId: string) => string;
+  /**
+   * Whether absence may retire a catalog dataset: only for a freshly fetched document, never
+   * for the disk copy, which holds only the operations once accepted.
+   */
+  fresh?: boolean;
+}
+
+/** Share of the catalog's paths a document must list before absence counts as retirement. */
+const COMPLETE_SHARE = 0.5;
+
+/**
+ * Our portable id for an upstream operation: `getEtfFlowsByTicker`, `etf-flows-by-ticker`
+ * and `etf.flows_by_ticker` all become `etf.flows_by_ticker`-like ids; a missing or odd id
+ * is derived from the path (`/v1/etf/flows-by-ticker/{ticker}` → `etf.flows_by_ticker`).
+ */
+export function portableOperationId(raw: unknown, path: string): string {
+  if (typeof raw === 'string' && UPSTREAM_ID.test(raw)) {
+    const snake = raw
+      .replace(/^get(?=[A-Z])/, '')
+      .replace(/^get[_.-]/i, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .replace(/-/g, '_')
+      .replace(/_+/g, '_');
+    if (PORTABLE_ID.test(snake)) return snake;
+  }
+  const segments = path
+    .split('/')
+    .slice(2)
+    .filter((s) => s !== '' && !s.startsWith('{'))
+    .map((s) =>
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, ''),
+    )
+    .filter(Boolean);
+  const [group, ...rest] = segments;
+  const id = rest.length > 0 ? `${group}.${rest.join('_')}` : (group ?? 'dataset');
+  return /^[a-z]/.test(id) ? id.slice(0, 80) : `d_${id}`.slice(0, 80);
 }
 
 const defaultToolName = (operationId: string): string => operationId.replace(/\./g, '_').slice(0, 64);
@@ -132,7 +186,9 @@ function jsonOf(schema: z.ZodType): CleanSchema {
  * `builtIn` is our own schema for a parameter of that name, if we have one.
  */
 function toZod(param: RawParameter, clean: CleanSchema, builtIn: z.ZodType | undefined): z.ZodType {
-  const description = param.description === undefined ? undefined : registryText(param.description, 150);
+  // Upstream text is the registry's word, not ours: marked as such, like imported descriptions.
+  const text = param.description === undefined ? '' : registryText(param.description, 150);
+  const description = text ? `${NOT_REVIEWED} ${text}` : clean['enum'] ? `${NOT_REVIEWED} values from the API's registry` : undefined;
   const required = param.in === 'path' || param.required === true;
   let converted = convert(param.name, clean, builtIn);
   if (description) converted = converted.describe(description);
@@ -218,13 +274,14 @@ function parseParameters(path: string, params: readonly RawParameter[], known: D
 export function datasetsFromOpenApi(document: unknown, options: ImportOptions = {}): ImportReport {
   const catalog = options.catalog ?? DATASETS;
   const nameOf = options.toolNameOf ?? defaultToolName;
-  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [] };
-  const byId = new Map(catalog.map((d) => [d.operationId, d]));
+  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [], retired: [], keptAbsent: [] };
+  // Bound by path, the one thing the spec fixes for every dataset.
+  const byPath = new Map<string, DatasetDefinition>(catalog.map((d) => [d.path, d]));
   // Tool names belong to the catalog first, then to the first upstream operation that claims one.
   const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
   for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
   const seen = new Set<string>();
-  /** Operation ids in the document, usable or not. */
+  /** Catalog paths in the document, usable or not. */
   const present = new Set<string>();
   const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
   if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) return { ...report, datasets: [...catalog] };
@@ -241,7 +298,8 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     const get: unknown = typeof item === 'object' && item !== null ? (item as { get?: unknown }).get : undefined;
     if (typeof get === 'object' && get !== null && String((get as { operationId?: unknown }).operationId).startsWith('meta.')) continue;
     const rawId: unknown = typeof get === 'object' && get !== null ? (get as { operationId?: unknown }).operationId : undefined;
-    if (typeof rawId === 'string') present.add(rawId);
+    const known = byPath.get(path);
+    if (known) present.add(path);
     const parsed = operationSchema.safeParse(get);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -249,18 +307,19 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
       continue;
     }
     const op = parsed.data;
+    // A dataset we know keeps our id (its tool name); another gets a portable one.
+    const operationId = known ? known.operationId : portableOperationId(rawId, path);
     if (!PATH.test(path) || (path.match(/\{ticker\}/g) ?? []).length > 1) {
       skip('path has parameters other than one {ticker}');
       continue;
     }
-    if (seen.has(op.operationId)) {
-      skip(`operation id ${op.operationId} appears twice`);
+    if (seen.has(operationId)) {
+      skip(`operation id ${operationId} appears twice`);
       continue;
     }
-    const known = byId.get(op.operationId);
-    const toolName = nameOf(op.operationId);
+    const toolName = nameOf(operationId);
     const owner = owners.get(toolName);
-    if (owner !== undefined && owner !== op.operationId) {
+    if (owner !== undefined && owner !== operationId) {
       skip(`tool name ${toolName} is already taken${owner ? ` by ${owner}` : ''}`);
       continue;
     }
@@ -275,8 +334,8 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
       skip(error instanceof Error ? error.message : 'a parameter could not be converted');
       continue;
     }
-    seen.add(op.operationId);
-    owners.set(toolName, op.operationId);
+    seen.add(operationId);
+    owners.set(toolName, operationId);
     report.accepted.push(path);
     const shape = {
       path: path as `/v1/${string}`,
@@ -284,12 +343,12 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
       query: params.query,
     };
     if (!known) {
-      const title = registryText(op.summary ?? '', 60) || op.operationId;
+      const title = registryText(op.summary ?? '', 60) || operationId;
       const text = registryText(op.description ?? op.summary ?? '', 300);
-      report.added.push(op.operationId);
+      report.added.push(operationId);
       report.datasets.push({
-        operationId: op.operationId,
-        title,
+        operationId,
+        title: `${title} ${NOT_REVIEWED}`,
         // Marked, so that the agent weighs it as the registry's word, not ours.
         description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
         ...shape,
@@ -308,7 +367,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
       continue;
     }
     // Upstream wins on path and parameters; reviewed text and behaviour flags stay ours.
-    report.changed.push(op.operationId);
+    report.changed.push(operationId);
     const merged: DatasetDefinition = { ...known, ...shape };
     // The ticker follows the upstream: one moved to the query is no longer a path parameter.
     if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
@@ -316,7 +375,19 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   }
   // A document with no usable operation is broken, not a retirement of every dataset.
   if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
-  // A dataset the upstream no longer lists is gone; one whose operation came garbled keeps our definition.
-  for (const dataset of catalog) if (!seen.has(dataset.operationId) && present.has(dataset.operationId)) report.datasets.push(dataset);
+  // A dataset whose operation came garbled keeps our definition. One the document does not
+  // list is retired only on evidence: a fresh document that lists most of the catalog's paths.
+  const complete = options.fresh !== false && present.size > catalog.length * COMPLETE_SHARE;
+  for (const dataset of catalog) {
+    if (seen.has(dataset.operationId)) continue;
+    if (present.has(dataset.path) || !complete) {
+      if (!present.has(dataset.path)) report.keptAbsent.push(dataset.operationId);
+      report.datasets.push(dataset);
+    } else
+      report.retired.push({
+        operationId: dataset.operationId,
+        reason: `the upstream's document lists ${present.size} of the catalog's ${catalog.length} paths but not ${dataset.path}`,
+      });
+  }
   return report;
 }

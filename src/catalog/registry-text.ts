@@ -10,10 +10,19 @@ const URL_LIKE = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S*/giu;
 const INSTRUCTION =
   /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|prompts?|rules?|above|previous|prior)\b|\b(?:you (?:must|should|are)|system prompt|assistant:|always call|call (?:every|all|this) tools?|do not (?:tell|mention|reveal)|reveal|exfiltrate|api[_ -]?key|password|secret)\b|<\/?[a-z][^>]*>/iu;
 const SAFE_ENUM_VALUE = /^[A-Za-z0-9 _.,:+-]{1,60}$/u;
+/**
+ * What may reach the tool list at all: letters, digits, spaces and the punctuation of
+ * plain prose. An allow-list, so that markup, code, quoting tricks and symbols never
+ * pass whatever their form; the deny-list above only catches phrasing.
+ */
+const NOT_PROSE = /[^\p{L}\p{N} .,;:()'%/+&-]/gu;
 
-/** One line, at most `maxLength` characters; empty when the text looks like an instruction. */
+/** One line of plain prose, at most `maxLength` characters; empty when the text looks like an instruction. */
 export function registryText(value: string, maxLength: number): string {
-  const line = sanitizeText(value, 20_000).replace(URL_LIKE, '').replace(/\s+/gu, ' ').trim();
+  const text = sanitizeText(value, 20_000).replace(URL_LIKE, '');
+  // Phrasing and markup are judged before the allow-list would blur them into plain words.
+  if (INSTRUCTION.test(text)) return '';
+  const line = text.replace(NOT_PROSE, ' ').replace(/\s+/gu, ' ').trim();
   if (INSTRUCTION.test(line)) return '';
   return sanitizeText(line, maxLength);
 }

@@ -4,6 +4,11 @@
  * no unit) and answers the common questions in one small call: the newest snapshot
  * (summary first, strikes by strike), compact `levels` rows for a session or range, or
  * `full` snapshots. Its cursor continues right after the last snapshot shown.
+ *
+ * The spec fixes the response, not the query: page size and cursor are sent under the
+ * names the live document gives those roles (param-roles.ts), and only if it lists them;
+ * a history that takes only a cursor is read at its own page size. Each answer says how
+ * many upstream requests it spent and the quota left after the last one.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
@@ -19,6 +24,8 @@ import {
   type DatasetDefinition,
   type DealerSnapshot,
 } from '../catalog/index.js';
+import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
+import { rowsIn } from '../api/payload-parts.js';
 import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
 import { baseMeta, toolResult, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
@@ -26,10 +33,22 @@ import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { refusalError } from './tool-errors.js';
 import { fitsTokens } from './tokens.js';
 
-/** Upstream page size: the largest the catalog allows, so a session takes two pages. */
+/** Upstream page size asked for: at most this, so a session takes two pages where the upstream allows it. */
 const PAGE = 60;
-/** Three sessions of 78 snapshots: never read more pages than that holds. */
-const MAX_PAGES = 5;
+/** Three sessions of 78 snapshots. */
+const HISTORY_SNAPSHOTS = 3 * 78;
+/** Pages read in one answer at most, whatever the upstream's page size: each is a unit. */
+const MAX_PAGES = 12;
+
+/** One page's query, under the upstream's own names; a role it does not list is not sent. */
+function pageQuery(dataset: DatasetDefinition, size: number, cursor: string | undefined): Record<string, string | number> {
+  const roles = upstreamRoles(dataset);
+  const max = pageSizeMaximum(dataset);
+  return {
+    ...(roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {}),
+    ...(cursor !== undefined && roles.cursor ? { [roles.cursor]: cursor } : {}),
+  };
+}
 
 export interface DealerDeps {
   client: MarketDataClient;
@@ -199,7 +218,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
     }
   }
-  const checked = validateRequest(dataset, ticker, { limit: PAGE });
+  const checked = validateRequest(dataset, ticker, pageQuery(dataset, PAGE, undefined));
   if (!checked.ok) throw refusalError(checked.refusal);
   const tickerValue = checked.ticker;
 
@@ -211,9 +230,12 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
     // A cursor of the upstream's own: read from that page on.
-    const upstream = validateRequest(dataset, ticker, { limit: PAGE, cursor: rawCursor });
+    const cursorName = upstreamRoles(dataset).cursor;
+    const upstream = cursorName ? validateRequest(dataset, ticker, { [cursorName]: rawCursor }) : undefined;
+    if (!upstream || !cursorName)
+      throw refuse('The cursor is invalid: not one this server issued.', 'Pass meta.next_cursor exactly as returned, or drop cursor.');
     if (!upstream.ok) throw refusalError(upstream.refusal);
-    position = { u: String(upstream.query['cursor']) };
+    position = { u: String(upstream.query[cursorName]) };
   }
   const { view, window, limit } = parseShaping(dataset, shapingArgs);
   const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());
@@ -224,40 +246,59 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       deps.simulated,
       view === 'levels' ? levelsOf([]) : view === 'sessions' ? { session_summaries: [] } : [],
     );
-  const wanted = limit ?? (view === 'latest' ? 1 : 3 * 78);
+  const wanted = limit ?? (view === 'latest' ? 1 : HISTORY_SNAPSHOTS);
   const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
+  /** Without a session or range, levels and full cover the newest session not yet shown; older ones remain (sessions covers all three). */
+  const implicit = view !== 'latest' && view !== 'sessions' && !window.session && !window.from && !window.to;
 
   const collected: Collected[] = [];
   let firstMeta: ResultMeta | undefined;
+  let lastMeta: ResultMeta | undefined;
+  /** Upstream requests this answer spent (cache hits cost nothing). */
+  let units = 0;
   let more = false;
+  /** What remains in the direction read, in words, when `more`. */
+  let remaining: string | undefined;
+  let foreign = 0;
   let pageCursor = position.u;
   const resolved: Window = { ...window };
   /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
   const seenSessions: string[] = [];
   let exhausted = false;
   walk: for (let page = 0; page < MAX_PAGES; page += 1) {
-    const query = { limit: firstPageSize, ...(pageCursor ? { cursor: pageCursor } : {}) };
+    const query = pageQuery(dataset, firstPageSize, pageCursor);
     const result = await deps.client.dataset(dataset, tickerValue, query, { signal: deps.signal, onProgress: deps.onProgress });
     firstMeta ??= result.meta;
+    lastMeta = result.meta;
+    if (!result.meta.cache_hit) units += 1;
     const next = result.meta.next_cursor ?? undefined;
-    const rows = Array.isArray(result.data) ? result.data.filter(isSnapshot) : [];
+    const all = (rowsIn(result.data) ?? []).filter(isSnapshot);
+    // A snapshot of another ticker is not this ticker's history: never passed on as if it were.
+    const rows = all.filter((row) => typeof row.ticker !== 'string' || row.ticker === tickerValue);
+    foreign += all.length - rows.length;
     for (const [index, row] of rows.entries()) {
       if (!seenSessions.includes(row.session_date_et)) seenSessions.push(row.session_date_et);
       if (position.a && Date.parse(row.snapshot_at) >= Date.parse(position.a)) continue;
-      // Without a range, levels and full cover the newest session seen; sessions covers all three.
-      if (view !== 'latest' && view !== 'sessions' && !resolved.session && !resolved.from && !resolved.to)
-        resolved.session = row.session_date_et;
+      if (implicit && !resolved.session) resolved.session = row.session_date_et;
       const where = place(row, resolved);
       if (where === 'newer') continue;
-      if (where === 'older') break walk;
+      if (where === 'older') {
+        if (implicit) {
+          more = true;
+          remaining = `older sessions, the next being ${row.session_date_et} (ET)`;
+        }
+        break walk;
+      }
       if (collected.length >= wanted) {
         more = true;
+        remaining = `more snapshots from ${row.snapshot_at} back${resolved.session ? ` in session ${resolved.session}` : ''}`;
         break walk;
       }
       // The last row of a page remembers the upstream cursor after it, so a later page starts there.
       collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
-    pageCursor = next;
+    // A next page the document gives no cursor parameter to reach is out of reach: never re-read this one.
+    pageCursor = upstreamRoles(dataset).cursor ? next : undefined;
     if (!pageCursor) {
       exhausted = true;
       break;
@@ -266,15 +307,39 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     // more follows, without reading another page (another unit) only to find out.
     if (collected.length >= wanted && !resolved.session && !resolved.from) {
       more = true;
+      remaining = 'older snapshots';
       break;
     }
-    if (page === MAX_PAGES - 1) more = true;
+    if (page === MAX_PAGES - 1) {
+      more = true;
+      remaining = `snapshots past the ${MAX_PAGES} upstream pages one answer reads`;
+    }
   }
 
-  const meta = baseMeta(firstMeta ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false }, {
-    budgetTokens: deps.budgetTokens,
-    simulated: deps.simulated,
-  });
+  const upstreamMeta = firstMeta ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+  // The quota and rate left after the last request, not the first.
+  const { quota_remaining: quotaLeft, rate_limit_remaining: rateLeft, quota_remaining_pct: quotaPct } = lastMeta ?? upstreamMeta;
+  const meta: ToolMeta = {
+    ...baseMeta(
+      { ...upstreamMeta, cache_hit: units === 0 && firstMeta !== undefined },
+      { budgetTokens: deps.budgetTokens, simulated: deps.simulated },
+    ),
+    ...(quotaLeft !== undefined ? { quota_remaining: quotaLeft } : {}),
+    ...(rateLeft !== undefined ? { rate_limit_remaining: rateLeft } : {}),
+    ...(quotaPct !== undefined ? { quota_remaining_pct: quotaPct } : {}),
+    units,
+  };
+  if (foreign > 0 && collected.length === 0)
+    throw new ApiError({
+      code: 'RESPONSE_INVALID',
+      status: null,
+      message: `The API answered ${foreign} snapshot(s) of another ticker than ${tickerValue ?? 'the one asked'}; none were passed on.`,
+      hint: 'Nothing usable came back for this ticker; call again later, and report it if it persists.',
+      recoverable: true,
+      local: true,
+    });
+  if (foreign > 0)
+    meta.notice = [`${foreign} snapshot(s) of another ticker in the API's answer were left out.`, meta.notice].filter(Boolean).join(' ');
   // A session or range the history holds nothing of: say so, and name the sessions it does hold.
   if ((window.session || window.from || window.to) && collected.length === 0 && !position.a) {
     const held = seenSessions.filter((d) => d !== window.session);
@@ -284,12 +349,13 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       : `No snapshots from ${window.from ?? 'the oldest'} to ${window.to ?? 'the latest'}: the history holds only the latest three sessions, none of them in this range.`;
     meta.notice = [`${missing} Sessions held (ET, newest first): ${list}.`, meta.notice].filter(Boolean).join(' ');
   }
-  // The cursor carries the resolved window, so a later page keeps reading the same session.
+  // The cursor carries the window asked for: one resolved here (the newest session) is
+  // resolved again from the cursor's position, so following it walks on into older sessions.
   const query: Record<string, string | number> = {
     view,
-    ...(resolved.session ? { session_date: resolved.session } : {}),
-    ...(resolved.from ? { from: resolved.from } : {}),
-    ...(resolved.to ? { to: resolved.to } : {}),
+    ...(window.session ? { session_date: window.session } : {}),
+    ...(window.from ? { from: window.from } : {}),
+    ...(window.to ? { to: window.to } : {}),
     ...(limit ? { limit } : {}),
   };
   const build = (kept: number, last?: DealerSnapshot): { data: unknown; meta: ToolMeta } => {
@@ -317,7 +383,14 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         covers: coversOf(resolved, shown),
         truncated: cut || last !== undefined,
         has_more: next !== undefined,
-        ...(next ? { next_cursor: next } : {}),
+        ...(next
+          ? {
+              next_cursor: next,
+              remaining: cut
+                ? `${collected.length - kept} more snapshots read, then ${remaining ?? 'older ones'}`
+                : (remaining ?? 'older snapshots'),
+            }
+          : {}),
         ...(cut || last
           ? {
               trimmed: {

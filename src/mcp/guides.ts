@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { buildOpenApiDocument, DEALER_TICKER_PATTERN } from '../catalog/index.js';
-import type { DatasetRegistry } from './registry.js';
+import type { DatasetRegistry } from '../registry/dataset-registry.js';
 
 export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
   server.registerResource(

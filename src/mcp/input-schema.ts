@@ -43,7 +43,10 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
     required.push('ticker');
   }
   // MCP-side parameters (shaping) are advertised in place of an upstream one of the same name.
-  for (const [name, zodSchema] of Object.entries({ ...dataset.query, ...dataset.shaping })) {
+  // A tool that answers with its own shape (the dealer history) takes only its shaping: the
+  // upstream's paging parameters are ours to drive, under whatever names the upstream gives them.
+  const upstream = dataset.toolOutput ? {} : dataset.query;
+  for (const [name, zodSchema] of Object.entries({ ...upstream, ...dataset.shaping })) {
     const { schema, description } = paramJsonSchema(zodSchema);
     properties[name] = portableProperty({ ...schema, ...(description ? { description } : {}) });
     if (isRequiredParam(zodSchema)) required.push(name);

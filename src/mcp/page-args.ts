@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../api/errors.js';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { upstreamRoles } from '../catalog/param-roles.js';
 import { argumentsOf, decodePageCursor, isOurCursor } from './paging.js';
 import type { Paging } from './results.js';
 
@@ -21,7 +22,9 @@ export function pagingOf(
   given: Record<string, unknown>,
 ): { args: Record<string, unknown>; paging: Paging | undefined } {
   const { cursor: raw, ticker, ...rest } = given;
-  const upstreamCursor = 'cursor' in dataset.query;
+  // The upstream's cursor, under whatever name its document gives that role (page_token...).
+  const cursorName = upstreamRoles(dataset).cursor;
+  const upstreamCursor = cursorName !== undefined;
   const takesCursor = upstreamCursor || 'cursor' in (dataset.shaping ?? {});
   const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
   const t = typeof ticker === 'string' ? { t: ticker } : {};
@@ -29,7 +32,7 @@ export function pagingOf(
   if (isOurCursor(raw)) {
     const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
     const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
-    if (decoded.u && upstreamCursor) args['cursor'] = decoded.u;
+    if (decoded.u && cursorName) args[cursorName] = decoded.u;
     return {
       args: withTicker(args),
       paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamCursor: decoded.u, skip: decoded.s ?? 0 },
@@ -46,8 +49,9 @@ export function pagingOf(
   }
   // No cursor, or the upstream's own: the query is what the caller gave.
   const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
+  const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
   return {
-    args: raw === undefined || raw === null ? withTicker(rest) : given,
+    args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
     paging: { base, upstreamCursor: typeof raw === 'string' ? raw : undefined, skip: 0 },
   };
 }

@@ -28,6 +28,10 @@ export const toolMetaSchema = resultMetaSchema.extend({
     .optional(),
   /** The API holds rows past the limit asked (its `_meta.truncated` without a cursor): how to reach them. */
   more_rows: z.string().optional(),
+  /** Upstream requests this answer spent, each a unit of quota (0 from the cache). */
+  units: z.number().optional(),
+  /** With has_more: what remains in the direction read. */
+  remaining: z.string().optional(),
 });
 
 export type ToolMeta = z.infer<typeof toolMetaSchema>;
@@ -121,6 +125,7 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
     as_of: asOf,
     covers: options.covers ?? 'latest',
     data_source: dataSourceOf(meta),
+    units: meta.cache_hit ? 0 : 1,
     ...(options.simulated ? { simulated: true } : {}),
   };
 }

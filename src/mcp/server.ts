@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { linkView, registerViews } from './apps.js';
 import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
-import type { CatalogChange, DatasetRegistry } from './registry.js';
+import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { registerStatusTool } from './status-tool.js';
 import { guardPrototypeArguments } from './prototype-guard.js';
 import { registerVolatilityCompare } from './volatility-compare.js';
@@ -35,7 +35,7 @@ export interface ServerDeps {
 
 const INSTRUCTIONS = [
   'Market data tools: options flow, dealer gamma exposure (GEX), short interest, volatility, institutional, insider, congress, dark-pool and macro datasets.',
-  'Every successful dataset call costs 1 unit of a shared monthly quota (cached repeats are free); api_status is free and shows the budget.',
+  'Each upstream request a call makes costs 1 unit of a shared monthly quota (cached repeats are free): most calls make one, and meta.units says what an answer spent; api_status is free and shows the budget.',
   'On-demand datasets may make a first call wait while the API builds them (not charged).',
   'Tickers are upper case (SPY, BRK.B); dates are ET trading dates (YYYY-MM-DD).',
   'fields=["a","b"] keeps only those fields of each row. Results fit a token budget: meta.truncated means rows were left out of this answer, meta.has_more that more exist; pass meta.next_cursor as cursor (with the ticker) to continue exactly after the last row.',
@@ -79,6 +79,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     baseUrl: deps.baseUrl,
     keyConfigured: deps.keyConfigured,
     datasetCount: () => deps.registry.datasets().length,
+    catalogNotes: () => deps.registry.notes(),
     resultTokens: deps.resultTokens,
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,

@@ -21,6 +21,8 @@ export interface StatusDeps {
   baseUrl: string | undefined;
   keyConfigured: boolean;
   datasetCount: () => number;
+  /** Datasets the upstream's document imported or retired, and why. */
+  catalogNotes?: () => unknown;
   /** The result budget in o200k tokens (MARKET_DATA_RESULT_TOKENS). */
   resultTokens?: number;
   /** Settings that fell back to their defaults, for the user to fix (never the values). */
@@ -212,6 +214,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
               base_url: deps.baseUrl ?? null,
               simulated: deps.simulated,
               tools_for_datasets: deps.datasetCount(),
+              catalog: deps.catalogNotes?.() ?? null,
               config_warnings: deps.configWarnings,
             },
           }

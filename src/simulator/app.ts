@@ -24,6 +24,7 @@ import {
   validation,
 } from './checks.js';
 import { errorEnvelope } from './envelope.js';
+import { ourQuery, publishedDataset } from './dialect.js';
 import { datasetReply, metaReply } from './responses.js';
 import type { SimulatedApi } from './server.js';
 
@@ -119,15 +120,17 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       const key = c.get('key');
       const account = c.get('account');
       if (!key || !account) throw new ApiError('AUTH_INVALID');
-      const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'));
+      const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'), sim.dialect);
       return jsonResponse(c, reply.status, reply.body);
     });
 
-  for (const dataset of datasets)
+  for (const dataset of datasets) {
+    // Validation reads the parameters as the dialect publishes them; the rest reads ours.
+    const published = publishedDataset(dataset, sim.dialect);
     app.get(
       honoPath(dataset.path),
       async (c, next) => {
-        c.set('dataset', dataset);
+        c.set('dataset', published);
         await next();
       },
       quota(sim),
@@ -137,6 +140,11 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       adminOnly(sim),
       capability(sim),
       validation,
+      async (c, next) => {
+        c.set('dataset', dataset);
+        c.set('query', ourQuery(dataset, sim.dialect, c.get('query')));
+        await next();
+      },
       coveredSymbol,
       retention,
       materialization(sim),
@@ -151,11 +159,13 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
           c.get('requestId'),
           sim.accountLimits(account.id),
           c.get('now'),
+          sim.dialect,
         );
         c.set('charged', reply.charged ?? false);
         return jsonResponse(c, reply.status, reply.body);
       },
     );
+  }
 
   app.all('*', () => {
     throw new ApiError('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });

@@ -4,6 +4,7 @@
  */
 import { buildOpenApiDocument, scopeOf, toolsetOf, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
+import { publishedDataset, type Dialect } from './dialect.js';
 import { ApiError } from './api-error.js';
 import { latestSession } from './calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
@@ -40,6 +41,7 @@ export function datasetReply(
   requestId: string,
   limits: AccountLimits,
   now: number,
+  dialect: Dialect,
 ): Reply {
   const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
   let generated: Generated;
@@ -60,20 +62,17 @@ export function datasetReply(
   }
   const nextCursor = generated.nextCursor ?? null;
   const quotaAfter = limits.quota.remaining(now) - 1;
-  const body = {
-    data: finalizePayload(dataset.operationId, query, generated.data),
-    _meta: {
-      request_id: requestId,
-      cache_hit: false,
-      data_freshness_seconds: Math.max(0, Math.round((now - generated.asOf) / 1000)),
-      truncated: nextCursor !== null || limitHidRows,
-      next_cursor: nextCursor,
-      notice: 'Simulated data from the market-data-mcp simulator; not market data.',
-      rate_limit_remaining: limits.rate.state(now).remaining,
-      quota_remaining_pct: Math.round((quotaAfter / limits.quota.limit) * 10000) / 100,
-      data_source: DATA_SOURCE,
-    },
+  const meta = {
+    request_id: requestId,
+    cache_hit: false,
+    data_freshness_seconds: Math.max(0, Math.round((now - generated.asOf) / 1000)),
+    truncated: nextCursor !== null || limitHidRows,
+    notice: 'Simulated data from the market-data-mcp simulator; not market data.',
+    rate_limit_remaining: limits.rate.state(now).remaining,
+    quota_remaining_pct: Math.round((quotaAfter / limits.quota.limit) * 10000) / 100,
+    data_source: DATA_SOURCE,
   };
+  const body = dialect.wrap(finalizePayload(dataset.operationId, query, generated.data), meta, nextCursor);
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
     throw new ApiError('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
@@ -91,8 +90,9 @@ export function metaReply(
   account: SimAccount,
   limits: AccountLimits,
   now: number,
+  dialect: Dialect,
 ): Reply {
-  if (operationId === 'meta.openapi') return { status: 200, body: buildOpenApiDocument(service.datasets) };
+  if (operationId === 'meta.openapi') return { status: 200, body: publishedDocument(service.datasets, dialect) };
   if (operationId === 'meta.health')
     return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: DATA_SOURCE } };
   return {
@@ -122,4 +122,15 @@ export function metaReply(
       limits: { requests_per_minute: service.perWindow, in_flight: service.inFlight },
     },
   };
+}
+
+/** The OpenAPI document as the dialect publishes it: its operation ids, its parameter names. */
+function publishedDocument(datasets: readonly DatasetDefinition[], dialect: Dialect): unknown {
+  const document = buildOpenApiDocument(datasets.map((d) => publishedDataset(d, dialect)));
+  if (dialect.name === 'spec') return document;
+  for (const dataset of datasets) {
+    const operation = document.paths[dataset.path]?.get;
+    if (operation) operation.operationId = dialect.operationId(dataset.operationId);
+  }
+  return document;
 }

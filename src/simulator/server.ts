@@ -10,6 +10,7 @@ import { DATASETS, type ApiErrorCode, type DatasetDefinition } from '../catalog/
 import { ADMIN_USER_ID, AccountBook, builtInBook, type SimAccount, type SimKey } from './accounts.js';
 import type { SimEnv } from './api-error.js';
 import { buildApp, DOCS_PATH } from './app.js';
+import { dialectFromEnv, dialectNamed, type Dialect } from './dialect.js';
 import { errorEnvelope } from './envelope.js';
 import { FaultPlan } from './faults.js';
 import { isCatalogOperation } from './generators/index.js';
@@ -37,6 +38,8 @@ export interface SimulatorOptions {
   /** Units already used per account id at start. */
   quotaUsed?: Record<string, number>;
   now?: () => number;
+  /** Which reading of the spec's open points to serve (dialect.ts); default MARKET_DATA_SIM_DIALECT, else the spec's own. */
+  dialect?: string;
 }
 
 export interface RequestRecord {
@@ -67,6 +70,7 @@ export class SimulatedApi {
   readonly seed: number;
   readonly materializationMs: number;
   readonly now: () => number;
+  readonly dialect: Dialect;
   maxInFlightSeen = 0;
   origin = 'http://127.0.0.1';
   private readonly ceilingBytes: number;
@@ -97,6 +101,7 @@ export class SimulatedApi {
     this.materializationMs = options.materializationMs ?? 1500;
     this.ceilingBytes = options.responseCeilingBytes ?? 256 * 1024;
     this.now = options.now ?? Date.now;
+    this.dialect = options.dialect === undefined ? dialectFromEnv() : dialectNamed(options.dialect);
     for (const [accountId, used] of Object.entries(options.quotaUsed ?? {})) this.accountLimits(accountId).quota.setUsed(used, this.now());
     this.app = buildApp(this, this.datasets);
   }
@@ -177,9 +182,10 @@ export class SimulatedApi {
       ? this.accountLimits(account.id).rate.state(now)
       : (this.perIp.get(ip) ?? new FixedWindowCounter(this.limitSettings.perIpPerWindow, this.limitSettings.windowMs)).state(now);
     const quota = account ? this.accountLimits(account.id).quota : undefined;
+    const always = { Date: new Date(now).toUTCString(), 'X-Request-Id': requestId };
+    if (!this.dialect.rateHeaders) return always;
     return {
-      Date: new Date(now).toUTCString(),
-      'X-Request-Id': requestId,
+      ...always,
       'X-RateLimit-Limit': String(window.limit),
       'X-RateLimit-Remaining': String(window.remaining),
       'X-RateLimit-Reset': String(Math.ceil(window.resetAtMs / 1000)),

@@ -4,6 +4,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
+import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
+import { dealerPageQuery } from '../../src/simulator/dialect.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { freshCacheDir } from '../helpers/mcp.js';
 
@@ -69,14 +71,18 @@ export interface Snapshot {
 
 /** Every dealer snapshot the upstream holds for a ticker, newest first, read page by page straight from the simulator. */
 export async function upstreamSnapshots(session: Session, ticker: string): Promise<Snapshot[]> {
+  return dialectSnapshots(session.sim, ticker);
+}
+
+/** The same, in whatever dialect the simulator speaks (its own parameter names and wrapper). */
+export async function dialectSnapshots(sim: RunningSimulator, ticker: string): Promise<Snapshot[]> {
   const all: Snapshot[] = [];
-  let cursor: string | null = null;
+  let cursor: string | undefined;
   do {
-    const query: string = `limit=60${cursor ? `&cursor=${cursor}` : ''}`;
-    const page = await get(session.sim, `/v1/derived/dealer-gex/${ticker}/history?${query}`);
-    const body = page.body as { data: Snapshot[]; _meta: { next_cursor: string | null } };
-    all.push(...body.data);
-    cursor = body._meta.next_cursor;
+    const page = await get(sim, `/v1/derived/dealer-gex/${ticker}/history?${dealerPageQuery(sim.api.dialect, cursor)}`);
+    const parts = payloadParts(page.body);
+    all.push(...((rowsIn(parts.data) ?? []) as Snapshot[]));
+    cursor = parts.nextCursor;
   } while (cursor);
   return all;
 }

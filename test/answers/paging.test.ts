@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { get } from '../helpers/http.js';
 import { upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
 
@@ -55,7 +56,8 @@ test('levels of three sessions, cut to a small budget, follow to every snapshot 
 test('a trimmed page of a dataset the upstream does not page continues after its last row, to the end', async () => {
   await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
     const direct = await get(session.sim, '/v1/congress/recent-trades?limit=200');
-    const expected = (direct.body as { data: unknown[] }).data;
+    // Read as the client reads it, in whatever wrapper the simulator's dialect uses.
+    const expected = rowsIn(payloadParts(direct.body).data) ?? [];
     const requestsBefore = session.sim.api.requests.length;
     const answers = await follow(session, 'congress_recent_trades', { limit: 200 });
     const rows = answers.flatMap((a) => a.data as unknown[]);

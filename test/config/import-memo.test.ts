@@ -1,6 +1,6 @@
 /**
  * A start with a disk copy of a document this build already imported registers its tools
- * from the import record (src/mcp/import-memo.ts) and imports a dataset's parameters on its
+ * from the import record (src/registry/import-memo.ts) and imports a dataset's parameters on its
  * first call. Driven through the built binary, which carries the build id the record needs.
  */
 import assert from 'node:assert/strict';
@@ -77,6 +77,6 @@ test('a start from the disk copy serves the recorded import: same tools, the imp
       assert.ok(operation, 'the disk copy holds the upstream dataset');
       operation.get.summary = 'Changed upstream';
     });
-    assert.equal((await listed()).find((t) => t.name === TOOL)?.title, 'Changed upstream');
+    assert.equal((await listed()).find((t) => t.name === TOOL)?.title, 'Changed upstream [not reviewed]');
   });
 });

@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { buildOpenApiDocument, DATASETS } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
 import { createLogger } from '../../src/log.js';
-import { DatasetRegistry } from '../../src/mcp/registry.js';
+import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
 import { computePrebuilt, loadPrebuilt } from '../../src/prebuilt.js';
 import { makeClient } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';

@@ -17,7 +17,7 @@ test('a dataset registered upstream that the catalog does not know becomes a too
       assert.ok(tool, 'etf_flows_by_ticker is listed');
       const props = (tool.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
       // Bounds and patterns in words, which every host shows its model (Codex strips the keywords).
-      assert.deepEqual(props['days'], { type: 'integer', description: 'Days of history, 1 to 90.' });
+      assert.deepEqual(props['days'], { type: 'integer', description: '[not reviewed] Days of history, 1 to 90.' });
       assert.match(String(props['ticker']?.['description']), /Upper case, e\.g\. AAPL or BRK\.B/);
       const ok = await client.callTool({ name: 'etf_flows_by_ticker', arguments: { ticker: 'SPY', days: 5 } });
       assert.notEqual(ok.isError, true);

@@ -10,7 +10,7 @@ import { DATASETS } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi, MAX_IMPORTED_DATASETS } from '../../src/catalog/openapi-import.js';
 import { ConfigSchema } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { DatasetRegistry, MAX_DOCUMENT_CHARS } from '../../src/mcp/registry.js';
+import { DatasetRegistry, MAX_DOCUMENT_CHARS } from '../../src/registry/dataset-registry.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { catalogDocument, withFakeUpstream } from './fake-upstream.js';
 
@@ -69,7 +69,8 @@ test('a bad disk copy is discarded at start and the built-in catalog serves', as
     const config = ConfigSchema.parse({ apiKey: KEY, baseUrl: fake.url, logLevel: 'silent' });
     const log = createLogger('silent');
     const client = new MarketDataClient({ config, log });
-    const registry = new DatasetRegistry({ client, log, sourceId: fake.url, cacheDir });
+    // As the runtime builds it: api_status is a tool name no upstream operation may take.
+    const registry = new DatasetRegistry({ client, log, sourceId: fake.url, cacheDir, reservedToolNames: ['api_status'] });
     try {
       await registry.start(2000);
       assert.equal(existsSync(path), false, 'the poison copy is deleted');

@@ -32,6 +32,8 @@ export function serverEnv(options: SpawnOptions): Record<string, string> {
     PATH: process.env['PATH'] ?? '',
     MARKET_DATA_CACHE_DIR: freshCacheDir(),
     MARKET_DATA_LOG_LEVEL: 'info',
+    // The dialect the suites run against (CI runs them against each): --demo's simulator speaks it too.
+    ...(process.env['MARKET_DATA_SIM_DIALECT'] ? { MARKET_DATA_SIM_DIALECT: process.env['MARKET_DATA_SIM_DIALECT'] } : {}),
     ...options.env,
   };
   if (options.baseUrl) env['MARKET_DATA_BASE_URL'] = options.baseUrl;

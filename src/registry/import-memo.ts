@@ -20,10 +20,11 @@ import { dirname, join } from 'node:path';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import type { ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
-import { primeToolInputJsonSchema, toolInputJsonSchema } from './input-schema.js';
+import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/input-schema.js';
 
 export type ImportNow = (document: unknown) => ImportReport;
-export type ImportDocument = (document: unknown, importNow: ImportNow) => ImportReport;
+/** `fresh`: a freshly fetched document, which may retire catalog datasets (the disk copy never does). */
+export type ImportDocument = (document: unknown, importNow: ImportNow, fresh: boolean) => ImportReport;
 
 export interface ImportMemoOptions {
   /** The record's file; undefined keeps the memo in memory only. */
@@ -51,6 +52,8 @@ interface ImportRecord {
   /** Datasets in the report's order: a catalog operation id (unchanged), or a recorded dataset. */
   datasets: (string | RecordedDataset)[];
   added: string[];
+  retired: ImportReport['retired'];
+  keptAbsent: string[];
   changed: string[];
   skipped: ImportReport['skipped'];
   accepted: string[];
@@ -77,8 +80,12 @@ const catalogById = new Map(DATASETS.map((d) => [d.operationId, d]));
 
 export function memoisedImport(options: ImportMemoOptions): ImportDocument {
   let last: { key: string; report: ImportReport } | undefined;
-  return (document, importNow) => {
-    const key = createHash('sha256').update(options.buildId).update('\n').update(JSON.stringify(document)).digest('hex');
+  return (document, importNow, fresh) => {
+    const key = createHash('sha256')
+      .update(options.buildId)
+      .update(fresh ? '\nfresh\n' : '\ndisk\n')
+      .update(JSON.stringify(document))
+      .digest('hex');
     if (last?.key === key) return last.report;
     const recorded = readRecord(options, key);
     const report = recorded ? fromRecord(recorded, document, importNow) : importNow(document);
@@ -100,7 +107,7 @@ function readFileRecords(file: string): ImportRecord[] {
 function readRecord(options: ImportMemoOptions, key: string): ImportRecord | undefined {
   if (!options.file) return undefined;
   const record = readFileRecords(options.file).find((r) => r.key === key);
-  if (!record || !Array.isArray(record.datasets)) return undefined;
+  if (!record || !Array.isArray(record.datasets) || !Array.isArray(record.retired) || !Array.isArray(record.keptAbsent)) return undefined;
   // A catalog id this build does not know means the record is not ours after all.
   for (const entry of record.datasets) if (typeof entry === 'string' && !catalogById.has(entry)) return undefined;
   return record;
@@ -144,6 +151,8 @@ function toRecord(key: string, report: ImportReport): ImportRecord {
           },
     ),
     added: report.added,
+    retired: report.retired,
+    keptAbsent: report.keptAbsent,
     changed: report.changed,
     skipped: report.skipped,
     accepted: report.accepted,
@@ -157,7 +166,15 @@ function fromRecord(record: ImportRecord, document: unknown, importNow: ImportNo
     primeToolInputJsonSchema(dataset, entry.inputSchema);
     return dataset;
   });
-  return { datasets, added: record.added, changed: record.changed, skipped: record.skipped, accepted: record.accepted };
+  return {
+    datasets,
+    added: record.added,
+    retired: record.retired,
+    keptAbsent: record.keptAbsent,
+    changed: record.changed,
+    skipped: record.skipped,
+    accepted: record.accepted,
+  };
 }
 
 /**

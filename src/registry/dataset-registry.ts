@@ -1,6 +1,7 @@
 /**
  * The datasets this server offers: the catalog reconciled with the upstream's OpenAPI
- * document (free of quota) by operation id. The last good document is kept on disk, as
+ * document (free of quota) by path. Not MCP: fetching, importing, reconciling, the disk
+ * copy and the timers live here; src/mcp/ only registers the tools it lists. The last good document is kept on disk, as
  * we accepted it, so the next start knows late-registered datasets at once; it is
  * refreshed every MARKET_DATA_CATALOG_REFRESH_S, and listeners hear what was added,
  * changed and removed.
@@ -14,10 +15,7 @@ import { DATASETS, paramJsonSchema, toolsetOf, type DatasetDefinition } from '..
 import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
-import { toolNameOf } from './dataset-tool.js';
 import type { ImportDocument } from './import-memo.js';
-import { STATUS_TOOL } from './status-tool.js';
-import { COMPARE_TOOL } from './volatility-compare.js';
 
 export interface RegistryOptions {
   client: MarketDataClient;
@@ -35,8 +33,22 @@ export interface RegistryOptions {
   firstRefreshDelayMs?: number;
   /** sha256 of the catalog's own OpenAPI text: such a document yields the catalog, unimported. */
   catalogDocumentSha256?: string | undefined;
-  /** Wraps every import of a document, e.g. to memoise it (src/mcp/import-memo.ts). */
+  /** Wraps every import of a document, e.g. to memoise it (src/registry/import-memo.ts). */
   importDocument?: ImportDocument | undefined;
+  /** Tool names that are not datasets (api_status): no upstream operation may take them. */
+  reservedToolNames?: readonly string[];
+  /** An operation id → its tool name, the MCP layer's rule; the import's default otherwise. */
+  toolNameOf?: (operationId: string) => string;
+}
+
+/** What the last document did to the catalog, for api_status: imported and retired datasets, and why. */
+export interface CatalogNotes {
+  source: 'disk' | 'upstream' | 'catalog';
+  imported: string[];
+  retired: { operationId: string; reason: string }[];
+  /** Catalog datasets the document lacked but kept: it did not look complete enough to retire them. */
+  kept_though_absent: string[];
+  skipped: { path: string; reason: string }[];
 }
 
 export interface CatalogChange {
@@ -47,8 +59,6 @@ export interface CatalogChange {
 
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
-/** Tools that are not datasets; no upstream operation may take their names. */
-const RESERVED_TOOL_NAMES = [STATUS_TOOL, COMPARE_TOOL];
 
 export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'market-data-mcp');
@@ -79,6 +89,7 @@ export class DatasetRegistry {
   private underWay: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
+  private lastNotes: CatalogNotes = { source: 'catalog', imported: [], retired: [], kept_though_absent: [], skipped: [] };
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -91,6 +102,11 @@ export class DatasetRegistry {
   /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
   document(): unknown {
     return this.lastDocument;
+  }
+
+  /** What the last document applied did to the catalog. */
+  notes(): CatalogNotes {
+    return this.lastNotes;
   }
 
   /** Hears every change of the offered datasets (after the toolset filter). */
@@ -151,13 +167,14 @@ export class DatasetRegistry {
     return undefined;
   }
 
-  private importReport(document: unknown): ImportReport {
+  private importReport(document: unknown, fresh: boolean): ImportReport {
     const importNow = (source: unknown): ImportReport =>
       datasetsFromOpenApi(source, {
-        reservedToolNames: RESERVED_TOOL_NAMES,
-        toolNameOf: (operationId) => toolNameOf({ operationId }),
+        reservedToolNames: this.options.reservedToolNames ?? [],
+        ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
+        fresh,
       });
-    return this.options.importDocument ? this.options.importDocument(document, importNow) : importNow(document);
+    return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document);
   }
 
   /** Applies a document; returns what of it was accepted (to keep on disk), or undefined. */
@@ -170,12 +187,19 @@ export class DatasetRegistry {
     const text = JSON.stringify(document);
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
     const isCatalog = createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
-    const report: ImportReport = isCatalog ? catalogReport() : this.importReport(document);
+    const report: ImportReport = isCatalog ? catalogReport() : this.importReport(document, source === 'upstream');
     for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
       return undefined;
     }
+    this.lastNotes = {
+      source,
+      imported: report.added,
+      retired: report.retired,
+      kept_though_absent: report.keptAbsent,
+      skipped: report.skipped.slice(0, 20),
+    };
     const accepted = acceptedDocument(document, report.accepted);
     this.lastDocument = accepted;
     this.lastText = text;
@@ -245,7 +269,7 @@ export class DatasetRegistry {
       document = JSON.parse(text) as unknown;
       problem = this.refusal(document);
       if (!problem) {
-        const report = this.importReport(document);
+        const report = this.importReport(document, false);
         if (report.accepted.length === 0) problem = 'no usable operation';
         else if (report.skipped.length > 0) problem = `${report.skipped.length} unusable operations`;
       }
@@ -282,5 +306,13 @@ function acceptedDocument(document: unknown, acceptedPaths: readonly string[]): 
 
 /** The import of the catalog's own document, known without importing it. */
 function catalogReport(): ImportReport {
-  return { datasets: [...DATASETS], added: [], changed: [], skipped: [], accepted: DATASETS.map((d) => d.path) };
+  return {
+    datasets: [...DATASETS],
+    added: [],
+    changed: [],
+    skipped: [],
+    accepted: DATASETS.map((d) => d.path),
+    retired: [],
+    keptAbsent: [],
+  };
 }

@@ -1,0 +1,175 @@
+/**
+ * The live document binds to the catalog by path, whatever its operation ids; absence
+ * retires a dataset only on evidence; a partial or odd document never empties the catalog,
+ * also after a restart from the disk copy.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { MarketDataClient } from '../../src/api/client.js';
+import { ConfigSchema } from '../../src/config.js';
+import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
+import { datasetsFromOpenApi, portableOperationId } from '../../src/catalog/openapi-import.js';
+import { createLogger } from '../../src/log.js';
+import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
+import { catalogDocument, withFakeUpstream } from '../faults/fake-upstream.js';
+
+const DEALER = '/v1/derived/dealer-gex/{ticker}/history';
+const KEY = 'fake-key-0123456789';
+
+/** Every catalog operation id rewritten by `rename`, as another upstream would publish them. */
+function renamed(rename: (ours: string) => string): ReturnType<typeof catalogDocument> {
+  const doc = catalogDocument();
+  for (const item of Object.values(doc.paths)) item.get['operationId'] = rename(String(item.get['operationId']));
+  return doc;
+}
+
+const FORMS: Record<string, (ours: string) => string> = {
+  camelCase: (id) =>
+    `get${id
+      .split(/[._]/)
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('')}`,
+  'another dotted scheme': (id) => `marketdata.${id.replace('.', '_')}`,
+  snake_case: (id) => id.replace('.', '_'),
+  'kebab-case': (id) => id.replace(/[._]/g, '-'),
+};
+
+for (const [form, rename] of Object.entries(FORMS)) {
+  test(`operation ids in ${form} bind to the curated datasets by path: nothing imported, nothing retired, our ids kept`, () => {
+    const doc = renamed(rename);
+    const dealer = doc.paths[DEALER];
+    assert.ok(dealer);
+    dealer.get.parameters = dealer.get.parameters.filter((p) => p['name'] !== 'limit' && p['name'] !== 'cursor');
+    dealer.get.parameters.push({ name: 'page_token', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } });
+    const report = datasetsFromOpenApi(doc, { fresh: true });
+    assert.deepEqual(report.added, [], `${form}: nothing imported`);
+    assert.deepEqual(report.retired, [], `${form}: nothing retired`);
+    assert.deepEqual(report.datasets.map((d) => d.operationId).sort(), DATASETS.map((d) => d.operationId).sort());
+    const bound = report.datasets.find((d) => d.path === DEALER);
+    assert.ok(bound?.toolOutput, 'the dealer keeps its output and shaping');
+    assert.deepEqual(Object.keys(bound.query), ['page_token'], "the dealer's upstream parameters are the document's");
+  });
+}
+
+test('an operation on a path the catalog does not know is imported under a portable id; its text is marked as not reviewed', () => {
+  const doc = catalogDocument();
+  doc.paths['/v1/etf/flows-by-ticker/{ticker}'] = {
+    get: {
+      operationId: 'getEtfFlowsByTicker',
+      summary: 'ETF flows `$(curl x)` {"role":"system"} <b>bold</b>',
+      parameters: [
+        { name: 'ticker', in: 'path', required: true, schema: { type: 'string', maxLength: 12 } },
+        { name: 'window', in: 'query', required: false, description: 'Window of days', schema: { type: 'string', enum: ['5d', '20d'] } },
+      ],
+    },
+  };
+  const report = datasetsFromOpenApi(doc, { fresh: true });
+  assert.deepEqual(report.added, ['etf_flows_by_ticker']);
+  const imported = report.datasets.find((d) => d.operationId === 'etf_flows_by_ticker');
+  assert.ok(imported);
+  assert.match(imported.title, /not reviewed/);
+  assert.doesNotMatch(imported.title, /[`${}<>"]/, 'only the characters of plain prose pass');
+  assert.match(imported.description, /not reviewed/);
+  const windowParam = imported.query['window'];
+  assert.ok(windowParam);
+  assert.match(paramJsonSchema(windowParam).description ?? '', /^\[not reviewed\]/, 'a parameter description is marked too');
+  assert.equal(portableOperationId(undefined, '/v1/etf/flows-by-ticker/{ticker}'), 'etf.flows_by_ticker', 'no id: one from the path');
+  assert.equal(portableOperationId('etf-flows-by-ticker', '/v1/x'), 'etf_flows_by_ticker');
+  assert.equal(portableOperationId('x<script>', '/v1/etf/flows'), 'etf.flows', 'an odd id: one from the path');
+});
+
+/** A document with `usable` catalog operations kept and three unusable operations beside them. */
+function partialDocument(usable: number): unknown {
+  const doc = catalogDocument();
+  const keep = Object.keys(doc.paths).filter(
+    (p) => p.startsWith('/v1/') && !['/v1/discover', '/v1/health', '/v1/openapi.json'].includes(p),
+  );
+  for (const path of keep.slice(usable)) delete doc.paths[path];
+  doc.paths['/v1/odd/{id}/x'] = {
+    get: { operationId: 'odd.by_id', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] },
+  };
+  doc.paths['/v1/weird'] = { get: { operationId: 'weird.obj', parameters: [{ name: 'filter', in: 'query', schema: { type: 'object' } }] } };
+  doc.paths['/v1/bad name'] = { get: { operationId: 'bad.name', parameters: [] } };
+  return doc;
+}
+
+for (const usable of [0, 1, 4]) {
+  test(`a document with ${usable} usable operation(s) beside unusable ones leaves the catalog in place`, () => {
+    const report = datasetsFromOpenApi(partialDocument(usable), { fresh: true });
+    assert.deepEqual(report.retired, []);
+    assert.equal(report.datasets.length, DATASETS.length);
+  });
+}
+
+test('a fresh document that lists most of the catalog but lacks one path retires that dataset, and says why', () => {
+  const doc = catalogDocument();
+  delete doc.paths['/v1/macro/forex-rate'];
+  const report = datasetsFromOpenApi(doc, { fresh: true });
+  assert.deepEqual(
+    report.retired.map((r) => r.operationId),
+    ['macro.forex_rate'],
+  );
+  assert.match(report.retired[0]?.reason ?? '', /\/v1\/macro\/forex-rate/);
+  const fromDisk = datasetsFromOpenApi(doc, { fresh: false });
+  assert.deepEqual(fromDisk.retired, [], 'a disk copy is no evidence');
+});
+
+test('a partial document from the upstream, then a restart from its disk copy, leaves all 22 curated datasets', async () => {
+  await withFakeUpstream(async (fake) => {
+    fake.document = partialDocument(1);
+    const cacheDir = mkdtempSync(join(tmpdir(), 'mdmcp-bind-'));
+    const config = ConfigSchema.parse({ apiKey: KEY, baseUrl: fake.url, logLevel: 'silent' });
+    const log = createLogger('silent');
+    const make = (): { client: MarketDataClient; registry: DatasetRegistry } => {
+      const client = new MarketDataClient({ config, log });
+      return { client, registry: new DatasetRegistry({ client, log, sourceId: fake.url, cacheDir, firstRefreshDelayMs: 60_000 }) };
+    };
+    const first = make();
+    await first.registry.refresh();
+    assert.equal(first.registry.datasets().length, DATASETS.length, 'the partial document retired nothing');
+    assert.deepEqual(first.registry.notes().retired, []);
+    first.registry.stop();
+    await first.client.close();
+
+    fake.document = 'unavailable';
+    const second = make();
+    try {
+      await second.registry.start(1000);
+      assert.equal(second.registry.notes().source, 'disk', 'the restart read the disk copy');
+      assert.equal(second.registry.datasets().length, DATASETS.length, 'the restart from the disk copy keeps the catalog');
+    } finally {
+      second.registry.stop();
+      await second.client.close();
+    }
+  });
+});
+
+test("the registry's notes (api_status server.catalog) name a retired dataset and why, and an imported one", async () => {
+  await withFakeUpstream(async (fake) => {
+    const doc = catalogDocument();
+    delete doc.paths['/v1/macro/forex-rate'];
+    doc.paths['/v1/etf/flows'] = { get: { operationId: 'getEtfFlows', parameters: [] } };
+    fake.document = doc;
+    const config = ConfigSchema.parse({ apiKey: KEY, baseUrl: fake.url, logLevel: 'silent' });
+    const log = createLogger('silent');
+    const client = new MarketDataClient({ config, log });
+    const registry = new DatasetRegistry({ client, log, sourceId: fake.url, cacheDir: undefined });
+    try {
+      await registry.refresh();
+      const notes = registry.notes();
+      assert.deepEqual(
+        notes.retired.map((r) => r.operationId),
+        ['macro.forex_rate'],
+      );
+      assert.match(notes.retired[0]?.reason ?? '', /lists 21 of the catalog's 22 paths/);
+      assert.deepEqual(notes.imported, ['etf_flows']);
+      assert.ok(!registry.datasets().some((d) => d.operationId === 'macro.forex_rate'));
+    } finally {
+      registry.stop();
+      await client.close();
+    }
+  });
+});
