@@ -116,6 +116,7 @@ export class MarketDataClient {
             userAgent: deps.userAgent ?? 'market-data-mcp',
             // The account's 5 in flight, and room for a request still closing.
             connections: 8,
+            now,
           })
         : undefined;
   }

@@ -85,9 +85,10 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
 
   // Every request: an id, the clock, the record, and the headers of every answer.
   app.use('*', async (c, next) => {
-    const arrivedAt = Date.now();
+    // On the simulator's clock, so that a test driving a fake clock reads its own instants here.
+    const arrivedAt = sim.now();
     c.set('requestId', sim.nextRequestId());
-    c.set('now', sim.now());
+    c.set('now', arrivedAt);
     c.set('charged', false);
     c.set('reset', false);
     sim.trackInFlight(c.env.outgoing);
@@ -95,7 +96,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     const path = new URL(c.req.url);
     sim.record({
       at: arrivedAt,
-      doneAt: Date.now(),
+      doneAt: sim.now(),
       method: c.req.method,
       path: path.pathname,
       query: path.search,
