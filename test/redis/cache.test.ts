@@ -94,7 +94,7 @@ describe('the Redis cache tier across processes', () => {
     assert.ok(redis);
     const links = [new RedisLink({ url: redis.url }), new RedisLink({ url: redis.url })];
     try {
-      assert.ok((await Promise.all(links.map((l) => l.waitUntilReady(5000)))).every(Boolean));
+      assert.deepEqual(await Promise.all(links.map((l) => l.waitUntilReady(5000))), [true, true]);
       const [a, b] = links.map((link) => createRedisCacheTier<{ rows: number[] }>({ link, apiKey: 'key-read-through-1' }));
       assert.ok(a && b);
       let sent = 0;
