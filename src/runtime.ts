@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
-import { DATASETS, toolsetOf } from './catalog/index.js';
+import { DATASETS, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
@@ -154,13 +154,13 @@ async function sharedAccount(config: Config, apiKey: string | undefined, log: Lo
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */
-export const TOOLSETS: readonly string[] = [...new Set(DATASETS.map((d) => toolsetOf(d)))];
+export const TOOLSETS: readonly Toolset[] = Object.keys(CATALOG_TOOLSETS) as Toolset[];
 
 /** Unknown toolset names, and the sentence that tells the user the valid ones. */
 export function checkToolsets(requested: readonly string[] | undefined): { unknown: string[]; warning: string | undefined } {
   // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
   const unknown = (requested ?? [])
-    .filter((t) => !TOOLSETS.includes(t))
+    .filter((t) => !isToolset(t))
     .map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
   if (unknown.length === 0) return { unknown, warning: undefined };
   return {
