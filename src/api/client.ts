@@ -253,11 +253,11 @@ export class MarketDataClient {
           },
           'upstream request',
         );
-        if (failed === undefined && answered) {
+        if (failed === undefined) {
           release(outcome);
-          return toResult(target.operationId, answered);
+          // A response that is not an ApiError answered; classify found no failure in it.
+          return toResult(target.operationId, answered as RawResponse);
         }
-        if (failed === undefined) continue; // not reached: a failure before any answer is its own error
         const quotaResetAt = answered?.limits.quotaResetAt;
         if (RETRY_POLICY[failed.kind].kind === 'in-flight') {
           // Another process of the account is sending: the whole process backs off, and this

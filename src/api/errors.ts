@@ -3,12 +3,11 @@
  * bodies that are not envelopes map by status through the error table; failures on this
  * side of the wire get codes of their own. Never a raw stack, never the key.
  */
-import { codeForStatus, ERROR_TABLE, isErrorCode, type ClientErrorCode, type ErrorCode } from '../catalog/index.js';
+import { codeForStatus, ERROR_TABLE, isErrorCode, type ErrorCode } from '../catalog/index.js';
 import { sanitizeText } from '../sanitize.js';
 import { clampWaitSeconds } from './limit-headers.js';
 
-export { CLIENT_ERROR_CODES } from '../catalog/index.js';
-export type { ClientErrorCode, ErrorCode };
+export type { ErrorCode };
 
 export interface ApiErrorInit {
   /** A code of the table, or an upstream code this client does not know (then `kind` says how to act). */

@@ -43,11 +43,6 @@ export function estimateTokens(text: string): number {
   return tokens;
 }
 
-/** Tokens of a value as the agent reads it: its compact JSON. */
-export function tokensOf(value: unknown): number {
-  return estimateTokens(JSON.stringify(value) ?? '');
-}
-
 type Counter = (text: string) => number;
 let exact: Promise<Counter> | undefined;
 

@@ -2,7 +2,7 @@
  * What the simulator answers once a request has passed authentication, the limits and
  * validation: a dataset's payload (or RESPONSE_TOO_LARGE), and the free meta endpoints.
  */
-import { buildOpenApiDocument, scopeOf, toolsetOf, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { buildOpenApiDocument, scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
 import { ApiError } from './api-error.js';
 import { latestSession } from './calendar.js';
@@ -18,8 +18,6 @@ export const DATA_SOURCE = 'simulator';
 export interface Reply {
   status: number;
   body: unknown;
-  code?: ApiErrorCode;
-  retryAfterSeconds?: number;
   charged?: boolean;
 }
 

@@ -55,7 +55,3 @@ export async function withSimulator<T>(options: SimulatorOptions, run: (sim: Run
     await sim.close();
   }
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -66,5 +66,5 @@ export const runtimeDatasetGenerator: Generator = (ctx) => {
   };
 };
 
-export type { Generated, GeneratorContext, Payload, Row } from './context.js';
+export type { Generated, Payload, Row } from './context.js';
 export { DatasetRefusal } from './context.js';
