@@ -6,6 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { CacheClass } from '../catalog/index.js';
+import { isEnvelopeShaped } from '../catalog/index.js';
 
 /** How long a 200 stays fresh, by how fast its dataset changes. */
 export const CACHE_TTL_MS: Record<CacheClass, number> = {
@@ -34,15 +35,7 @@ export interface CacheLimits {
 export function isErrorEnvelope(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const data = (value as { data?: unknown }).data;
-  const body = data === undefined ? value : data;
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    'error' in body &&
-    typeof (body as { error?: unknown }).error === 'object' &&
-    Object.keys(body).every((k) => k === 'error' || k === '_meta')
-  );
+  return isEnvelopeShaped(data === undefined ? value : data);
 }
 
 export class ResponseCache<T extends object> {

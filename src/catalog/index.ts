@@ -6,3 +6,4 @@ export * from './validate.js';
 export * from './openapi.js';
 export * from './dealer-gex.js';
 export * from './filter-params.js';
+export * from './envelope.js';
