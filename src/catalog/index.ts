@@ -7,3 +7,4 @@ export * from './openapi.js';
 export * from './dealer-gex.js';
 export * from './filter-params.js';
 export * from './envelope.js';
+export * from './spec-limits.js';
