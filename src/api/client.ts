@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
-import { abortError, ApiError, errorFromResponse } from './errors.js';
+import { abortError, ApiError, cancelledError, errorFromResponse } from './errors.js';
 import type { AccountGate, GateView, PermitOutcome } from './gate/account-gate.js';
 import type { SharedCacheTier } from './cache-redis.js';
 import { systemClock } from './gate/clock.js';
@@ -198,7 +198,7 @@ export class MarketDataClient {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: () => (options.signal?.aborted ? cancelled() : deadlineExceeded()),
+        leaveError: () => (options.signal?.aborted ? cancelledError() : deadlineExceeded()),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;
@@ -379,10 +379,6 @@ export class MarketDataClient {
     }
     return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
   }
-}
-
-function cancelled(): ApiError {
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled by the client.', local: true });
 }
 
 function deadlineExceeded(): ApiError {

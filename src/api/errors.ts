@@ -118,11 +118,17 @@ export function errorFromResponse(
   });
 }
 
+/** CANCELLED, written once: the caller left before the answer, or the server is shutting down. */
+export function cancelledError(why: 'caller' | 'shutdown' = 'caller'): ApiError {
+  const message = why === 'shutdown' ? 'The server is shutting down.' : 'The call was cancelled before it finished.';
+  return new ApiError({ code: 'CANCELLED', status: null, message, local: true });
+}
+
 /** The error for a call whose signal fired: the caller cancelled, or the deadline passed. */
 export function abortError(signal: AbortSignal): ApiError {
   const reason: unknown = signal.reason;
   if (reason instanceof ApiError) return reason;
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled before it finished.', local: true });
+  return cancelledError();
 }
 
 /** QUOTA_EXHAUSTED decided here, by the quota latch, without a request (every gate says it alike). */

@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { API_ERROR_CODES, META_ENDPOINTS, type DatasetDefinition } from '../catalog/index.js';
-import { ApiError, type SimEnv } from './api-error.js';
+import { ApiRefusal, type SimEnv } from './api-error.js';
 import {
   accountRate,
   adminOnly,
@@ -67,7 +67,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
   const app = new Hono<SimEnv>();
 
   app.onError((error, c) => {
-    const refusal = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR');
+    const refusal = error instanceof ApiRefusal ? error : new ApiRefusal('INTERNAL_ERROR');
     const { code, details } = refusal;
     const envelope = errorEnvelope({
       code,
@@ -119,7 +119,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     app.get(meta.path, (c) => {
       const key = c.get('key');
       const account = c.get('account');
-      if (!key || !account) throw new ApiError('AUTH_INVALID');
+      if (!key || !account) throw new ApiRefusal('AUTH_INVALID');
       const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'));
       return jsonResponse(c, reply.status, reply.body);
     });
@@ -143,7 +143,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       materialization(sim),
       (c) => {
         const account = c.get('account');
-        if (!account) throw new ApiError('AUTH_INVALID');
+        if (!account) throw new ApiRefusal('AUTH_INVALID');
         const reply = datasetReply(
           sim.dataSettings(),
           dataset,
@@ -159,7 +159,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     );
 
   app.all('*', () => {
-    throw new ApiError('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });
+    throw new ApiRefusal('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });
   });
   return app;
 }

@@ -4,7 +4,7 @@
  */
 import { buildOpenApiDocument, scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
-import { ApiError } from './api-error.js';
+import { ApiRefusal } from './api-error.js';
 import { latestSession } from './calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
 import type { AccountLimits } from './limits.js';
@@ -53,7 +53,7 @@ export function datasetReply(
       generated = limitHidRows && Array.isArray(probe.data) ? { ...probe, data: probe.data.slice(0, limit) } : probe;
     } else generated = applyQueryFilters(dataset.operationId, ctx, generate);
   } catch (error) {
-    if (error instanceof DatasetRefusal) throw new ApiError(error.code, { message: error.message, hint: error.hint });
+    if (error instanceof DatasetRefusal) throw new ApiRefusal(error.code, { message: error.message, hint: error.hint });
     throw error;
   }
   const nextCursor = generated.nextCursor ?? null;
@@ -73,7 +73,7 @@ export function datasetReply(
     },
   };
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
-    throw new ApiError('RESPONSE_TOO_LARGE', {
+    throw new ApiRefusal('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
       hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.',
     });

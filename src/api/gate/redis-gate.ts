@@ -10,7 +10,7 @@
  * the lease time.
  */
 import { randomUUID } from 'node:crypto';
-import { abortError, ApiError, quotaLatchedError } from '../errors.js';
+import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
 import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import type { AccountKeys } from './redis-keys.js';
 import { RedisUnavailableError, type RedisLink } from './redis-connection.js';
@@ -176,7 +176,7 @@ export class RedisAccountGate implements AccountGate {
     clearTimeout(this.sleepTimer);
     clearInterval(this.renewTimer);
     for (const entry of [...this.queue]) {
-      this.leave(entry, new ApiError({ code: 'CANCELLED', status: null, message: 'The server is shutting down.', local: true }));
+      this.leave(entry, cancelledError('shutdown'));
     }
     // Give the leases back now rather than after their expiry.
     await Promise.all([...this.held].map((leaseId) => this.scripts.release({ leaseId, success: false }).catch(() => undefined)));
