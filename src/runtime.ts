@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
-import { DATASETS, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
+import { DATASETS, inaccessibleOperations, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { DatasetRegistry, defaultCacheDir } from './mcp/registry.js';
@@ -173,8 +173,7 @@ export function checkToolsets(requested: readonly string[] | undefined): { unkno
 async function inaccessible(client: MarketDataClient, log: Logger): Promise<Set<string>> {
   try {
     const result = await client.meta('/v1/discover', { deadlineMs: 5000 });
-    const datasets = (result.data as { datasets?: { operation_id?: unknown; accessible?: unknown }[] }).datasets ?? [];
-    return new Set(datasets.filter((d) => d.accessible === false && typeof d.operation_id === 'string').map((d) => String(d.operation_id)));
+    return inaccessibleOperations(result.data);
   } catch (error) {
     log.warn({ err: String(error) }, 'discover failed; showing every tool');
     return new Set();

@@ -166,7 +166,6 @@ export class MarketDataClient {
       throw new ApiError({
         code: 'CONFIG_INVALID',
         status: null,
-        message: 'The server is not configured to reach the API.',
         hint: this.configProblem,
         local: true,
       });
@@ -333,7 +332,7 @@ export class MarketDataClient {
   private failure(error: unknown, signal: AbortSignal): ApiError {
     if (signal.aborted) return abortError(signal);
     if (error instanceof ApiError) return error;
-    return new ApiError({ code: 'NETWORK_ERROR', status: null, message: 'The request failed before an answer arrived.' });
+    return new ApiError({ code: 'NETWORK_ERROR', status: null });
   }
 
   private classify(response: RawResponse): ApiError | undefined {
@@ -363,7 +362,6 @@ export class MarketDataClient {
       return new ApiError({
         code: 'NOT_READY',
         status: 202,
-        message: 'The API is still building this dataset (on-demand materialization).',
         hint: 'Call again shortly; waiting for it is not charged.',
         retryAfterSeconds: clampWaitSeconds(body?.retry_after_seconds) ?? response.retryAfterSeconds,
         requestId: response.requestId ?? null,
@@ -385,7 +383,6 @@ function deadlineExceeded(): ApiError {
   return new ApiError({
     code: 'DEADLINE_EXCEEDED',
     status: null,
-    message: 'The call ran out of time before the API answered.',
     hint: 'Retry; if it keeps happening, ask for less data.',
     recoverable: true,
     retryAfterSeconds: 1,

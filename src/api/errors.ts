@@ -15,7 +15,8 @@ export interface ApiErrorInit {
   /** The table row that governs this error; defaults to `code` when it is in the table. */
   kind?: ErrorCode | undefined;
   status: number | null;
-  message: string;
+  /** Defaults to the table's message for the code: a message is written once, there. */
+  message?: string | undefined;
   hint?: string | undefined;
   recoverable?: boolean | undefined;
   retryAfterSeconds?: number | undefined;
@@ -41,10 +42,11 @@ export class ApiError extends Error {
   readonly local: boolean;
 
   constructor(init: ApiErrorInit) {
-    super(init.message);
+    const kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
+    super(init.message ?? ERROR_TABLE[kind].message);
     this.name = 'ApiError';
     this.code = init.code;
-    this.kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
+    this.kind = kind;
     this.status = init.status;
     this.hint = init.hint;
     this.recoverable = init.recoverable ?? ERROR_TABLE[this.kind].recoverable;

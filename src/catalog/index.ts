@@ -8,3 +8,4 @@ export * from './dealer-gex.js';
 export * from './filter-params.js';
 export * from './envelope.js';
 export * from './spec-limits.js';
+export * from './discover.js';
