@@ -7,7 +7,7 @@ import { MarketDataClient, type ApiResult } from './api/client.js';
 import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './api/gate/redis-factory.js';
-import { DATASETS, toolsetOf } from './catalog/index.js';
+import { DATASETS, inaccessibleOperations, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { importRecordFile, memoisedImport } from './registry/import-memo.js';
@@ -189,13 +189,13 @@ async function sharedAccount(config: Config, apiKey: string | undefined, log: Lo
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */
-export const TOOLSETS: readonly string[] = [...new Set(DATASETS.map((d) => toolsetOf(d)))];
+export const TOOLSETS: readonly Toolset[] = Object.keys(CATALOG_TOOLSETS) as Toolset[];
 
 /** Unknown toolset names, and the sentence that tells the user the valid ones. */
 export function checkToolsets(requested: readonly string[] | undefined): { unknown: string[]; warning: string | undefined } {
   // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
   const unknown = (requested ?? [])
-    .filter((t) => !TOOLSETS.includes(t))
+    .filter((t) => !isToolset(t))
     .map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
   if (unknown.length === 0) return { unknown, warning: undefined };
   return {
@@ -209,8 +209,7 @@ async function inaccessible(client: MarketDataClient, log: Logger): Promise<Set<
   try {
     const result = await client.meta('/v1/discover', { deadlineMs: 5000 });
     rememberDiscover(client, result.data);
-    const datasets = (result.data as { datasets?: { operation_id?: unknown; accessible?: unknown }[] }).datasets ?? [];
-    return new Set(datasets.filter((d) => d.accessible === false && typeof d.operation_id === 'string').map((d) => String(d.operation_id)));
+    return inaccessibleOperations(result.data);
   } catch (error) {
     log.warn({ err: String(error) }, 'discover failed; showing every tool');
     return new Set();

@@ -4,6 +4,10 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ENV } from '../src/config.js';
 import { manifestTools, toolTableMarkdown } from '../src/mcp/docs.js';
+import { InFlightCap } from '../src/api/gate/in-flight-cap.js';
+import { SNAPSHOT_STATES } from '../src/catalog/index.js';
+import { get, withSimulator } from './helpers/http.js';
+import { tokens, withSession } from './answers/harness.js';
 
 const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, import.meta.url));
 const readme = readFileSync(root('README.md'), 'utf8');
@@ -35,4 +39,51 @@ test('the manifest passes settings through env names the server reads, and keeps
 
 test('the README documents every environment variable the server reads', () => {
   for (const name of Object.values(ENV)) assert.ok(readme.includes(`\`${name}\``), name);
+});
+
+// Claims of README.md and BENCHMARKS.md that the code can check. Each reads the sentence
+// back from the document, so that a change on either side fails here until both agree.
+
+const benchmarks = readFileSync(root('BENCHMARKS.md'), 'utf8');
+/** The README as one line of text: sentences wrap across lines. */
+const prose = (text: string): string => text.replace(/\s+/g, ' ');
+
+test('the README says how many requests a process starts with in flight, as the gate does', () => {
+  const said = /A process starts with the account's (\d+) requests in flight/.exec(prose(readme));
+  assert.ok(said, 'the README states the starting in-flight cap');
+  assert.equal(Number(said[1]), new InFlightCap().current(0));
+  assert.equal(Number(said[1]), new InFlightCap().max, 'the account limit, not a slow start');
+});
+
+test("the README names the dealer snapshot's states the simulator answers, and only those", async () => {
+  const said = [...prose(readme).matchAll(/`state` `(\w+)` or `(\w+)`/g)].map((m) => [m[1], m[2]]);
+  assert.ok(said.length >= 1, 'the README states the values of state');
+  const answered = new Set<string>();
+  await withSimulator({}, async (sim) => {
+    for (const ticker of ['SPY', 'QQQ', 'AAPL']) {
+      const body = (await get(sim, `/v1/derived/dealer-gex/${ticker}/history?limit=20`)).body as { data: { state: string }[] };
+      for (const row of body.data) answered.add(row.state);
+    }
+  });
+  for (const pair of said)
+    for (const state of pair) assert.ok(SNAPSHOT_STATES.includes(state as never), `${state} is a state of the schema`);
+  assert.ok(answered.size >= 1);
+  for (const state of answered)
+    assert.ok(said.flat().includes(state), `the simulator answers state ${state}, which the README does not name`);
+});
+
+test('BENCHMARKS.md does not name bottleneck as a library still in use', () => {
+  const stillThere = /The libraries the design names[^(]*\(([^)]*)\)/.exec(prose(benchmarks));
+  assert.ok(stillThere, 'the sentence listing the libraries in use');
+  assert.doesNotMatch(stillThere[1] ?? '', /bottleneck/);
+  const pkg = JSON.parse(readFileSync(root('package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  assert.equal(pkg.dependencies['bottleneck'], undefined);
+});
+
+test("BENCHMARKS.md's tools/list size is within 5 % of today's", async () => {
+  const said = /"?`tools\/list` size"?[\s\S]*?([\d,]+) o200k tokens/.exec(benchmarks);
+  assert.ok(said, 'BENCHMARKS.md states the size of tools/list in o200k tokens');
+  const stated = Number((said[1] ?? '').replace(/,/g, ''));
+  const actual = await withSession({}, async (session) => tokens({ tools: (await session.client.listTools()).tools }));
+  assert.ok(Math.abs(actual - stated) <= 0.05 * actual, `BENCHMARKS.md says ${stated} tokens, tools/list is ${actual}`);
 });

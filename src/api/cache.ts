@@ -6,6 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { CacheClass } from '../catalog/index.js';
+import { isEnvelopeShaped } from '../catalog/index.js';
 
 /** How long a 200 stays fresh, by how fast its dataset changes. */
 export const CACHE_TTL_MS: Record<CacheClass, number> = {
@@ -29,8 +30,6 @@ export interface CachedEntry<T> {
 export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 /** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
 export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
-/** The total cap under its earlier name (test/faults/payload.test.ts reads it). */
-export const CACHE_MAX_CHARS = CACHE_MAX_BYTES;
 /** What an entry costs besides its text: the key, the record and the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
 
@@ -54,15 +53,7 @@ export function stringBytes(text: string): number {
 export function isErrorEnvelope(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const data = (value as { data?: unknown }).data;
-  const body = data === undefined ? value : data;
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    'error' in body &&
-    typeof (body as { error?: unknown }).error === 'object' &&
-    Object.keys(body).every((k) => k === 'error' || k === '_meta')
-  );
+  return isEnvelopeShaped(data === undefined ? value : data);
 }
 
 export class ResponseCache<T extends object> {

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { CACHE_TTL_MS, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { knownOnly, type ResultMeta } from './result-meta.js';
-import { abortError, ApiError, errorFromResponse } from './errors.js';
+import { abortError, ApiError, cancelledError, errorFromResponse } from './errors.js';
 import type { AccountGate, GateView, PermitOutcome } from './gate/account-gate.js';
 import type { SharedCacheTier } from './cache-redis.js';
 import { systemClock } from './gate/clock.js';
@@ -117,6 +117,7 @@ export class MarketDataClient {
             userAgent: deps.userAgent ?? 'market-data-mcp',
             // The account's 5 in flight, and room for a request still closing.
             connections: 8,
+            now,
           })
         : undefined;
   }
@@ -172,7 +173,6 @@ export class MarketDataClient {
       throw new ApiError({
         code: 'CONFIG_INVALID',
         status: null,
-        message: 'The server is not configured to reach the API.',
         hint: this.configProblem,
         local: true,
       });
@@ -204,7 +204,7 @@ export class MarketDataClient {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: () => (options.signal?.aborted ? cancelled() : deadlineExceeded()),
+        leaveError: () => (options.signal?.aborted ? cancelledError() : deadlineExceeded()),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;
@@ -259,11 +259,11 @@ export class MarketDataClient {
           },
           'upstream request',
         );
-        if (failed === undefined && answered) {
+        if (failed === undefined) {
           release(outcome);
-          return toResult(target.operationId, answered);
+          // A response that is not an ApiError answered; classify found no failure in it.
+          return toResult(target.operationId, answered as RawResponse);
         }
-        if (failed === undefined) continue; // not reached: a failure before any answer is its own error
         const quotaResetAt = answered?.limits.quotaResetAt;
         if (RETRY_POLICY[failed.kind].kind === 'in-flight') {
           // Another process of the account is sending: the whole process backs off, and this
@@ -339,7 +339,7 @@ export class MarketDataClient {
   private failure(error: unknown, signal: AbortSignal): ApiError {
     if (signal.aborted) return abortError(signal);
     if (error instanceof ApiError) return error;
-    return new ApiError({ code: 'NETWORK_ERROR', status: null, message: 'The request failed before an answer arrived.' });
+    return new ApiError({ code: 'NETWORK_ERROR', status: null });
   }
 
   private classify(response: RawResponse): ApiError | undefined {
@@ -369,7 +369,6 @@ export class MarketDataClient {
       return new ApiError({
         code: 'NOT_READY',
         status: 202,
-        message: 'The API is still building this dataset (on-demand materialization).',
         hint: 'Call again shortly; waiting for it is not charged.',
         retryAfterSeconds: clampWaitSeconds(body?.retry_after_seconds) ?? response.retryAfterSeconds,
         requestId: response.requestId ?? null,
@@ -387,15 +386,10 @@ export class MarketDataClient {
   }
 }
 
-function cancelled(): ApiError {
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled by the client.', local: true });
-}
-
 function deadlineExceeded(): ApiError {
   return new ApiError({
     code: 'DEADLINE_EXCEEDED',
     status: null,
-    message: 'The call ran out of time before the API answered.',
     hint: 'Retry; if it keeps happening, ask for less data.',
     recoverable: true,
     retryAfterSeconds: 1,

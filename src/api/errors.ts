@@ -3,12 +3,11 @@
  * bodies that are not envelopes map by status through the error table; failures on this
  * side of the wire get codes of their own. Never a raw stack, never the key.
  */
-import { codeForStatus, ERROR_TABLE, isErrorCode, type ClientErrorCode, type ErrorCode } from '../catalog/index.js';
+import { codeForStatus, ERROR_TABLE, isErrorCode, receivedEnvelope, type ErrorCode } from '../catalog/index.js';
 import { sanitizeText } from '../sanitize.js';
 import { clampWaitSeconds } from './limit-headers.js';
 
-export { CLIENT_ERROR_CODES } from '../catalog/index.js';
-export type { ClientErrorCode, ErrorCode };
+export type { ErrorCode };
 
 export interface ApiErrorInit {
   /** A code of the table, or an upstream code this client does not know (then `kind` says how to act). */
@@ -16,7 +15,8 @@ export interface ApiErrorInit {
   /** The table row that governs this error; defaults to `code` when it is in the table. */
   kind?: ErrorCode | undefined;
   status: number | null;
-  message: string;
+  /** Defaults to the table's message for the code: a message is written once, there. */
+  message?: string | undefined;
   hint?: string | undefined;
   recoverable?: boolean | undefined;
   retryAfterSeconds?: number | undefined;
@@ -42,10 +42,11 @@ export class ApiError extends Error {
   readonly local: boolean;
 
   constructor(init: ApiErrorInit) {
-    super(init.message);
+    const kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
+    super(init.message ?? ERROR_TABLE[kind].message);
     this.name = 'ApiError';
     this.code = init.code;
-    this.kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
+    this.kind = kind;
     this.status = init.status;
     this.hint = init.hint;
     this.recoverable = init.recoverable ?? ERROR_TABLE[this.kind].recoverable;
@@ -75,32 +76,6 @@ export class ApiError extends Error {
   }
 }
 
-interface EnvelopeShape {
-  error: {
-    code: unknown;
-    message?: unknown;
-    hint?: unknown;
-    docs_url?: unknown;
-    request_id?: unknown;
-    tags?: unknown;
-    recoverable?: unknown;
-    retry_after_seconds?: unknown;
-  };
-}
-
-function isEnvelope(body: unknown): body is EnvelopeShape {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    'error' in body &&
-    typeof (body as EnvelopeShape).error === 'object' &&
-    (body as EnvelopeShape).error !== null
-  );
-}
-
-/** A code as the spec draws them (upper snake case); anything else is not trusted as a code. */
-const CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
-
 export { codeForStatus };
 
 /** Builds the error for a non-2xx answer. `retryAfterHeader` is the `Retry-After` value. */
@@ -111,9 +86,10 @@ export function errorFromResponse(
   headerRequestId: string | undefined,
 ): ApiError {
   const byStatus = codeForStatus(status);
-  if (isEnvelope(body) && typeof body.error.code === 'string' && CODE_PATTERN.test(body.error.code)) {
-    const e = body.error;
-    const code = body.error.code;
+  const envelope = receivedEnvelope.safeParse(body);
+  if (envelope.success) {
+    const e = envelope.data.error;
+    const code = e.code;
     // A known code acts by its row; one this client does not know acts by its status (a 4xx is never retried).
     const kind: ErrorCode = isErrorCode(code) && ERROR_TABLE[code].status !== null ? code : byStatus;
     const retryAfter = clampWaitSeconds(e.retry_after_seconds) ?? retryAfterHeader;
@@ -121,13 +97,13 @@ export function errorFromResponse(
       code,
       kind,
       status,
-      message: typeof e.message === 'string' ? sanitizeText(e.message, 500) : code,
-      hint: typeof e.hint === 'string' ? sanitizeText(e.hint, 500) : undefined,
+      message: e.message === undefined ? code : sanitizeText(e.message, 500),
+      hint: e.hint === undefined ? undefined : sanitizeText(e.hint, 500),
       recoverable: kind === code ? e.recoverable === true || ERROR_TABLE[kind].recoverable : ERROR_TABLE[kind].recoverable,
       retryAfterSeconds: retryAfter,
-      docsUrl: typeof e.docs_url === 'string' ? sanitizeText(e.docs_url, 300) : undefined,
-      requestId: typeof e.request_id === 'string' ? sanitizeText(e.request_id, 100) : (headerRequestId ?? null),
-      tags: Array.isArray(e.tags) ? e.tags.filter((t): t is string => typeof t === 'string').map((t) => sanitizeText(t, 50)) : [],
+      docsUrl: e.docs_url === undefined ? undefined : sanitizeText(e.docs_url, 300),
+      requestId: e.request_id === undefined ? (headerRequestId ?? null) : sanitizeText(e.request_id, 100),
+      tags: e.tags.map((t) => sanitizeText(t, 50)),
     });
   }
   return new ApiError({
@@ -144,11 +120,17 @@ export function errorFromResponse(
   });
 }
 
+/** CANCELLED, written once: the caller left before the answer, or the server is shutting down. */
+export function cancelledError(why: 'caller' | 'shutdown' = 'caller'): ApiError {
+  const message = why === 'shutdown' ? 'The server is shutting down.' : 'The call was cancelled before it finished.';
+  return new ApiError({ code: 'CANCELLED', status: null, message, local: true });
+}
+
 /** The error for a call whose signal fired: the caller cancelled, or the deadline passed. */
 export function abortError(signal: AbortSignal): ApiError {
   const reason: unknown = signal.reason;
   if (reason instanceof ApiError) return reason;
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The call was cancelled before it finished.', local: true });
+  return cancelledError();
 }
 
 /** QUOTA_EXHAUSTED decided here, by the quota latch, without a request (every gate says it alike). */

@@ -4,9 +4,10 @@
  * the limit) is clamped or dropped here, so that no part of the gate is poisoned by it.
  */
 import type { LimitHeaders } from './gate/account-gate.js';
+import { SPEC_LIMITS } from '../catalog/index.js';
 
 /** The spec's rate window is one minute: a reset further away than that is not a window's. */
-export const MAX_WINDOW_MS = 60_000;
+export const MAX_WINDOW_MS = SPEC_LIMITS.windowMs;
 /** A month and a bit: the furthest a quota reset or any wait can sensibly be. */
 export const MAX_WAIT_SECONDS = 32 * 24 * 3600;
 /**

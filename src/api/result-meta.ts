@@ -1,6 +1,8 @@
 /**
- * The metadata every successful result carries, as the agent sees it. Unknown values are
- * left out rather than null: nullable types are the least portable part of a tool schema.
+ * The metadata the client gives every successful answer. The MCP layer extends it into
+ * the one meta schema the agent sees (toolMetaSchema in src/mcp/results.ts, which alone
+ * says what was trimmed). Unknown values are left out rather than null: nullable types
+ * are the least portable part of a tool schema.
  */
 import * as z from 'zod';
 
@@ -18,17 +20,6 @@ export const resultMetaSchema = z.object({
   quota_remaining: z.number().optional(),
   quota_remaining_pct: z.number().optional(),
   data_source: z.string().optional(),
-  /** Set by the MCP layer: demo data, and what was trimmed to fit the result budget. */
-  simulated: z.boolean().optional(),
-  trimmed: z
-    .object({
-      rows_returned: z.number(),
-      rows_total: z.number(),
-      strikes_returned: z.number().optional(),
-      strikes_total: z.number().optional(),
-      how_to_get_more: z.string(),
-    })
-    .optional(),
 });
 
 export type ResultMeta = z.infer<typeof resultMetaSchema>;

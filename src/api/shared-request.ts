@@ -66,11 +66,6 @@ export class SharedRequests<T> {
     });
   }
 
-  /** Callers waiting on `key` now (for tests and the status view). */
-  waiting(key: string): number {
-    return this.underWay.get(key)?.callers.size ?? 0;
-  }
-
   private begin(key: string, start: (flight: Flight) => Promise<T>, first: Caller): Entry<T> {
     const controller = new AbortController();
     const callers = new Set<Caller>([first]);

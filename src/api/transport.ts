@@ -17,6 +17,8 @@ export interface TransportOptions {
   userAgent: string;
   /** Connections kept to the origin; at least the in-flight cap. */
   connections?: number;
+  /** The local clock the server's instants are moved onto (the client's, faked in tests). */
+  now?: () => number;
 }
 
 export interface RawResponse {
@@ -73,8 +75,8 @@ export class HttpTransport {
     };
     const result: Omit<RawResponse, 'body' | 'bodyInvalid'> = {
       status: response.statusCode,
-      limits: parseLimitHeaders(header, Date.now()),
-      retryAfterSeconds: parseRetryAfter(header('retry-after')),
+      limits: parseLimitHeaders(header, (this.options.now ?? Date.now)()),
+      retryAfterSeconds: parseRetryAfter(header('retry-after'), (this.options.now ?? Date.now)()),
       requestId: header('x-request-id'),
     };
     if (response.statusCode >= 300 && response.statusCode < 400) {

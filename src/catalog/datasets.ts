@@ -37,7 +37,8 @@ function limit(max: number, fallback: number) {
   return z.coerce.number().int().min(1).max(max).default(fallback);
 }
 
-export const DATASETS: readonly DatasetDefinition[] = [
+/** The built-in catalog, its literal ids and paths kept: they make the closed types below. */
+const CATALOG = [
   {
     operationId: 'flow.ticker_overview',
     path: '/v1/flow/tickers/{ticker}/overview',
@@ -318,7 +319,42 @@ export const DATASETS: readonly DatasetDefinition[] = [
     onDemand: true,
     cacheClass: 'intraday',
   },
-];
+] as const satisfies readonly DatasetDefinition[];
+
+/** Operation ids of the built-in catalog: a closed type, so that anything keyed by them (the simulator's generators) must cover each one or fail the type check. */
+export type OperationId = (typeof CATALOG)[number]['operationId'];
+
+export const DATASETS: readonly DatasetDefinition[] = CATALOG;
+
+/** The toolset of a catalog path: its first segment after /v1. */
+type ToolsetOfPath<P> = P extends `/v1/${infer T}/${string}` ? T : never;
+/** Toolsets of the built-in catalog: a closed type. */
+export type Toolset = ToolsetOfPath<(typeof CATALOG)[number]['path']>;
+
+/**
+ * Every toolset of the catalog, in catalog order, with what it holds: what `--toolsets`
+ * chooses between. A catalog path under a new toolset fails the type check here until it
+ * is described; a toolset left without datasets fails it too.
+ */
+export const TOOLSETS = {
+  flow: 'Options flow of one ticker: premium, volume and sentiment by window.',
+  options: 'Option chains and contract history.',
+  stocks: 'Directories and per-stock facts: sector members, exchanges, lit trades, dividends.',
+  derived: 'Derived analytics: dealer gamma exposure history.',
+  market: 'Market-wide options volume, open-interest change and correlations.',
+  shorts: 'Short interest, short volume and the short screener.',
+  congress: 'Trades disclosed by members of Congress.',
+  volatility: 'Implied-volatility character, skew and anomalies.',
+  fundamentals: 'Revenue and margin breakdowns of companies.',
+  institutions: 'Institutional ownership by ticker.',
+  insider: 'Insider buys and sells by ticker.',
+  darkpool: 'Dark-pool prints by ticker.',
+  macro: 'Macro series: foreign-exchange rates.',
+} as const satisfies Record<Toolset, string>;
+
+export function isToolset(name: string): name is Toolset {
+  return Object.hasOwn(TOOLSETS, name);
+}
 
 /** Free self-description endpoints: no quota charge. */
 export const META_ENDPOINTS: readonly MetaEndpoint[] = [

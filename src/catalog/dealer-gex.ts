@@ -99,4 +99,3 @@ export type DealerSnapshot = Omit<z.infer<typeof dealerSnapshot>, 'state' | 'str
   state: string;
   strikes: (Omit<z.infer<typeof dealerStrike>, 'node_type'> & { node_type: string })[];
 };
-export type ResponseMeta = z.infer<typeof responseMeta>;

@@ -332,10 +332,6 @@ export type ErrorCode = ApiErrorCode | ClientErrorCode;
 
 export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorRow>> = { ...API_ERROR_CODES, ...CLIENT_ERROR_CODES };
 
-export function isApiErrorCode(value: unknown): value is ApiErrorCode {
-  return typeof value === 'string' && Object.hasOwn(API_ERROR_CODES, value);
-}
-
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
 }

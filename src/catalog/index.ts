@@ -7,3 +7,6 @@ export * from './openapi.js';
 export * from './dealer-gex.js';
 export * from './filter-params.js';
 export * from './row-filters.js';
+export * from './envelope.js';
+export * from './spec-limits.js';
+export * from './discover.js';

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { META_ENDPOINTS, scopeOf, toolsetOf } from './datasets.js';
+import { ERROR_ENVELOPE_JSON_SCHEMA } from './envelope.js';
 import { isRequiredParam } from './validate.js';
 import type { DatasetDefinition } from './types.js';
 
@@ -109,30 +110,8 @@ export function buildOpenApiDocument(datasets: readonly DatasetDefinition[]): Op
     info: { title: OPENAPI_TITLE, version: OPENAPI_VERSION },
     paths,
     components: {
-      schemas: { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA },
+      schemas: { ErrorEnvelope: ERROR_ENVELOPE_JSON_SCHEMA },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     },
   };
 }
-
-const ERROR_ENVELOPE_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'tags', 'message', 'docs_url', 'request_id'],
-      properties: {
-        code: { type: 'string' },
-        tags: { type: 'array', items: { type: 'string' } },
-        message: { type: 'string' },
-        docs_url: { type: 'string', format: 'uri' },
-        request_id: { type: ['string', 'null'] },
-        hint: { type: 'string' },
-        recoverable: { type: 'boolean' },
-        retry_after_seconds: { type: 'integer' },
-      },
-    },
-  },
-};

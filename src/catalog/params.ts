@@ -81,10 +81,6 @@ export const SECTORS = [
 ] as const;
 export const sector = z.enum(SECTORS).describe('Sector name, exactly as listed.');
 
-export function limit(max: number, fallback: number) {
-  return z.coerce.number().int().min(1).max(max).default(fallback).describe(`Rows to return, 1 to ${max}.`);
-}
-
 export const cursor = z
   .string()
   .min(1)

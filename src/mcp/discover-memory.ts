@@ -26,11 +26,6 @@ export function rememberDiscover(client: MarketDataClient, data: unknown, at: nu
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) memories.set(client, { at, data: data as Json });
 }
 
-/** The memory, whatever its age; undefined when discover was never asked. */
-export function lastDiscover(client: MarketDataClient): DiscoverMemory | undefined {
-  return memories.get(client);
-}
-
 /** The memory when younger than a minute; else one free request to discover, remembered (answer or failure). */
 export async function recentDiscover(
   client: MarketDataClient,

@@ -42,6 +42,7 @@ export function manifestTools(datasets: readonly DatasetDefinition[] = DATASETS)
 }
 
 /** Replaces the generated table between its markers. */
+/** @public scripts/sync-docs.mjs calls it on the built module. */
 export function withToolTable(readme: string, table = toolTableMarkdown()): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);

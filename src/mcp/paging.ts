@@ -5,24 +5,28 @@
  * so the repeat comes from the cache without another unit where it can) and how far into
  * it the agent got; it also carries the query, so following it needs only the cursor.
  */
+import * as z from 'zod';
 import { ApiError } from '../api/errors.js';
 
 const PREFIX = 'mc1-';
 
-export interface PageCursor {
+/** A cursor's content, as this server writes it; anything else was not issued here. */
+const pageCursorSchema = z.object({
   /** Operation id the cursor belongs to. */
-  o: string;
+  o: z.string(),
   /** Ticker, when the dataset has one. */
-  t?: string;
+  t: z.string().optional(),
   /** The arguments of the first page (upstream query and MCP-side shaping), cursor excluded. */
-  q: Record<string, string | number>;
+  q: z.record(z.string(), z.union([z.string(), z.number()])),
   /** Upstream cursor of the page being read; absent for the first upstream page. */
-  u?: string;
+  u: z.string().optional(),
   /** Rows of that upstream page already returned. */
-  s?: number;
+  s: z.number().int().min(0).optional(),
   /** Dealer history: snapshot_at of the last snapshot returned (pages may shift as snapshots arrive). */
-  a?: string;
-}
+  a: z.string().optional(),
+});
+
+export type PageCursor = z.infer<typeof pageCursorSchema>;
 
 export function isOurCursor(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(PREFIX);
@@ -42,6 +46,14 @@ function invalid(why: string): ApiError {
   });
 }
 
+/** What to tell the agent about the first field of a cursor that does not parse. */
+const FIELD_PROBLEM: Record<string, string> = {
+  q: 'it carries a bad query',
+  u: 'bad upstream cursor',
+  s: 'bad offset',
+  a: 'bad position',
+};
+
 export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
   // Ours stay well under this; anything longer is not worth decoding.
   if (value.length > 2048) throw invalid('too long');
@@ -51,16 +63,15 @@ export function decodePageCursor(value: string, operationId: string, ticker: str
   } catch {
     throw invalid('not one this server issued');
   }
-  if (typeof parsed !== 'object' || parsed === null) throw invalid('not one this server issued');
-  const c = parsed as Partial<PageCursor>;
+  const cursor = pageCursorSchema.safeParse(parsed);
+  if (!cursor.success) {
+    const field = String(cursor.error.issues[0]?.path[0] ?? '');
+    throw invalid(FIELD_PROBLEM[field] ?? 'not one this server issued');
+  }
+  const c = cursor.data;
   if (c.o !== operationId) throw invalid('it belongs to another tool');
-  if ((c.t ?? undefined) !== ticker) throw invalid('it belongs to another ticker');
-  if (typeof c.q !== 'object' || c.q === null || Array.isArray(c.q)) throw invalid('it carries no query');
-  for (const v of Object.values(c.q)) if (typeof v !== 'string' && typeof v !== 'number') throw invalid('it carries a bad query');
-  if (c.u !== undefined && typeof c.u !== 'string') throw invalid('bad upstream cursor');
-  if (c.s !== undefined && !(Number.isInteger(c.s) && c.s >= 0)) throw invalid('bad offset');
-  if (c.a !== undefined && typeof c.a !== 'string') throw invalid('bad position');
-  return c as PageCursor;
+  if (c.t !== ticker) throw invalid('it belongs to another ticker');
+  return c;
 }
 
 /**

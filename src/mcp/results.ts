@@ -23,6 +23,8 @@ export const toolMetaSchema = resultMetaSchema.extend({
   as_of: z.string().optional(),
   covers: z.string().optional(),
   data_source: z.enum(DATA_SOURCES).optional(),
+  /** Demo mode: the data comes from the built-in simulator. */
+  simulated: z.boolean().optional(),
   trimmed: z
     .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
     .optional(),

@@ -45,11 +45,6 @@ export function estimateTokens(text: string): number {
   return tokens;
 }
 
-/** Tokens of a value as the agent reads it: its compact JSON. */
-export function tokensOf(value: unknown): number {
-  return estimateTokens(JSON.stringify(value) ?? '');
-}
-
 /**
  * Compact JSON longer than this many characters a token is taken not to fit without an
  * exact count: no o200k count of our JSON comes near it (a token of compact JSON covers

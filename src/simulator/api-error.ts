@@ -14,7 +14,7 @@ export interface FailDetails {
 }
 
 /** A refusal with its spec code; the app's error handler writes it as the envelope. */
-export class ApiError extends Error {
+export class ApiRefusal extends Error {
   constructor(
     readonly code: ApiErrorCode,
     readonly details: FailDetails = {},
@@ -49,6 +49,6 @@ export interface SimEnv {
 /** The dataset of a dataset route (set by its first middleware). */
 export function currentDataset(c: { get(key: 'dataset'): DatasetDefinition | undefined }): DatasetDefinition {
   const dataset = c.get('dataset');
-  if (!dataset) throw new ApiError('INTERNAL_ERROR', { message: 'A dataset check ran outside a dataset route.' });
+  if (!dataset) throw new ApiRefusal('INTERNAL_ERROR', { message: 'A dataset check ran outside a dataset route.' });
   return dataset;
 }

@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { API_ERROR_CODES, META_ENDPOINTS, type DatasetDefinition } from '../catalog/index.js';
-import { ApiError, type SimEnv } from './api-error.js';
+import { ApiRefusal, type SimEnv } from './api-error.js';
 import {
   accountRate,
   adminOnly,
@@ -68,7 +68,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
   const app = new Hono<SimEnv>();
 
   app.onError((error, c) => {
-    const refusal = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR');
+    const refusal = error instanceof ApiRefusal ? error : new ApiRefusal('INTERNAL_ERROR');
     const { code, details } = refusal;
     const envelope = errorEnvelope({
       code,
@@ -86,9 +86,10 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
 
   // Every request: an id, the clock, the record, and the headers of every answer.
   app.use('*', async (c, next) => {
-    const arrivedAt = Date.now();
+    // On the simulator's clock, so that a test driving a fake clock reads its own instants here.
+    const arrivedAt = sim.now();
     c.set('requestId', sim.nextRequestId());
-    c.set('now', sim.now());
+    c.set('now', arrivedAt);
     c.set('charged', false);
     c.set('reset', false);
     sim.trackInFlight(c.env.outgoing);
@@ -96,7 +97,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     const path = new URL(c.req.url);
     sim.record({
       at: arrivedAt,
-      doneAt: Date.now(),
+      doneAt: sim.now(),
       method: c.req.method,
       path: path.pathname,
       query: path.search,
@@ -119,7 +120,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     app.get(meta.path, (c) => {
       const key = c.get('key');
       const account = c.get('account');
-      if (!key || !account) throw new ApiError('AUTH_INVALID');
+      if (!key || !account) throw new ApiRefusal('AUTH_INVALID');
       const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'), sim.dialect);
       return jsonResponse(c, reply.status, reply.body);
     });
@@ -150,7 +151,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       materialization(sim),
       (c) => {
         const account = c.get('account');
-        if (!account) throw new ApiError('AUTH_INVALID');
+        if (!account) throw new ApiRefusal('AUTH_INVALID');
         const reply = datasetReply(
           sim.dataSettings(),
           dataset,
@@ -168,7 +169,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
   }
 
   app.all('*', () => {
-    throw new ApiError('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });
+    throw new ApiRefusal('NOT_FOUND', { hint: 'See /v1/openapi.json for the catalogue.' });
   });
   return app;
 }

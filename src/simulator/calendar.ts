@@ -234,11 +234,6 @@ export function isLive(session: Session, now: number): boolean {
   return now >= session.openAt && now < session.closeAt;
 }
 
-/** The last instant of a session that has happened by `now`: the close, or now while live. */
-export function sessionEnd(session: Session, now: number): number {
-  return Math.min(session.closeAt, now);
-}
-
 /** The latest `count` sessions that have opened by `now`, newest first. */
 export function recentSessions(now: number, count: number): Session[] {
   const result: Session[] = [latestSession(now)];

@@ -1,12 +1,12 @@
 /**
  * The service's checks, one middleware each, in the order a real gateway applies them.
- * A check either passes (next) or throws an ApiError that the app's single error handler
+ * A check either passes (next) or throws an ApiRefusal that the app's single error handler
  * turns into the spec's envelope.
  */
 import type { MiddlewareHandler } from 'hono';
 import { scopeOf, validateRequest } from '../catalog/index.js';
 import { shiftDate, toEt } from './calendar.js';
-import { ApiError, currentDataset, type SimEnv } from './api-error.js';
+import { ApiRefusal, currentDataset, type SimEnv } from './api-error.js';
 import { FixedWindowCounter } from './limits.js';
 import { referenceSymbol } from './reference.js';
 import type { SimulatedApi } from './server.js';
@@ -24,15 +24,15 @@ function delay(ms: number): Promise<void> {
 export function authentication(sim: SimulatedApi): Check {
   return async (c, next) => {
     const header = c.req.header('authorization');
-    if (!header) throw new ApiError('AUTH_MISSING', { hint: 'Send Authorization: Bearer <API_KEY>.' });
+    if (!header) throw new ApiRefusal('AUTH_MISSING', { hint: 'Send Authorization: Bearer <API_KEY>.' });
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const key = match?.[1] ? sim.book.key(match[1]) : undefined;
-    if (!key || key.revoked) throw new ApiError('AUTH_INVALID', { hint: 'Check the key, or create a new one on the account page.' });
+    if (!key || key.revoked) throw new ApiRefusal('AUTH_INVALID', { hint: 'Check the key, or create a new one on the account page.' });
     const account = sim.book.account(key.accountId);
-    if (!account) throw new ApiError('AUTH_INVALID');
+    if (!account) throw new ApiRefusal('AUTH_INVALID');
     c.set('key', key);
     c.set('account', account);
-    if (account.subscription === 'lapsed') throw new ApiError('AUTH_PAUSED', { hint: 'Restore the subscription; the same key resumes.' });
+    if (account.subscription === 'lapsed') throw new ApiRefusal('AUTH_PAUSED', { hint: 'Restore the subscription; the same key resumes.' });
     await next();
   };
 }
@@ -44,7 +44,7 @@ export function ipRate(sim: SimulatedApi): Check {
     let window = sim.perIp.get(ip);
     if (!window) sim.perIp.set(ip, (window = new FixedWindowCounter(sim.limitSettings.perIpPerWindow, sim.limitSettings.windowMs)));
     if (!window.tryTake(now))
-      throw new ApiError('RATE_LIMITED', {
+      throw new ApiRefusal('RATE_LIMITED', {
         message: 'Too many requests from this IP in this minute.',
         retryAfterSeconds: secondsUntil(window.state(now).resetAtMs, now),
       });
@@ -57,7 +57,7 @@ export function accountRate(sim: SimulatedApi): Check {
     const now = c.get('now');
     const limits = sim.accountLimits(c.get('account')?.id ?? '');
     if (!limits.rate.tryTake(now))
-      throw new ApiError('RATE_LIMITED', {
+      throw new ApiRefusal('RATE_LIMITED', {
         hint: `Wait for the window to reset; the account allows ${sim.limitSettings.perWindow} requests a window.`,
         retryAfterSeconds: secondsUntil(limits.rate.state(now).resetAtMs, now),
       });
@@ -77,7 +77,7 @@ export function inFlightCap(sim: SimulatedApi): Check {
     if (limits.inFlight > sim.limitSettings.inFlight) {
       // Whether the refused request still counts against the window is a simulator option.
       limits.refusedInFlight(c.get('now'));
-      throw new ApiError('IN_FLIGHT_EXCEEDED', {
+      throw new ApiRefusal('IN_FLIGHT_EXCEEDED', {
         hint: `At most ${sim.limitSettings.inFlight} requests in flight per account.`,
         retryAfterSeconds: 1,
       });
@@ -88,7 +88,7 @@ export function inFlightCap(sim: SimulatedApi): Check {
 
 export const readOnly: Check = async (c, next) => {
   if (c.req.method !== 'GET')
-    throw new ApiError('NOT_FOUND', { message: `${c.req.method} is not served: the API is read-only.`, hint: 'Use GET.' });
+    throw new ApiRefusal('NOT_FOUND', { message: `${c.req.method} is not served: the API is read-only.`, hint: 'Use GET.' });
   await next();
 };
 
@@ -98,7 +98,7 @@ export function quota(sim: SimulatedApi): Check {
     const limits = sim.accountLimits(c.get('account')?.id ?? '');
     if (limits.quota.remaining(now) <= 0) {
       const resetAt = limits.quota.resetAtMs(now);
-      throw new ApiError('QUOTA_EXHAUSTED', {
+      throw new ApiRefusal('QUOTA_EXHAUSTED', {
         hint: `The quota resets at ${new Date(resetAt).toISOString()}.`,
         retryAfterSeconds: secondsUntil(resetAt, now),
       });
@@ -110,7 +110,7 @@ export function quota(sim: SimulatedApi): Check {
 export function circuit(sim: SimulatedApi): Check {
   return async (c, next) => {
     const retry = sim.faults.circuitRetryAfter(c.get('now'));
-    if (retry !== undefined) throw new ApiError('CIRCUIT_OPEN', { retryAfterSeconds: retry });
+    if (retry !== undefined) throw new ApiRefusal('CIRCUIT_OPEN', { retryAfterSeconds: retry });
     await next();
   };
 }
@@ -126,7 +126,7 @@ export function faults(sim: SimulatedApi): Check {
       return c.body(null);
     }
     if (fault?.kind === 'error') {
-      throw new ApiError(fault.code, {
+      throw new ApiRefusal(fault.code, {
         ...(fault.status === undefined ? {} : { status: fault.status }),
         ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }),
         ...(fault.hint === undefined ? {} : { hint: fault.hint }),
@@ -145,7 +145,7 @@ export function faults(sim: SimulatedApi): Check {
 export const scope: Check = async (c, next) => {
   const dataset = currentDataset(c);
   if (!c.get('key')?.scopes.includes(scopeOf(dataset)))
-    throw new ApiError('SCOPE_INSUFFICIENT', {
+    throw new ApiRefusal('SCOPE_INSUFFICIENT', {
       message: `This key lacks the scope ${scopeOf(dataset)}.`,
       hint: 'GET /v1/discover lists the key access_scope.',
     });
@@ -155,7 +155,7 @@ export const scope: Check = async (c, next) => {
 export function adminOnly(sim: SimulatedApi): Check {
   return async (c, next) => {
     if (currentDataset(c).adminOnly && !sim.adminUserIds.has(c.get('account')?.userId ?? ''))
-      throw new ApiError('SCOPE_INSUFFICIENT', {
+      throw new ApiRefusal('SCOPE_INSUFFICIENT', {
         message: 'This endpoint is limited to configured administrator user ids.',
         hint: 'Not available to this account at present.',
       });
@@ -167,7 +167,7 @@ export function capability(sim: SimulatedApi): Check {
   return async (c, next) => {
     const name = currentDataset(c).capability;
     if (name && sim.disabled.has(name))
-      throw new ApiError('SERVICE_DISABLED', {
+      throw new ApiRefusal('SERVICE_DISABLED', {
         message: `The ${name} capability is disabled for now.`,
         hint: 'Degrade gracefully and retry at low frequency.',
       });
@@ -180,11 +180,11 @@ export const validation: Check = async (c, next) => {
   const raw: Record<string, string> = {};
   for (const [name, value] of new URL(c.req.url).searchParams) {
     if (Object.hasOwn(raw, name))
-      throw new ApiError('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' });
+      throw new ApiRefusal('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' });
     raw[name] = value;
   }
   const checked = validateRequest(currentDataset(c), c.req.param('ticker'), raw);
-  if (!checked.ok) throw new ApiError(checked.refusal.code, { message: checked.refusal.message, hint: checked.refusal.hint });
+  if (!checked.ok) throw new ApiRefusal(checked.refusal.code, { message: checked.refusal.message, hint: checked.refusal.hint });
   c.set('query', checked.query);
   if (checked.ticker !== undefined) c.set('ticker', checked.ticker);
   await next();
@@ -196,12 +196,12 @@ export const coveredSymbol: Check = async (c, next) => {
   if (ticker !== undefined) {
     const symbol = referenceSymbol(ticker);
     if (symbol?.kind === 'index' && currentDataset(c).indexesSupported === false)
-      throw new ApiError('INDEX_UNSUPPORTED', {
+      throw new ApiRefusal('INDEX_UNSUPPORTED', {
         message: `${ticker} is an index; this endpoint serves single names and ETFs only.`,
         hint: 'Use a supported symbol (for SPX, try SPY).',
       });
     if (!symbol)
-      throw new ApiError('NOT_FOUND', { message: `${ticker} is not covered by the service.`, hint: 'Do not retry; check the symbol.' });
+      throw new ApiRefusal('NOT_FOUND', { message: `${ticker} is not covered by the service.`, hint: 'Do not retry; check the symbol.' });
     c.set('symbol', symbol);
   }
   await next();
@@ -216,7 +216,7 @@ export const retention: Check = async (c, next) => {
     for (const bound of ['from', 'to'] as const) {
       const value = query[bound];
       if (typeof value === 'string' && value < oldest)
-        throw new ApiError('RANGE_TOO_DEEP', {
+        throw new ApiRefusal('RANGE_TOO_DEEP', {
           message: `History before ${oldest} is outside the ${retentionDays}-day retention window.`,
           hint: `Move "${bound}" to ${oldest} or later.`,
         });

@@ -1,5 +1,5 @@
 /** Error envelopes exactly as the spec's Resources section draws them; tags and default text come from the error table. */
-import { API_ERROR_CODES, type ApiErrorCode } from '../catalog/index.js';
+import { API_ERROR_CODES, type ApiErrorCode, type ErrorEnvelope } from '../catalog/index.js';
 
 export interface EnvelopeInput {
   code: ApiErrorCode;
@@ -8,19 +8,6 @@ export interface EnvelopeInput {
   message?: string;
   hint?: string;
   retryAfterSeconds?: number;
-}
-
-export interface ErrorEnvelope {
-  error: {
-    code: ApiErrorCode;
-    tags: string[];
-    message: string;
-    docs_url: string;
-    request_id: string | null;
-    hint?: string;
-    recoverable?: true;
-    retry_after_seconds?: number;
-  };
 }
 
 export function errorEnvelope(input: EnvelopeInput): ErrorEnvelope {

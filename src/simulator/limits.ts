@@ -1,6 +1,7 @@
 /**
  * The service's three limits, counted per account (and the request rate per IP as well):
- * a fixed per-minute window, requests in flight, and the monthly quota of units.
+ * a fixed per-minute window, requests in flight, and the monthly quota of units. Their
+ * default values are the spec's (SPEC_LIMITS in src/catalog/spec-limits.ts).
  */
 
 export interface LimitSettings {
@@ -23,8 +24,6 @@ export interface LimitSettings {
    */
   countRefusedInFlight?: boolean;
 }
-
-export const SPEC_LIMITS: LimitSettings = { perWindow: 60, perIpPerWindow: 200, windowMs: 60_000, inFlight: 5, monthlyQuota: 100_000 };
 
 /** A fixed window aligned to multiples of its length, so the reset instant is the same for everyone. */
 export class FixedWindowCounter {

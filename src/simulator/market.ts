@@ -242,11 +242,6 @@ export function priceAt(seed: number, symbol: ReferenceSymbol, instant: number, 
   return a + (b - a) * (minute - lower);
 }
 
-/** The session's open (first point of its path). */
-export function openOn(seed: number, symbol: ReferenceSymbol, session: Session): number {
-  return intradayPath(seed, symbol, session)[0] ?? symbol.price;
-}
-
 /** Sample correlation of daily log returns: a Gram matrix, so positive semi-definite by construction. */
 export function returnCorrelation(a: readonly number[], b: readonly number[]): number {
   const n = Math.min(a.length, b.length);

@@ -2,10 +2,10 @@
  * What the simulator answers once a request has passed authentication, the limits and
  * validation: a dataset's payload (or RESPONSE_TOO_LARGE), and the free meta endpoints.
  */
-import { buildOpenApiDocument, scopeOf, toolsetOf, type ApiErrorCode, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { buildOpenApiDocument, scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
 import { publishedDataset, type Dialect } from './dialect.js';
-import { ApiError } from './api-error.js';
+import { ApiRefusal } from './api-error.js';
 import { latestSession } from './calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
 import type { AccountLimits } from './limits.js';
@@ -19,8 +19,6 @@ export const DATA_SOURCE = 'simulator';
 export interface Reply {
   status: number;
   body: unknown;
-  code?: ApiErrorCode;
-  retryAfterSeconds?: number;
   charged?: boolean;
 }
 
@@ -57,7 +55,7 @@ export function datasetReply(
       generated = limitHidRows && Array.isArray(probe.data) ? { ...probe, data: probe.data.slice(0, limit) } : probe;
     } else generated = applyQueryFilters(dataset.operationId, ctx, generate);
   } catch (error) {
-    if (error instanceof DatasetRefusal) throw new ApiError(error.code, { message: error.message, hint: error.hint });
+    if (error instanceof DatasetRefusal) throw new ApiRefusal(error.code, { message: error.message, hint: error.hint });
     throw error;
   }
   const nextCursor = generated.nextCursor ?? null;
@@ -74,7 +72,7 @@ export function datasetReply(
   };
   const body = dialect.wrap(finalizePayload(dataset.operationId, query, generated.data), meta, nextCursor);
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
-    throw new ApiError('RESPONSE_TOO_LARGE', {
+    throw new ApiRefusal('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
       hint: 'Lower limit, shorten the range, or use format=summary where the endpoint supports it.',
     });

@@ -14,9 +14,10 @@ import { dialectFromEnv, dialectNamed, type Dialect } from './dialect.js';
 import { errorEnvelope } from './envelope.js';
 import { FaultPlan } from './faults.js';
 import { isCatalogOperation } from './generators/index.js';
-import { AccountLimits, FixedWindowCounter, SPEC_LIMITS, nextQuotaReset, type LimitSettings } from './limits.js';
+import { AccountLimits, FixedWindowCounter, nextQuotaReset, type LimitSettings } from './limits.js';
 import { undeclaredFilters } from './query-filters.js';
 import type { ServiceView } from './responses.js';
+import { SPEC_LIMITS } from '../catalog/index.js';
 
 export interface SimulatorOptions {
   port?: number;

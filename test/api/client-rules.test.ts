@@ -11,6 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { errorResult, nextAction } from '../../src/mcp/tool-errors.js';
 import { dataset, rejection } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
+import { eventually } from '../helpers/wait.js';
 
 /** A client whose waits between retries are recorded and not slept. */
 function recordingClient(baseUrl: string, overrides: Partial<Config> = {}) {
@@ -241,8 +242,7 @@ test('shared requests: each waiter gets its own progress, a caller that cancels 
       () => 'data',
       (e: { code?: string }) => e.code,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.ok(first.length >= 1 && second.length >= 1, 'both heard the 202');
+    await eventually(() => first.length >= 1 && second.length >= 1, 'both callers to hear the 202');
     leaving.abort();
     const heardBeforeLeaving = first.length;
     assert.equal(await aOutcome, 'CANCELLED');
@@ -262,6 +262,7 @@ test("shared requests: each caller's own deadline bounds its wait; the upstream 
       log: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
     });
     const d = dataset('market.oi_change');
+    // Real time: the deadline is an AbortSignal.timeout, which no fake clock reaches.
     const started = Date.now();
     const short = real.dataset(d, undefined, {}, { deadlineMs: 1000 }).then(
       () => 'data',
@@ -286,15 +287,14 @@ test('shared requests: the upstream request is aborted when the last waiter leav
     const d = dataset('market.oi_change');
     const controllers = [new AbortController(), new AbortController()];
     const calls = controllers.map((c) => real.dataset(d, undefined, {}, { signal: c.signal }).catch(() => 'left'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal((await real.budget()).in_flight, 1);
+    await eventually(async () => (await real.budget()).in_flight === 1, 'the shared request in flight');
     controllers[0]?.abort();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await calls[0], 'left');
     assert.equal((await real.budget()).in_flight, 1, 'one caller still waits');
     controllers[1]?.abort();
     await Promise.all(calls);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal((await real.budget()).in_flight, 0, 'the request was aborted, its slot free');
+    // Well before the 3 s latency would have freed it.
+    await eventually(async () => (await real.budget()).in_flight === 0, 'the request to be aborted and its slot freed', 2000);
     await real.close();
   });
 });

@@ -5,7 +5,8 @@ import * as z from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { dealerSnapshot } from '../../src/catalog/index.js';
 import { toolMetaSchema } from '../../src/mcp/results.js';
-import { sleep, withSimulator } from '../helpers/http.js';
+import { withSimulator } from '../helpers/http.js';
+import { eventually } from '../helpers/wait.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 
@@ -72,7 +73,9 @@ test('fields projects rows to the columns asked for', async () => {
 });
 
 test('progress arrives while a call waits for a 202, with both SDK clients', async () => {
-  await withSimulator({ materializationMs: 1500 }, async (sim) => {
+  // Waits for real: the server is another process, which cannot share a fake clock. The
+  // 202's Retry-After is whole seconds, so the shortest real wait is one poll of 1 s.
+  await withSimulator({ materializationMs: 1000 }, async (sim) => {
     const v2 = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
     try {
       const updates: { message?: string | undefined }[] = [];
@@ -106,12 +109,11 @@ test('cancelling a call aborts its upstream request', async () => {
       sim.api.faults.latencyMs = 5000;
       const controller = new AbortController();
       const call = client.callTool({ name: 'market_oi_change', arguments: {} }, { signal: controller.signal });
-      await sleep(400);
-      assert.equal(sim.api.inFlight('acct_live').now, 1, 'the request is in flight upstream');
+      await eventually(() => sim.api.inFlight('acct_live').now === 1, 'the request in flight upstream');
       controller.abort('the user clicked stop');
       await assert.rejects(call);
-      await sleep(300);
-      assert.equal(sim.api.inFlight('acct_live').now, 0, 'the upstream request was aborted, long before its 5 s latency');
+      // Well before the 5 s latency would have ended it.
+      await eventually(() => sim.api.inFlight('acct_live').now === 0, 'the upstream request to be aborted', 3000);
     } finally {
       sim.api.faults.latencyMs = 0;
       await close();
@@ -143,7 +145,7 @@ test('stdout carries only JSON-RPC, and the key appears in no output', async () 
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'market_oi_change', arguments: {} } });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stocks_dividends', arguments: { ticker: 'ZZZZ' } } });
     send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'api_status', arguments: {} } });
-    for (let i = 0; i < 50 && !stdout.includes('"id":5'); i += 1) await sleep(100);
+    await eventually(() => stdout.includes('"id":5'), 'the answer to the last request');
     child.stdin.end();
     await new Promise((resolve) => child.once('exit', resolve));
     const lines = stdout.split('\n').filter((l) => l.length > 0);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApiErrorCode } from '../../src/catalog/index.js';
+import { API_ERROR_CODES, type ApiErrorCode, type NextAction } from '../../src/catalog/index.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
@@ -51,58 +51,81 @@ test('invalid input of each kind is refused with the API code and a fix, and rea
   });
 });
 
-/** Each upstream code, injected, comes back structured with the guidance the agent needs. */
-const UPSTREAM: [ApiErrorCode, string, RegExp][] = [
-  ['NOT_FOUND', 'do_not_retry', /Do not retry/],
-  ['INDEX_UNSUPPORTED', 'fix_input', /Fix the arguments/],
-  ['RANGE_TOO_DEEP', 'fix_input', /Fix the arguments/],
-  ['RESPONSE_TOO_LARGE', 'fix_input', /format=summary/],
-  ['AUTH_INVALID', 'check_configuration', /api_status/],
-  ['AUTH_PAUSED', 'check_configuration', /api_status/],
-  ['SCOPE_INSUFFICIENT', 'check_configuration', /api_status/],
-  ['QUOTA_EXHAUSTED', 'wait_for_quota_reset', /Do not retry before the reset/],
-  ['SERVICE_DISABLED', 'degrade', /Continue without this dataset/],
-  ['UPSTREAM_ERROR', 'retry_after_wait', /Wait \d+ s/],
-];
+/**
+ * What the agent is told to do for each upstream code, written out here rather than read
+ * from the table, so that a row whose guidance changes fails this test.
+ */
+const EXPECTED_ACTION: Record<ApiErrorCode, NextAction> = {
+  AUTH_MISSING: 'check_configuration',
+  AUTH_INVALID: 'check_configuration',
+  AUTH_PAUSED: 'check_configuration',
+  SCOPE_INSUFFICIENT: 'check_configuration',
+  KEY_LIMIT_REACHED: 'check_configuration',
+  VALIDATION_ERROR: 'fix_input',
+  TICKER_INVALID: 'fix_input',
+  CONTRACT_SYMBOL_INVALID: 'fix_input',
+  INDEX_UNSUPPORTED: 'fix_input',
+  RANGE_TOO_DEEP: 'fix_input',
+  RESPONSE_TOO_LARGE: 'fix_input',
+  NOT_FOUND: 'do_not_retry',
+  // Recoverable codes, injected with a 30 s Retry-After beyond the 1.5 s deadline: the
+  // client answers at once with the wait rather than let the host time the call out.
+  READ_MODEL_UNAVAILABLE: 'retry_after_wait',
+  SERVICE_DISABLED: 'degrade',
+  RATE_LIMITED: 'retry_after_wait',
+  QUOTA_EXHAUSTED: 'wait_for_quota_reset',
+  IN_FLIGHT_EXCEEDED: 'retry_after_wait',
+  CIRCUIT_OPEN: 'retry_after_wait',
+  UPSTREAM_ERROR: 'retry_after_wait',
+  UPSTREAM_TIMEOUT: 'retry_after_wait',
+  INTERNAL_ERROR: 'retry_after_wait',
+};
+
+/** The sentence of the guidance each action brings. */
+const GUIDANCE: Record<NextAction, RegExp> = {
+  check_configuration: /call api_status/,
+  fix_input: /Fix the arguments/,
+  do_not_retry: /Do not retry/,
+  retry_after_wait: /Wait 30 s, then call again/,
+  retry_later: /Call again later/,
+  degrade: /Continue without this dataset/,
+  wait_for_quota_reset: /Do not retry before the reset/,
+};
+
+test('the expected actions name every upstream code of the error table, and no other', () => {
+  assert.deepEqual(Object.keys(EXPECTED_ACTION).sort(), Object.keys(API_ERROR_CODES).sort());
+});
 
 test('every upstream error code comes back structured with its guidance', async () => {
+  // The quota latch stops every later call, so QUOTA_EXHAUSTED goes last.
+  const codes = (Object.keys(API_ERROR_CODES) as ApiErrorCode[]).sort(
+    (a, b) => Number(a === 'QUOTA_EXHAUSTED') - Number(b === 'QUOTA_EXHAUSTED'),
+  );
+  assert.equal(codes.length, Object.keys(EXPECTED_ACTION).length);
   await withSimulator({}, async (sim) => {
     const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-admin-key', env: { MARKET_DATA_DEADLINE_MS: '1500' } });
     try {
-      for (const [index, [code, action, guidance]] of UPSTREAM.entries()) {
+      const seen: ApiErrorCode[] = [];
+      for (const [index, code] of codes.entries()) {
+        const action = EXPECTED_ACTION[code];
         // Enough copies to outlast the client's own retries; distinct limits dodge the cache.
         sim.api.faults.clear();
-        sim.api.faults.inject({ kind: 'error', code, retryAfterSeconds: 30, hint: 'a hint from upstream' }, 3);
-        const result = await client.callTool({ name: 'market_oi_change', arguments: { limit: 10 + index } });
+        sim.api.faults.inject({ kind: 'error', code, retryAfterSeconds: 30, hint: 'a hint from upstream' }, 5);
+        // SERVICE_DISABLED is remembered per dataset: it gets one of its own.
+        const name = code === 'SERVICE_DISABLED' ? 'congress_recent_trades' : 'market_oi_change';
+        const result = await client.callTool({ name, arguments: { limit: 10 + index } });
         const error = errorOf(result);
         assert.equal(error.code, code);
         assert.equal(error.action, action, code);
-        assert.match(textOf(result), guidance, code);
-        assert.equal(error.hint, 'a hint from upstream');
+        assert.match(textOf(result), GUIDANCE[action], code);
+        assert.equal(error.hint, 'a hint from upstream', code);
         assert.ok(error.docs_url?.endsWith(`#${code}`), code);
         assert.ok(error.request_id, code);
-        if (code === 'QUOTA_EXHAUSTED') sim.api.setQuotaUsed('acct_admin', 0);
-        if (code === 'QUOTA_EXHAUSTED') break; // the client latches the quota: the rest follow in a new server
+        seen.push(code);
       }
+      assert.deepEqual(seen.sort(), Object.keys(API_ERROR_CODES).sort(), 'every code was tried');
     } finally {
       await close();
-    }
-    const second = await connectV2({ baseUrl: sim.url, key: 'sim-admin-key', env: { MARKET_DATA_DEADLINE_MS: '1500' } });
-    try {
-      for (const [index, [code, action, guidance]] of UPSTREAM.slice(8).entries()) {
-        sim.api.faults.clear();
-        sim.api.faults.inject({ kind: 'error', code, retryAfterSeconds: 30 }, 3);
-        // SERVICE_DISABLED is remembered per dataset: the next code needs another one.
-        const result = await second.client.callTool({
-          name: index === 0 ? 'shorts_short_screener' : 'congress_recent_trades',
-          arguments: { limit: 10 + index },
-        });
-        assert.equal(errorOf(result).code, code);
-        assert.equal(errorOf(result).action, action);
-        assert.match(textOf(result), guidance);
-      }
-    } finally {
-      await second.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { EXIT_GRACE_MS } from '../../src/transports/exit.js';
 import { withSimulator } from '../helpers/http.js';
 import { CLI, serverEnv } from '../helpers/mcp.js';
+import { eventually } from '../helpers/wait.js';
 
 const TOKEN = 'e2e-http-token-0123456789';
 
@@ -38,7 +39,7 @@ test('--http shuts down gracefully on SIGTERM: a call in flight still gets its a
       sim.api.faults.latencyMs = 1000;
       assert.ok(sim.api.faults.latencyMs < EXIT_GRACE_MS - 1000);
       const call = client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await eventually(() => sim.api.inFlight('acct_live').now === 1, 'the call in flight upstream');
       const signalledAt = Date.now();
       child.kill('SIGTERM');
       const result = await call;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MarketDataClient } from '../../src/api/client.js';
-import { CACHE_MAX_CHARS } from '../../src/api/cache.js';
+import { CACHE_MAX_BYTES } from '../../src/api/cache.js';
 import { DATASETS } from '../../src/catalog/index.js';
 import { ConfigSchema } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -51,7 +51,7 @@ test(`the response cache has a byte budget: 120 distinct 0.9 MB answers keep ret
       const retained = process.memoryUsage().heapUsed;
       const budget = await client.budget();
       assert.ok(budget.cache_entries > 0, 'answers within the budget are still cached');
-      assert.ok(budget.cache_entries * 900_000 <= CACHE_MAX_CHARS * 1.05, `${budget.cache_entries} entries exceed the budget`);
+      assert.ok(budget.cache_entries * 900_000 <= CACHE_MAX_BYTES * 1.05, `${budget.cache_entries} entries exceed the budget`);
       process.stderr.write(
         `peak RSS ${Math.round(peak / 1048576)} MB, heap after GC ${Math.round(retained / 1048576)} MB, ${budget.cache_entries} entries cached\n`,
       );

@@ -1,6 +1,6 @@
 /** A client wired to a simulator, with its log lines captured in memory. */
 import { Writable } from 'node:stream';
-import { MarketDataClient } from '../../src/api/client.js';
+import { MarketDataClient, type ClientDeps } from '../../src/api/client.js';
 import { DATASETS, validateRequest, type DatasetDefinition } from '../../src/catalog/index.js';
 import { ConfigSchema, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -24,7 +24,12 @@ export function dataset(operationId: string): DatasetDefinition {
   return found;
 }
 
-export function makeClient(sim: RunningSimulator, overrides: Partial<Config> = {}, key = 'sim-live-key'): TestClient {
+export function makeClient(
+  sim: RunningSimulator,
+  overrides: Partial<Config> = {},
+  key = 'sim-live-key',
+  deps: Partial<Omit<ClientDeps, 'config' | 'log'>> = {},
+): TestClient {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -33,7 +38,7 @@ export function makeClient(sim: RunningSimulator, overrides: Partial<Config> = {
     },
   });
   const config = ConfigSchema.parse({ apiKey: key, baseUrl: sim.url, logLevel: 'debug', ...overrides });
-  const client = new MarketDataClient({ config, log: createLogger('debug', sink) });
+  const client = new MarketDataClient({ config, log: createLogger('debug', sink), ...deps });
   const call: TestClient['call'] = (operationId, ticker, query = {}, options) => {
     const d = dataset(operationId);
     const checked = validateRequest(d, ticker, query);
@@ -62,8 +67,9 @@ export async function withClient<T>(
   run: (client: TestClient) => Promise<T>,
   overrides: Partial<Config> = {},
   key?: string,
+  deps?: Partial<Omit<ClientDeps, 'config' | 'log'>>,
 ): Promise<T> {
-  const wired = makeClient(sim, overrides, key);
+  const wired = makeClient(sim, overrides, key, deps);
   try {
     return await run(wired);
   } finally {

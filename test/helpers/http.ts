@@ -1,4 +1,5 @@
 /** Small HTTP helpers for tests that talk to the simulator directly. */
+import { errorEnvelopeSchema, type ErrorEnvelope } from '../../src/catalog/index.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 
 export const LIMIT_HEADERS = [
@@ -29,21 +30,11 @@ export async function get(sim: RunningSimulator, path: string, key: string | nul
   return { status: response.status, headers: response.headers, body, text };
 }
 
-export interface Envelope {
-  error: {
-    code: string;
-    tags: string[];
-    message: string;
-    docs_url: string;
-    request_id: string | null;
-    hint?: string;
-    recoverable?: boolean;
-    retry_after_seconds?: number;
-  };
-}
+export type Envelope = ErrorEnvelope;
 
+/** The response's body, held to the spec's envelope (the one schema, src/catalog/envelope.ts). */
 export function envelopeOf(response: SimResponse): Envelope {
-  return response.body as Envelope;
+  return errorEnvelopeSchema.parse(response.body);
 }
 
 /** Starts a simulator for one test and closes it afterwards. */
@@ -54,8 +45,4 @@ export async function withSimulator<T>(options: SimulatorOptions, run: (sim: Run
   } finally {
     await sim.close();
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

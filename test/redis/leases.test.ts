@@ -38,7 +38,10 @@ describe('in-flight leases on Redis', () => {
   redisTest('the cap holds between two processes: the sixth permit waits for a release elsewhere', {}, async () => {
     const a = gateOn('key-cap-test-1');
     const b = gateOn('key-cap-test-1');
-    assert.ok((await Promise.all(links.map((l) => l.waitUntilReady(5000)))).every(Boolean));
+    assert.deepEqual(
+      await Promise.all(links.map((l) => l.waitUntilReady(5000))),
+      links.map(() => true),
+    );
     await Promise.all([a.ping(), b.ping()]);
     const held = await Promise.all([ask(a, 2000), ask(a, 2000), ask(a, 2000), ask(b, 2000), ask(b, 2000)]);
     let sixthGranted = false;
@@ -86,7 +89,6 @@ describe('in-flight leases on Redis', () => {
     const permits = await Promise.all(
       Array.from({ length: 5 }, () => gate.acquire({ free: false, deadline, signal: new AbortController().signal })),
     );
-    assert.equal(permits.length, 5);
     assert.ok(Date.now() <= deadline);
     for (const permit of permits) permit.release({ status: 200 });
     await gate.close();

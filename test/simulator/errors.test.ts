@@ -72,7 +72,7 @@ for (const [code, recipe] of Object.entries(RECIPES) as [ApiErrorCode, (typeof R
       assert.deepEqual(Object.keys(body), ['error'], 'error is the only top-level key');
       const { error } = envelopeOf(response);
       assert.equal(error.code, code);
-      assert.ok(Array.isArray(error.tags) && error.tags.every((t) => typeof t === 'string'));
+      assert.ok(Array.isArray(error.tags) && error.tags.length > 0 && error.tags.every((t) => typeof t === 'string'));
       assert.equal(typeof error.message, 'string');
       assert.ok(error.docs_url.endsWith(`#${code}`), error.docs_url);
       assert.doesNotThrow(() => new URL(error.docs_url));

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { envelopeOf, get, LIMIT_HEADERS, sleep, withSimulator } from '../helpers/http.js';
+import { FakeClock } from '../api/fake-clock.js';
+import { envelopeOf, get, LIMIT_HEADERS, withSimulator } from '../helpers/http.js';
+
+/** A clock for the simulator that starts at the beginning of one of its windows and moves only when told. */
+const clockAtWindowStart = (windowMs: number): FakeClock => new FakeClock(Math.ceil(Date.now() / windowMs) * windowMs);
 
 test('every kind of response carries the six limit headers', async () => {
   await withSimulator({ materializationMs: 10_000, limits: { perWindow: 5 } }, async (sim) => {
@@ -45,9 +49,8 @@ test('only a 200 on a data endpoint costs a unit', async () => {
 });
 
 test('the per-minute window is fixed: the 4th request of a 3-request window is RATE_LIMITED until the reset', async () => {
-  await withSimulator({ limits: { perWindow: 3, windowMs: 2000 } }, async (sim) => {
-    // Start at the beginning of a window so the burst does not straddle two.
-    await sleep(2000 - (Date.now() % 2000) + 20);
+  const clock = clockAtWindowStart(60_000);
+  await withSimulator({ limits: { perWindow: 3, windowMs: 60_000 }, now: () => clock.now() }, async (sim) => {
     const statuses = [];
     for (let i = 0; i < 4; i += 1) statuses.push(await get(sim, '/v1/market/oi-change'));
     assert.deepEqual(
@@ -59,7 +62,9 @@ test('the per-minute window is fixed: the 4th request of a 3-request window is R
     assert.equal(envelopeOf(limited).error.code, 'RATE_LIMITED');
     assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
     const resetAt = Number(limited.headers.get('x-ratelimit-reset')) * 1000;
-    await sleep(Math.max(0, resetAt - Date.now()) + 50);
+    await clock.advance(resetAt - clock.now() - 1);
+    assert.equal((await get(sim, '/v1/market/oi-change')).status, 429, 'still refused just before the reset');
+    await clock.advance(1);
     assert.equal((await get(sim, '/v1/market/oi-change')).status, 200);
   });
 });
@@ -93,17 +98,19 @@ test('more than the in-flight cap at once answers IN_FLIGHT_EXCEEDED to the exce
 });
 
 test('QUOTA_EXHAUSTED carries the reset instant and lifts once the period rolls over', async () => {
-  await withSimulator({ limits: { monthlyQuota: 2, quotaPeriodMs: 3000 } }, async (sim) => {
-    await sleep(3000 - (Date.now() % 3000) + 20);
+  const clock = clockAtWindowStart(3_600_000);
+  await withSimulator({ limits: { monthlyQuota: 2, quotaPeriodMs: 3_600_000 }, now: () => clock.now() }, async (sim) => {
     assert.equal((await get(sim, '/v1/market/oi-change')).status, 200);
     assert.equal((await get(sim, '/v1/market/oi-change')).status, 200);
     const exhausted = await get(sim, '/v1/market/oi-change');
     assert.equal(envelopeOf(exhausted).error.code, 'QUOTA_EXHAUSTED');
     assert.equal(exhausted.headers.get('x-quota-remaining'), '0');
     const resetAt = Date.parse(exhausted.headers.get('x-quota-reset-at') ?? '');
-    assert.ok(resetAt > Date.now());
+    assert.equal(resetAt, clock.now() + 3_600_000, 'the reset instant is the end of the period');
     assert.equal((await get(sim, '/v1/health')).status, 200, 'meta endpoints stay free and open');
-    await sleep(resetAt - Date.now() + 50);
+    await clock.advance(resetAt - clock.now() - 1);
+    assert.equal(envelopeOf(await get(sim, '/v1/market/oi-change')).error.code, 'QUOTA_EXHAUSTED', 'not before the reset');
+    await clock.advance(1);
     assert.equal((await get(sim, '/v1/market/oi-change')).status, 200);
   });
 });

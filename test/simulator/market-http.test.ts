@@ -32,7 +32,7 @@ test('during a session the newest snapshot is live and none is in the future', a
   await withSimulator({ now: () => FRIDAY_MIDDAY }, async (sim) => {
     const gex = (await get(sim, '/v1/derived/dealer-gex/QQQ/history?limit=5')).body as Body;
     assert.equal(gex.data[0]?.['state'], 'live');
-    assert.ok(gex.data.slice(1).every((s) => s['state'] === 'closed'));
+    assert.ok(gex.data.length === 5 && gex.data.slice(1).every((s) => s['state'] === 'closed'));
     for (const snapshot of gex.data) assert.ok(Date.parse(String(snapshot['snapshot_at'])) <= FRIDAY_MIDDAY);
   });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { get, sleep, withSimulator } from '../helpers/http.js';
+import { FakeClock } from '../api/fake-clock.js';
+import { get, withSimulator } from '../helpers/http.js';
 
 test('an on-demand dataset answers 202 uncharged until materialized, then 200', async () => {
-  await withSimulator({ materializationMs: 600 }, async (sim) => {
+  const clock = new FakeClock(Date.now());
+  await withSimulator({ materializationMs: 600, now: () => clock.now() }, async (sim) => {
     const first = await get(sim, '/v1/institutions/ownership-by-ticker/NVDA');
     assert.equal(first.status, 202);
     assert.ok(Number(first.headers.get('retry-after')) >= 1);
@@ -11,7 +13,9 @@ test('an on-demand dataset answers 202 uncharged until materialized, then 200', 
     const again = await get(sim, '/v1/institutions/ownership-by-ticker/NVDA');
     assert.equal(again.status, 202);
     assert.equal(Number(again.headers.get('x-quota-remaining')), quotaAtStart, 'polls are not charged');
-    await sleep(650);
+    await clock.advance(599);
+    assert.equal((await get(sim, '/v1/institutions/ownership-by-ticker/NVDA')).status, 202, 'not ready a moment early');
+    await clock.advance(1);
     const ready = await get(sim, '/v1/institutions/ownership-by-ticker/NVDA');
     assert.equal(ready.status, 200);
     assert.equal(Number(ready.headers.get('x-quota-remaining')), quotaAtStart - 1);

@@ -36,7 +36,13 @@ test('volatility_compare: a sector in one call, steepest put skew first, agreein
       assert.notEqual(mixed.isError, true);
       const answer = mixed.structuredContent as { data: Row[]; failed: { ticker: string; error: { code: string } }[] };
       assert.deepEqual(answer.data.map((r) => r['ticker']).sort(), ['AAPL', 'MSFT']);
-      assert.ok(answer.data.every((r) => typeof r['anomaly_score'] === 'number' && typeof r['rr25'] === 'number'));
+      assert.deepEqual(
+        answer.data.map((r) => [typeof r['anomaly_score'], typeof r['rr25']]),
+        [
+          ['number', 'number'],
+          ['number', 'number'],
+        ],
+      );
       assert.deepEqual(
         answer.failed.map((f) => [f.ticker, f.error.code]),
         [['ZZZZ', 'NOT_FOUND']],

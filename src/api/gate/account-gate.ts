@@ -7,7 +7,6 @@
  * The client asks for a permit before each HTTP request and gives it back with what the
  * server said. Everything else (the policy table, retries, the cache) stays in the client.
  */
-import type { ApiError } from '../errors.js';
 
 /** The server's limit headers, parsed and clamped (see LimitHeaders parsing in transport). */
 export interface LimitHeaders {
@@ -91,6 +90,3 @@ export interface AccountGate {
   view(): Promise<GateView>;
   close(): Promise<void>;
 }
-
-/** Rejections of `acquire` are always ApiErrors; this names the type for implementers. */
-export type GateRefusal = ApiError;

@@ -10,6 +10,8 @@
  * - additive increase: one slot back per quiet period without a refusal, so a process
  *   left alone regains the whole limit.
  */
+import { SPEC_LIMITS } from '../../catalog/index.js';
+
 export interface InFlightCapOptions {
   /** The account's limit (spec: 5). */
   max?: number;
@@ -38,7 +40,7 @@ export class InFlightCap {
   private lastChangeAt = 0;
 
   constructor(options: InFlightCapOptions = {}) {
-    this.max = options.max ?? 5;
+    this.max = options.max ?? SPEC_LIMITS.inFlight;
     this.cap = Math.min(this.max, Math.max(1, options.initial ?? this.max));
     this.threshold = this.max;
     this.burstMs = options.burstMs ?? 500;

@@ -4,7 +4,7 @@
  * The queue is ours rather than bottleneck's: wait-or-fail needs each call's place in
  * line against the server's window, which bottleneck's reservoir cannot tell.
  */
-import { abortError, ApiError, quotaLatchedError } from '../errors.js';
+import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
 import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
@@ -51,7 +51,7 @@ export class InProcessAccountGate implements AccountGate {
 
   acquire(request: PermitRequest): Promise<SendPermit> {
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
-    if (this.closed) return Promise.reject(closedError());
+    if (this.closed) return Promise.reject(cancelledError('shutdown'));
     const now = this.clock.now();
     const latched = this.quota.refusesFor(request.free, now);
     if (latched > 0) return Promise.reject(quotaLatchedError(now + latched, latched));
@@ -128,7 +128,7 @@ export class InProcessAccountGate implements AccountGate {
     this.closed = true;
     this.wake?.timer.cancel();
     this.wake = undefined;
-    for (const waiter of [...this.queue]) if (this.leave(waiter)) waiter.reject(closedError());
+    for (const waiter of [...this.queue]) if (this.leave(waiter)) waiter.reject(cancelledError('shutdown'));
     return Promise.resolve();
   }
 
@@ -257,8 +257,4 @@ export class InProcessAccountGate implements AccountGate {
     waiter.request.signal.removeEventListener('abort', waiter.onAbort);
     return true;
   }
-}
-
-function closedError(): ApiError {
-  return new ApiError({ code: 'CANCELLED', status: null, message: 'The server is shutting down.', local: true });
 }

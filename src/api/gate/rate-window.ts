@@ -10,6 +10,8 @@
  * When the server sends no rate headers (a gateway strips them), a local window of the
  * spec's length opens at the first request and rolls; it never stops for good.
  */
+import { SPEC_LIMITS } from '../../catalog/index.js';
+
 export interface RateHeaders {
   rateLimit?: number | undefined;
   rateRemaining?: number | undefined;
@@ -51,8 +53,8 @@ export class RateWindow {
   private generation = 0;
 
   constructor(options: RateWindowOptions = {}) {
-    this.limit = options.limit ?? 60;
-    this.localWindowMs = options.localWindowMs ?? 60_000;
+    this.limit = options.limit ?? SPEC_LIMITS.perWindow;
+    this.localWindowMs = options.localWindowMs ?? SPEC_LIMITS.windowMs;
     this.slackMs = options.resetSlackMs ?? 25;
   }
 

@@ -10,12 +10,13 @@
  * the lease time.
  */
 import { randomUUID } from 'node:crypto';
-import { abortError, ApiError, quotaLatchedError } from '../errors.js';
+import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
 import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import type { AccountKeys } from './redis-keys.js';
 import { RedisUnavailableError, type RedisLink } from './redis-connection.js';
 import { GateScripts, type GateScriptSettings } from './redis-scripts.js';
 import { expectedWaitMs, type WaitPicture } from './redis-wait.js';
+import { SPEC_LIMITS } from '../../catalog/index.js';
 
 export interface RedisGateOptions {
   link: RedisLink;
@@ -76,9 +77,9 @@ export class RedisAccountGate implements AccountGate {
   constructor(private readonly options: RedisGateOptions) {
     this.now = options.now ?? Date.now;
     this.settings = {
-      maxInFlight: options.maxInFlight ?? 5,
-      perWindow: options.perWindow ?? 60,
-      windowMs: options.windowMs ?? 60_000,
+      maxInFlight: options.maxInFlight ?? SPEC_LIMITS.inFlight,
+      perWindow: options.perWindow ?? SPEC_LIMITS.perWindow,
+      windowMs: options.windowMs ?? SPEC_LIMITS.windowMs,
       leaseMs: options.leaseMs ?? 10_000,
       slackMs: options.slackMs ?? 50,
       keyTtlMs: 60 * 60_000,
@@ -175,7 +176,7 @@ export class RedisAccountGate implements AccountGate {
     clearTimeout(this.sleepTimer);
     clearInterval(this.renewTimer);
     for (const entry of [...this.queue]) {
-      this.leave(entry, new ApiError({ code: 'CANCELLED', status: null, message: 'The server is shutting down.', local: true }));
+      this.leave(entry, cancelledError('shutdown'));
     }
     // Give the leases back now rather than after their expiry.
     await Promise.all([...this.held].map((leaseId) => this.scripts.release({ leaseId, success: false }).catch(() => undefined)));

@@ -1,10 +1,11 @@
 /**
- * One generator per catalog operation id, under a closed type: a dataset added to the
- * catalog without its generator fails the type check here and the simulator's start-up
- * check (SimulatedApi refuses to start), instead of silently serving generic rows.
+ * One generator per catalog operation id, keyed by the catalog's closed OperationId: a
+ * dataset added to the catalog without its generator fails the type check here (and the
+ * simulator's start-up check), instead of silently serving generic rows.
  * Datasets registered at run time (tests of a live catalog) get the generic generator,
  * and only they do.
  */
+import type { OperationId } from '../../catalog/index.js';
 import { round, seededRandom } from '../random.js';
 import { limitOf, type Generator } from './context.js';
 import { dealerGexHistory } from './dealer.js';
@@ -16,32 +17,8 @@ import { darkpoolByTicker, litTradesRecent } from './prints.js';
 import { shortScreener, volumeAndRatio, volumesByExchange } from './shorts.js';
 import { characterTop, riskReversalSkew, volatilityAnomaly } from './volatility.js';
 
-export const CATALOG_OPERATION_IDS = [
-  'flow.ticker_overview',
-  'options.chain_history',
-  'stocks.sector_tickers',
-  'derived.dealer_gex_history',
-  'market.total_options_volume',
-  'stocks.ticker_exchanges',
-  'shorts.short_screener',
-  'congress.recent_trades',
-  'stocks.lit_trades_recent',
-  'volatility.character_top',
-  'market.oi_change',
-  'fundamentals.fundamental_breakdown',
-  'institutions.ownership_by_ticker',
-  'insider.buy_sells_by_ticker',
-  'volatility.risk_reversal_skew',
-  'shorts.volumes_by_exchange',
-  'shorts.volume_and_ratio',
-  'volatility.anomaly',
-  'darkpool.by_ticker',
-  'stocks.dividends',
-  'market.correlations',
-  'macro.forex_rate',
-] as const;
-
-export type CatalogOperationId = (typeof CATALOG_OPERATION_IDS)[number];
+/** The catalog's closed list of ids: this module keys its generators by it. */
+export type CatalogOperationId = OperationId;
 
 const GENERATORS: { readonly [K in CatalogOperationId]: Generator } = {
   'flow.ticker_overview': flowOverview,
@@ -69,7 +46,7 @@ const GENERATORS: { readonly [K in CatalogOperationId]: Generator } = {
 };
 
 export function isCatalogOperation(operationId: string): operationId is CatalogOperationId {
-  return (CATALOG_OPERATION_IDS as readonly string[]).includes(operationId);
+  return Object.hasOwn(GENERATORS, operationId);
 }
 
 export function catalogGenerator(operationId: CatalogOperationId): Generator {
@@ -89,5 +66,5 @@ export const runtimeDatasetGenerator: Generator = (ctx) => {
   };
 };
 
-export type { Generated, GeneratorContext, Payload, Row } from './context.js';
+export type { Generated, Payload, Row } from './context.js';
 export { DatasetRefusal } from './context.js';
