@@ -13,6 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { abortError } from './errors.js';
 import { accountKeys, requestTag, type AccountKeys } from './gate/redis-keys.js';
+import { untilAborted } from './gate/until-aborted.js';
 import type { RedisCommander } from './gate/redis-scripts.js';
 
 /** What the tier needs from a Redis link (RedisLink has it). */
@@ -78,9 +79,9 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   }
 
   /** The entry for `requestKey` (path plus sorted query), or undefined (also when Redis is away). */
-  async get(requestKey: string): Promise<SharedEntry<T> | undefined> {
+  async get(requestKey: string, signal?: AbortSignal): Promise<SharedEntry<T> | undefined> {
     try {
-      const reply = await this.eval(LOAD, [this.entryKey(requestKey)], []);
+      const reply = await untilAborted(this.eval(LOAD, [this.entryKey(requestKey)], []), signal);
       if (!Array.isArray(reply) || reply.length < 2) return undefined;
       const [age, json] = reply as [unknown, unknown];
       return { value: JSON.parse(String(json)) as T, ageMs: Math.max(0, Number(age)) };
@@ -91,10 +92,10 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   }
 
   /** Stores a 200's result for its cache class's TTL, stamped with Redis's clock. */
-  async set(requestKey: string, value: T, ttlMs: number): Promise<void> {
+  async set(requestKey: string, value: T, ttlMs: number, signal?: AbortSignal): Promise<void> {
     if (ttlMs <= 0) return;
     try {
-      await this.eval(STORE, [this.entryKey(requestKey)], [JSON.stringify(value), Math.round(ttlMs)]);
+      await untilAborted(this.eval(STORE, [this.entryKey(requestKey)], [JSON.stringify(value), Math.round(ttlMs)]), signal);
     } catch (error) {
       this.options.log?.debug({ redis: String(error) }, 'redis cache write skipped');
     }
@@ -116,19 +117,23 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     const token = randomUUID();
     const alone = async (): Promise<SharedOutcome<T>> => {
       const result = await start();
-      if (result.cacheable) await this.set(requestKey, result.value, ttlMs);
+      // The answer is in hand: storing it waits on Redis no longer than the call may.
+      if (result.cacheable) await this.set(requestKey, result.value, ttlMs, options.signal);
       return { value: result.value, ageMs: 0, from: 'upstream' };
     };
     try {
-      await this.listen();
+      // Subscribing to a Redis that stopped answering must not hold the call: the link
+      // bounds it by its command timeout, and the call's own signal bounds it sooner.
+      await untilAborted(this.listen(), options.signal);
     } catch {
+      if (options.signal.aborted) throw abortError(options.signal);
       return alone();
     }
     for (;;) {
       if (options.signal.aborted) throw abortError(options.signal);
       // Listen before trying to lead: a completion after a failed attempt is not missed.
       const done = this.nextMessage(tag, options.signal);
-      const hit = await this.get(requestKey);
+      const hit = await this.get(requestKey, options.signal);
       if (hit) {
         done.cancel();
         return { ...hit, from: 'peer' };
@@ -136,16 +141,19 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
       let lead: boolean;
       let leftMs: number;
       try {
-        lead = (await this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)])) === 'OK';
-        leftMs = lead ? 0 : Number(await this.link.sendCommand(['PTTL', leadKey]));
+        lead =
+          (await untilAborted(this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)]), options.signal)) ===
+          'OK';
+        leftMs = lead ? 0 : Number(await untilAborted(this.link.sendCommand(['PTTL', leadKey]), options.signal));
       } catch {
         done.cancel();
+        if (options.signal.aborted) throw abortError(options.signal);
         return alone();
       }
       if (lead) {
         done.cancel();
         // The previous lead may have stored its result and let go between our read and our SET.
-        const stored = await this.get(requestKey);
+        const stored = await this.get(requestKey, options.signal);
         if (stored) {
           await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
           return { ...stored, from: 'peer' };
@@ -199,8 +207,12 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
       return result;
     } finally {
       clearInterval(renew);
-      await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
-      await this.link.sendCommand(['PUBLISH', this.keys.flightDone, `${tag} ${outcome}`]).catch(() => undefined);
+      // The caller has its answer: letting go and telling the others happen without it (the
+      // result, when cacheable, is already stored), so a Redis that stops now costs it nothing.
+      void this.eval(LEAD, [leadKey], [token, ''])
+        .catch(() => undefined)
+        .then(() => this.link.sendCommand(['PUBLISH', this.keys.flightDone, `${tag} ${outcome}`]))
+        .catch(() => undefined);
     }
   }
 

@@ -38,6 +38,8 @@ export class RedisLink implements RedisCommander {
   private readonly commandTimeoutMs: number;
   private readonly channels = new Map<string, (message: string) => void>();
   private readonly subscribed = new Set<string>();
+  /** SUBSCRIBEs sent and not yet answered: a retry joins one rather than sending another. */
+  private readonly subscribing = new Map<string, Promise<void>>();
   private readonly troubleListeners = new Set<(error: Error) => void>();
   private closed = false;
   private unanswered: RedisUnavailableError | undefined;
@@ -79,20 +81,11 @@ export class RedisLink implements RedisCommander {
   private async send(args: readonly string[]): Promise<unknown> {
     if (this.closed) throw new RedisUnavailableError('closed');
     if (!this.client.isReady) throw new RedisUnavailableError('not connected');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
-        reject(this.unanswered);
-      }, this.commandTimeoutMs);
-    });
     try {
-      return await Promise.race([this.client.sendCommand([...args]), timeout]);
+      return await this.bounded(this.client.sendCommand([...args]));
     } catch (error) {
       if (error instanceof RedisUnavailableError || isConnectionError(error)) throw new RedisUnavailableError(error);
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -153,11 +146,43 @@ export class RedisLink implements RedisCommander {
   }
 
   private async ensureSubscribed(): Promise<void> {
+    // A SUBSCRIBE to a Redis that stopped answering never settles: it is bounded like any
+    // command, and while a command goes unanswered no new one is sent (the probe retries).
+    if (this.unanswered) throw this.unanswered;
     if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
     for (const [channel, listener] of this.channels) {
       if (this.subscribed.has(channel)) continue;
-      await this.subscriber.subscribe(channel, (message: string) => listener(message));
-      this.subscribed.add(channel);
+      let pending = this.subscribing.get(channel);
+      if (!pending) {
+        pending = this.subscriber
+          .subscribe(channel, (message: string) => listener(message))
+          .then(
+            () => void this.subscribed.add(channel),
+            (error: unknown) => {
+              throw isConnectionError(error) ? new RedisUnavailableError(error) : error;
+            },
+          );
+        const forget = (): void => void this.subscribing.delete(channel);
+        pending.then(forget, forget);
+        this.subscribing.set(channel, pending);
+      }
+      await this.bounded(pending);
+    }
+  }
+
+  /** `work`, or RedisUnavailableError (and no further commands until a probe answers) after the command timeout. */
+  private async bounded<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
+        reject(this.unanswered);
+      }, this.commandTimeoutMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
