@@ -9,6 +9,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
+import { whileCallerConnected } from './caller-scope.js';
 import { exitAfter } from './exit.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
@@ -39,7 +40,7 @@ export async function serveHttp(
       return;
     }
     // node:http always sets method on a server request; its type leaves it optional.
-    void nodeHandler(req as Parameters<typeof nodeHandler>[0], res);
+    void whileCallerConnected(req, res, () => nodeHandler(req as Parameters<typeof nodeHandler>[0], res));
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
