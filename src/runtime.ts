@@ -150,7 +150,13 @@ async function sharedAccount(config: Config, apiKey: string | undefined, log: Lo
   const fallback = new InProcessAccountGate();
   // Never waits on Redis: the gate starts on the fallback and logs when it joins Redis
   // (or that Redis does not answer); api_status shows the mode meanwhile.
-  return createSharedAccount<ApiResult>({ redisUrl: config.redisUrl, apiKey, fallback, log });
+  return createSharedAccount<ApiResult>({
+    redisUrl: config.redisUrl,
+    apiKey,
+    fallback,
+    log,
+    cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
+  });
 }
 
 /** The toolsets of the built-in catalog, in catalog order. */

@@ -32,19 +32,57 @@ export interface SharedOutcome<T> extends SharedEntry<T> {
   from: 'upstream' | 'peer';
 }
 
+/** What the account's entries may hold together in Redis, by default (the in-process tier holds 16 MB a process). */
+export const REDIS_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+/** One entry above this is not stored: the agent sees a trimmed result anyway, and a repeat is rare. */
+export const REDIS_CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+/** The books (index and sizes) outlive the longest entry TTL, so they never outlive every entry by much. */
+const BOOKS_TTL_MS = 25 * 60 * 60_000;
+
 export interface RedisCacheOptions {
   /** A leader that dies gives up its lead after this long; a live one renews at a third. */
   flightLeaseMs?: number;
+  /** The account's entries together; the oldest-ending go first. */
+  maxBytes?: number;
+  /** Larger entries are not stored (at most an eighth of maxBytes, so one never empties the tier). */
+  maxEntryBytes?: number;
   log?: Pick<Logger, 'debug'> | undefined;
 }
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-/** KEYS: entry. ARGV: json, ttl ms. */
+/**
+ * KEYS: entry, index (tag by expiry instant), sizes (tag to bytes, and the '#total'),
+ * ARGV: json, ttl ms, tag, max total bytes, bookkeeping ttl ms. The tier's bytes stay
+ * within the total: entries that expired are struck from the books, then the entries
+ * closest to their end go first. Returns the bytes held after.
+ */
 const STORE = `${NOW}
+local size = #ARGV[1]
+local function drop(tag, alsoKey)
+  local held = tonumber(redis.call('HGET', KEYS[3], tag)) or 0
+  redis.call('HDEL', KEYS[3], tag)
+  redis.call('ZREM', KEYS[2], tag)
+  if held > 0 then redis.call('HINCRBY', KEYS[3], '#total', -held) end
+  if alsoKey then redis.call('DEL', alsoKey) end
+end
+for _, tag in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do drop(tag, nil) end
+drop(ARGV[3], nil)
+local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[3])
+local max = tonumber(ARGV[4])
+while (tonumber(redis.call('HGET', KEYS[3], '#total')) or 0) + size > max do
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if #first == 0 then break end
+  drop(first[1], prefix .. first[1])
+end
 redis.call('HSET', KEYS[1], 'at', now, 'v', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
-return 1`;
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[3], size)
+local total = redis.call('HINCRBY', KEYS[3], '#total', size)
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[5]))
+return total`;
 /** KEYS: entry. Returns {age ms, json} or nil. */
 const LOAD = `${NOW}
 local e = redis.call('HMGET', KEYS[1], 'at', 'v')
@@ -67,6 +105,8 @@ export interface SharedCacheTier<T> {
 
 export class RedisCacheTier<T> implements SharedCacheTier<T> {
   private readonly flightLeaseMs: number;
+  private readonly maxBytes: number;
+  private readonly maxEntryBytes: number;
   private readonly waiting = new Map<string, Set<(message: string) => void>>();
   private subscribed: Promise<void> | undefined;
 
@@ -76,6 +116,8 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     private readonly options: RedisCacheOptions = {},
   ) {
     this.flightLeaseMs = options.flightLeaseMs ?? 10_000;
+    this.maxBytes = options.maxBytes ?? REDIS_CACHE_MAX_BYTES;
+    this.maxEntryBytes = Math.min(options.maxEntryBytes ?? REDIS_CACHE_MAX_ENTRY_BYTES, Math.floor(this.maxBytes / 8));
   }
 
   /** The entry for `requestKey` (path plus sorted query), or undefined (also when Redis is away). */
@@ -94,8 +136,21 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   /** Stores a 200's result for its cache class's TTL, stamped with Redis's clock. */
   async set(requestKey: string, value: T, ttlMs: number, signal?: AbortSignal): Promise<void> {
     if (ttlMs <= 0) return;
+    const json = JSON.stringify(value);
+    if (Buffer.byteLength(json) > this.maxEntryBytes) {
+      this.options.log?.debug({ bytes: Buffer.byteLength(json) }, 'redis cache write skipped: entry too large');
+      return;
+    }
+    const tag = requestTag(requestKey);
     try {
-      await untilAborted(this.eval(STORE, [this.entryKey(requestKey)], [JSON.stringify(value), Math.round(ttlMs)]), signal);
+      await untilAborted(
+        this.eval(
+          STORE,
+          [this.entryKey(requestKey), this.keys.cacheIndex, this.keys.cacheSizes],
+          [json, Math.round(ttlMs), tag, this.maxBytes, BOOKS_TTL_MS],
+        ),
+        signal,
+      );
     } catch (error) {
       this.options.log?.debug({ redis: String(error) }, 'redis cache write skipped');
     }

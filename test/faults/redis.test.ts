@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { connectV2, textOf } from '../helpers/mcp.js';
+import { createClient } from 'redis';
+import { connectV2, textOf, type Connected } from '../helpers/mcp.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 import { eventually, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 
@@ -25,6 +27,17 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T | 'no answer'>
     clearTimeout(timer);
   }
 }
+
+/** Waits until the server shares its account through Redis (api_status says so). */
+async function onRedis(server: Connected<Client>): Promise<void> {
+  await eventually(
+    async () => /"mode":\s*"redis"/.test(textOf(await server.client.callTool({ name: 'api_status', arguments: {} }))),
+    10_000,
+    'the process to join Redis',
+  );
+}
+
+const envelope = (code: string): unknown => ({ error: { code, message: code, tags: [], docs_url: '', request_id: null } });
 
 describe('fault matrix: Redis stops answering', () => {
   let redis: ThrowawayRedis | undefined;
@@ -51,11 +64,7 @@ describe('fault matrix: Redis stops answering', () => {
       });
       try {
         // On Redis first (both connections up), as a process that started while Redis answered.
-        await eventually(
-          async () => /"mode":\s*"redis"/.test(textOf(await server.client.callTool({ name: 'api_status', arguments: {} }))),
-          10_000,
-          'the process to join Redis',
-        );
+        await onRedis(server);
         redis.freeze();
         for (const limit of [2, 3, 4]) {
           const sentBefore: number = fake.dataRequests().length;
@@ -70,4 +79,73 @@ describe('fault matrix: Redis stops answering', () => {
       }
     },
   );
+});
+
+describe('fault matrix: what the server leaves in Redis', () => {
+  let redis: ThrowawayRedis | undefined;
+  let fake: FakeUpstream | undefined;
+  before(async () => {
+    redis = await ThrowawayRedis.start().catch(() => undefined);
+    fake = await startFakeUpstream();
+  });
+  after(async () => {
+    await redis?.kill();
+    await fake?.close();
+  });
+
+  redisTest('the cache tier stays within its bytes, skips oversized answers, and every key has a TTL', { timeout: 60_000 }, async () => {
+    assert.ok(redis && fake);
+    const MAX_BYTES = 1024 * 1024;
+    // About 100 kB an answer (limit n gives n kB, so sizes differ); limit 300 gives more than an entry may hold.
+    const rowsOf = (kb: number): unknown[] => Array.from({ length: kb }, (_, i) => ({ value: i, pad: 'x'.repeat(1000) }));
+    let rateLimitedOnce = false;
+    fake.answer = (_req, url) => {
+      const limit = Number(url.searchParams.get('limit') ?? 1);
+      if (url.pathname.includes('total-options-volume')) return { status: 503, body: envelope('SERVICE_DISABLED') };
+      if (limit === 7 && !rateLimitedOnce) {
+        rateLimitedOnce = true;
+        return { status: 429, headers: { 'retry-after': '1' }, body: envelope('RATE_LIMITED') };
+      }
+      return { body: { data: rowsOf(limit), _meta: { request_id: `req-${limit}` } } };
+    };
+    const server = await connectV2({
+      baseUrl: fake.url,
+      key: KEY,
+      env: { MARKET_DATA_REDIS_URL: redis.url, MARKET_DATA_REDIS_CACHE_MB: '1' },
+    });
+    const inspect = createClient({ url: redis.url });
+    await inspect.connect();
+    try {
+      await onRedis(server);
+      // A pause (429 with Retry-After) and a remembered SERVICE_DISABLED: the state and disabled hashes.
+      const paused = await server.client.callTool({ name: 'shorts_short_screener', arguments: { limit: 7 } });
+      assert.notEqual(paused.isError, true, textOf(paused));
+      const disabled = await server.client.callTool({ name: 'market_total_options_volume', arguments: { limit: 2 } });
+      assert.equal(disabled.isError, true);
+      for (let limit = 90; limit < 110; limit += 1) {
+        const result = await server.client.callTool({ name: 'shorts_short_screener', arguments: { limit } });
+        assert.notEqual(result.isError, true, textOf(result));
+      }
+      const big = await server.client.callTool({ name: 'shorts_short_screener', arguments: { limit: 300 } });
+      assert.notEqual(big.isError, true, textOf(big));
+
+      const keys = await inspect.keys('*');
+      const entries = keys.filter((k) => k.includes(':cache:'));
+      let held = 0;
+      for (const key of entries) held += Number(await inspect.sendCommand(['HSTRLEN', key, 'v']));
+      assert.ok(entries.length > 0, 'answers were stored in the tier');
+      assert.ok(held <= MAX_BYTES, `the tier holds ${held} bytes, over its ${MAX_BYTES}`);
+      assert.ok(held > MAX_BYTES / 2, `the tier is used up to its bound, not emptied (${held} bytes)`);
+      const bigStored = await Promise.all(entries.map(async (k) => Number(await inspect.sendCommand(['HSTRLEN', k, 'v'])) > 250_000));
+      assert.ok(!bigStored.includes(true), 'an answer above the per-entry cap is not stored');
+      assert.ok(keys.some((k) => k.endsWith(':state')) && keys.some((k) => k.endsWith(':disabled')), keys.join(' '));
+      const forever: string[] = [];
+      // -1: no TTL (-2: gone since it was listed, which is fine).
+      for (const key of keys) if ((await inspect.pTTL(key)) === -1) forever.push(key);
+      assert.deepEqual(forever, [], 'every key the server writes expires');
+    } finally {
+      await inspect.close();
+      await server.close();
+    }
+  });
 });
