@@ -264,6 +264,13 @@ export class MarketDataClient {
           return toResult(target.operationId, answered);
         }
         if (failed === undefined) continue; // not reached: a failure before any answer is its own error
+        if (target.free && failed.status === 429) {
+          // A free request (openapi.json, discover at start) that meets a spent window neither
+          // pauses the account nor shrinks its cap, and is not retried into the data calls
+          // that follow: its caller keeps what it has and asks again later.
+          release(outcome);
+          throw failed;
+        }
         const quotaResetAt = answered?.limits.quotaResetAt;
         if (RETRY_POLICY[failed.kind].kind === 'in-flight') {
           // Another process of the account is sending: the whole process backs off, and this

@@ -27,6 +27,8 @@ export interface FakeUpstream {
   url: string;
   /** The document served at /v1/openapi.json; replace it or mutate it at will. */
   document: unknown;
+  /** Answers the document request instead of `document` when it returns an answer (e.g. a 429 at start). */
+  documentAnswer?: (() => FakeAnswer | undefined) | undefined;
   /** Answers every request but the document; by default a small `{data, _meta}` payload. */
   answer: (req: IncomingMessage, url: URL) => FakeAnswer;
   requests: SeenRequest[];
@@ -57,7 +59,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const seen: SeenRequest = { path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, closedEarly: false };
     fake.requests.push(seen);
     res.once('close', () => (seen.closedEarly = !res.writableFinished));
-    const answer: FakeAnswer = url.pathname === '/v1/openapi.json' ? { body: fake.document } : fake.answer(req, url);
+    const answer: FakeAnswer = url.pathname === '/v1/openapi.json' ? (fake.documentAnswer?.() ?? { body: fake.document }) : fake.answer(req, url);
     const body = answer.body;
     const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body ?? null);
     // A generous rate window, as a large account's: tests that make many calls are not queued.
