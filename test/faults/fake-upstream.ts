@@ -59,7 +59,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const seen: SeenRequest = { path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, closedEarly: false };
     fake.requests.push(seen);
     res.once('close', () => (seen.closedEarly = !res.writableFinished));
-    const answer: FakeAnswer = url.pathname === '/v1/openapi.json' ? (fake.documentAnswer?.() ?? { body: fake.document }) : fake.answer(req, url);
+    const answer: FakeAnswer =
+      url.pathname === '/v1/openapi.json' ? (fake.documentAnswer?.() ?? { body: fake.document }) : fake.answer(req, url);
     const body = answer.body;
     const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body ?? null);
     // A generous rate window, as a large account's: tests that make many calls are not queued.
