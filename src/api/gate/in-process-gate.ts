@@ -192,7 +192,8 @@ export class InProcessAccountGate implements AccountGate {
         released = true;
         this.inFlight.give();
         const now = this.clock.now();
-        if (outcome.status !== undefined) this.latency.observe(now - sentAt);
+        // Only an answer timed alone: a refused request keeps its slot through its retry wait.
+        if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         if (outcome.code === 'IN_FLIGHT_EXCEEDED') this.window.untake(windowTaken, now);
         else if (outcome.status !== undefined) this.inFlight.answered(now);
         if (outcome.headers) {
@@ -226,7 +227,9 @@ export class InProcessAccountGate implements AccountGate {
             ? "the account's request window is spent (its last slots kept for the account's other processes) until it resets"
             : "the account's request window is spent until it resets",
       };
-    const cap = Math.max(1, Math.floor(this.inFlight.current(now)));
+    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment: a
+    // pessimistic estimate would refuse calls the next seconds serve in time.
+    const cap = Math.max(1, this.inFlight.max);
     const free = Math.max(0, cap - this.inFlight.inFlight);
     const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
     return {
