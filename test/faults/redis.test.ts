@@ -149,3 +149,47 @@ describe('fault matrix: what the server leaves in Redis', () => {
     }
   });
 });
+
+describe('fault matrix: Redis refuses the password', () => {
+  let redis: ThrowawayRedis | undefined;
+  let fake: FakeUpstream | undefined;
+  before(async () => {
+    redis = await ThrowawayRedis.start().catch(() => undefined);
+    fake = await startFakeUpstream();
+  });
+  after(async () => {
+    await redis?.kill();
+    await fake?.close();
+  });
+
+  redisTest('a wrong password reads as an authentication failure, never shows the password, and calls go on', {}, async () => {
+    assert.ok(redis && fake);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'right-password-123']);
+    await admin.close();
+    const wrong = 'wrong-password-456';
+    const server = await connectV2({
+      baseUrl: fake.url,
+      key: KEY,
+      env: { MARKET_DATA_REDIS_URL: `redis://:${wrong}@127.0.0.1:${redis.port}` },
+    });
+    try {
+      let status = '';
+      await eventually(
+        async () => {
+          status = textOf(await server.client.callTool({ name: 'api_status', arguments: {} }));
+          return /authentication failed/.test(status);
+        },
+        10_000,
+        'api_status to say why Redis is not used',
+      );
+      assert.doesNotMatch(status, /subscriber not connected(?!:)/);
+      const result = await server.client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
+      assert.notEqual(result.isError, true, 'calls go on through the in-process gate');
+      assert.ok(!status.includes(wrong) && !server.stderr().includes(wrong), 'the password appears nowhere');
+    } finally {
+      await server.close();
+    }
+  });
+});

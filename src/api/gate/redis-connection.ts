@@ -43,6 +43,8 @@ export class RedisLink implements RedisCommander {
   private readonly troubleListeners = new Set<(error: Error) => void>();
   private closed = false;
   private unanswered: RedisUnavailableError | undefined;
+  /** Why the last connection attempt failed: "not connected" alone hides a wrong password. */
+  private lastFailure: string | undefined;
 
   constructor(options: RedisLinkOptions) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
@@ -80,7 +82,7 @@ export class RedisLink implements RedisCommander {
 
   private async send(args: readonly string[]): Promise<unknown> {
     if (this.closed) throw new RedisUnavailableError('closed');
-    if (!this.client.isReady) throw new RedisUnavailableError('not connected');
+    if (!this.client.isReady) throw this.notConnected('not connected');
     try {
       return await this.bounded(this.client.sendCommand([...args]));
     } catch (error) {
@@ -103,7 +105,7 @@ export class RedisLink implements RedisCommander {
   async ping(): Promise<void> {
     await this.send(['PING']);
     this.unanswered = undefined;
-    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     await this.ensureSubscribed();
   }
 
@@ -149,7 +151,7 @@ export class RedisLink implements RedisCommander {
     // A SUBSCRIBE to a Redis that stopped answering never settles: it is bounded like any
     // command, and while a command goes unanswered no new one is sent (the probe retries).
     if (this.unanswered) throw this.unanswered;
-    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     for (const [channel, listener] of this.channels) {
       if (this.subscribed.has(channel)) continue;
       let pending = this.subscribing.get(channel);
@@ -186,11 +188,29 @@ export class RedisLink implements RedisCommander {
     }
   }
 
+  /** "not connected", with the reason the last attempt failed when Redis refused us (say, the password). */
+  private notConnected(what: string): RedisUnavailableError {
+    return new RedisUnavailableError(this.lastFailure ? `${what}: ${this.lastFailure}` : what);
+  }
+
   private trouble(error: unknown): void {
     if (this.closed) return;
+    this.lastFailure = refusal(error);
     const wrapped = new RedisUnavailableError(error);
     for (const listener of this.troubleListeners) listener(wrapped);
   }
+}
+
+/**
+ * A refusal by Redis itself, in words a user can act on (never the URL or the password);
+ * undefined for network trouble, which "not connected" already says.
+ */
+function refusal(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/^(WRONGPASS|NOAUTH)|invalid password|AUTH.*(failed|called without)/i.test(message))
+    return 'authentication failed: check the user and password in MARKET_DATA_REDIS_URL';
+  if (/^NOPERM/.test(message)) return 'permission denied: the Redis user may not run the commands the server needs';
+  return undefined;
 }
 
 function isConnectionError(error: unknown): boolean {
