@@ -11,6 +11,7 @@ import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { whileCallerConnected } from './caller-scope.js';
 import { exitAfter } from './exit.js';
+import { closeAfterRefusal, limitConnections, maxConnections } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
 export async function serveHttp(
@@ -34,7 +35,10 @@ export async function serveHttp(
       if (draining) setImmediate(() => http.closeIdleConnections());
     });
     if (draining) res.shouldKeepAlive = false;
-    if (!authorized(req, res) || !validateHost(req, res) || !validateOrigin(req, res)) return;
+    if (!authorized(req, res) || !validateHost(req, res) || !validateOrigin(req, res)) {
+      closeAfterRefusal(req, res);
+      return;
+    }
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
       return;
@@ -42,6 +46,7 @@ export async function serveHttp(
     // node:http always sets method on a server request; its type leaves it optional.
     void whileCallerConnected(req, res, () => nodeHandler(req as Parameters<typeof nodeHandler>[0], res));
   });
+  limitConnections(http, maxConnections(process.env));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());
