@@ -200,7 +200,7 @@ export class MarketDataClient {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: () => (options.signal?.aborted || gone?.aborted ? cancelled() : deadlineExceeded()),
+        leaveError: () => (gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelled() : deadlineExceeded()),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;

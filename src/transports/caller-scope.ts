@@ -8,8 +8,27 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../api/errors.js';
 
 const scope = new AsyncLocalStorage<AbortSignal>();
+/** The callers whose requests are being handled now. */
+const connected = new Set<AbortController>();
+
+/**
+ * At the end of a shutdown's grace: every call still running ends now with a structured,
+ * recoverable error its caller receives, rather than a dropped connection.
+ */
+export function endCallsForShutdown(): void {
+  const reason = new ApiError({
+    code: 'CANCELLED',
+    status: null,
+    message: 'The server is shutting down and stopped this call before the API answered.',
+    hint: 'Call again: another instance, or this one once it is back, will answer.',
+    recoverable: true,
+    local: true,
+  });
+  for (const caller of connected) caller.abort(reason);
+}
 
 /** The signal of the HTTP caller whose request is being handled, if any (stdio has none). */
 export function callerSignal(): AbortSignal | undefined {
@@ -26,7 +45,9 @@ export function whileCallerConnected<T>(req: IncomingMessage, res: ServerRespons
   const leave = (): void => gone.abort(new Error('the HTTP caller disconnected'));
   const socket = req.socket;
   socket.once('end', leave);
+  connected.add(gone);
   res.once('close', () => {
+    connected.delete(gone);
     socket.off('end', leave);
     if (!res.writableFinished) leave();
   });

@@ -9,10 +9,13 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
-import { whileCallerConnected } from './caller-scope.js';
-import { exitAfter } from './exit.js';
+import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
+import { EXIT_GRACE_MS, exitAfter } from './exit.js';
 import { closeAfterRefusal, limitConnections, maxConnections } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
+
+/** What the end of a shutdown's grace keeps for answering the calls it stops. */
+const SHUTDOWN_ANSWER_MS = 1000;
 
 export async function serveHttp(
   runtime: Runtime,
@@ -72,7 +75,11 @@ export async function serveHttp(
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const drained = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();
+    // A call still running near the end of the grace is answered with a recoverable error
+    // (the time left lets that answer reach its caller) instead of losing its connection.
+    const lastCall = setTimeout(endCallsForShutdown, EXIT_GRACE_MS - SHUTDOWN_ANSWER_MS);
     await drained;
+    clearTimeout(lastCall);
     await handler.close();
     await runtime.close();
   };

@@ -64,3 +64,25 @@ test('--http callers who hang up are not sent upstream, their requests in flight
     }
   });
 });
+
+test('--http on SIGTERM: a call still running at the end of the grace gets a recoverable error, not a dropped connection', async () => {
+  await withFakeUpstream(async (fake) => {
+    fake.answer = () => ({ body: { data: [{ value: 1 }] }, delayMs: 20_000 });
+    const server = await startHttp({
+      MARKET_DATA_BASE_URL: fake.url,
+      MARKET_DATA_API_KEY: 'fake-key-0123456789',
+      MARKET_DATA_HTTP_TOKEN: TOKEN,
+    });
+    try {
+      const response = await postCall(server.url, TOKEN, { name: 'shorts_short_screener', arguments: { limit: 3 } });
+      const answer = readUntil(response, () => false);
+      await eventually(() => fake.dataRequests().length > 0, 10_000, 'the call to reach the upstream');
+      server.child.kill('SIGTERM');
+      const text = await answer;
+      assert.match(text, /shutting down/, `the caller was answered: ${text.slice(0, 300)}`);
+      assert.match(text, /\\"recoverable\\":true/);
+    } finally {
+      await stopHttp(server.child);
+    }
+  });
+});
