@@ -17,6 +17,7 @@ export const ENV = {
   demo: 'MARKET_DATA_DEMO',
   cacheDir: 'MARKET_DATA_CACHE_DIR',
   redisUrl: 'MARKET_DATA_REDIS_URL',
+  redisCacheMb: 'MARKET_DATA_REDIS_CACHE_MB',
   catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
   accountId: 'MARKET_DATA_ACCOUNT_ID',
 } as const;
@@ -88,6 +89,8 @@ export const ConfigSchema = z.object({
   demo: z.boolean().default(false),
   cacheDir: z.string().optional(),
   redisUrl: redisUrl.optional(),
+  /** What the account's answers may hold together in Redis's cache tier. */
+  redisCacheMb: integer(1, 65_536).default(64),
   /** How often the upstream's openapi.json is read again (free of quota). */
   catalogRefreshS: integer(1, 86_400).default(900),
   /** The upstream account the key belongs to: keys of one account then share one gate on Redis. */

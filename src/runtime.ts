@@ -185,6 +185,7 @@ async function sharedAccount(config: Config, apiKey: string | undefined, log: Lo
     seal: sealFor(apiKey),
     fallback,
     log,
+    cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
   });
 }
 

@@ -13,6 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { abortError } from './errors.js';
 import { accountKeys, requestTag, type AccountKeys } from './gate/redis-keys.js';
+import { untilAborted } from './gate/until-aborted.js';
 import type { RedisCommander } from './gate/redis-scripts.js';
 
 /** What the tier needs from a Redis link (RedisLink has it). */
@@ -31,9 +32,20 @@ export interface SharedOutcome<T> extends SharedEntry<T> {
   from: 'upstream' | 'peer';
 }
 
+/** What the account's entries may hold together in Redis, by default (the in-process tier holds 16 MB a process). */
+export const REDIS_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+/** One entry above this is not stored: the agent sees a trimmed result anyway, and a repeat is rare. */
+export const REDIS_CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+/** The books (index and sizes) outlive the longest entry TTL, so they never outlive every entry by much. */
+const BOOKS_TTL_MS = 25 * 60 * 60_000;
+
 export interface RedisCacheOptions {
   /** A leader that dies gives up its lead after this long; a live one renews at a third. */
   flightLeaseMs?: number;
+  /** The account's entries together; the oldest-ending go first. */
+  maxBytes?: number;
+  /** Larger entries are not stored (at most an eighth of maxBytes, so one never empties the tier). */
+  maxEntryBytes?: number;
   log?: Pick<Logger, 'debug'> | undefined;
   /** Seals values before they are stored and opens them when read (src/ops/sealed-values.ts); an entry that does not open is a miss. */
   seal?: { seal(plain: string, name: string): string; open(sealed: string, name: string): string | undefined } | undefined;
@@ -41,11 +53,38 @@ export interface RedisCacheOptions {
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-/** KEYS: entry. ARGV: json, ttl ms. */
+/**
+ * KEYS: entry, index (tag by expiry instant), sizes (tag to bytes, and the '#total'),
+ * ARGV: json, ttl ms, tag, max total bytes, bookkeeping ttl ms. The tier's bytes stay
+ * within the total: entries that expired are struck from the books, then the entries
+ * closest to their end go first. Returns the bytes held after.
+ */
 const STORE = `${NOW}
+local size = #ARGV[1]
+local function drop(tag, alsoKey)
+  local held = tonumber(redis.call('HGET', KEYS[3], tag)) or 0
+  redis.call('HDEL', KEYS[3], tag)
+  redis.call('ZREM', KEYS[2], tag)
+  if held > 0 then redis.call('HINCRBY', KEYS[3], '#total', -held) end
+  if alsoKey then redis.call('DEL', alsoKey) end
+end
+for _, tag in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do drop(tag, nil) end
+drop(ARGV[3], nil)
+local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[3])
+local max = tonumber(ARGV[4])
+while (tonumber(redis.call('HGET', KEYS[3], '#total')) or 0) + size > max do
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if #first == 0 then break end
+  drop(first[1], prefix .. first[1])
+end
 redis.call('HSET', KEYS[1], 'at', now, 'v', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
-return 1`;
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[3], size)
+local total = redis.call('HINCRBY', KEYS[3], '#total', size)
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[5]))
+return total`;
 /** KEYS: entry. Returns {age ms, json} or nil. */
 const LOAD = `${NOW}
 local e = redis.call('HMGET', KEYS[1], 'at', 'v')
@@ -68,6 +107,8 @@ export interface SharedCacheTier<T> {
 
 export class RedisCacheTier<T> implements SharedCacheTier<T> {
   private readonly flightLeaseMs: number;
+  private readonly maxBytes: number;
+  private readonly maxEntryBytes: number;
   private readonly waiting = new Map<string, Set<(message: string) => void>>();
   private subscribed: Promise<void> | undefined;
 
@@ -77,12 +118,14 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     private readonly options: RedisCacheOptions = {},
   ) {
     this.flightLeaseMs = options.flightLeaseMs ?? 10_000;
+    this.maxBytes = options.maxBytes ?? REDIS_CACHE_MAX_BYTES;
+    this.maxEntryBytes = Math.min(options.maxEntryBytes ?? REDIS_CACHE_MAX_ENTRY_BYTES, Math.floor(this.maxBytes / 8));
   }
 
   /** The entry for `requestKey` (path plus sorted query), or undefined (also when Redis is away). */
-  async get(requestKey: string): Promise<SharedEntry<T> | undefined> {
+  async get(requestKey: string, signal?: AbortSignal): Promise<SharedEntry<T> | undefined> {
     try {
-      const reply = await this.eval(LOAD, [this.entryKey(requestKey)], []);
+      const reply = await untilAborted(this.eval(LOAD, [this.entryKey(requestKey)], []), signal);
       if (!Array.isArray(reply) || reply.length < 2) return undefined;
       const [age, stored] = reply as [unknown, unknown];
       const json = this.options.seal ? this.options.seal.open(String(stored), this.entryKey(requestKey)) : String(stored);
@@ -95,12 +138,21 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   }
 
   /** Stores a 200's result for its cache class's TTL, stamped with Redis's clock. */
-  async set(requestKey: string, value: T, ttlMs: number): Promise<void> {
+  async set(requestKey: string, value: T, ttlMs: number, signal?: AbortSignal): Promise<void> {
     if (ttlMs <= 0) return;
+    const json = JSON.stringify(value);
+    if (Buffer.byteLength(json) > this.maxEntryBytes) {
+      this.options.log?.debug({ bytes: Buffer.byteLength(json) }, 'redis cache write skipped: entry too large');
+      return;
+    }
+    const tag = requestTag(requestKey);
     try {
       const name = this.entryKey(requestKey);
-      const json = JSON.stringify(value);
-      await this.eval(STORE, [name], [this.options.seal ? this.options.seal.seal(json, name) : json, Math.round(ttlMs)]);
+      const stored = this.options.seal ? this.options.seal.seal(json, name) : json;
+      await untilAborted(
+        this.eval(STORE, [name, this.keys.cacheIndex, this.keys.cacheSizes], [stored, Math.round(ttlMs), tag, this.maxBytes, BOOKS_TTL_MS]),
+        signal,
+      );
     } catch (error) {
       this.options.log?.debug({ redis: String(error) }, 'redis cache write skipped');
     }
@@ -122,19 +174,23 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     const token = randomUUID();
     const alone = async (): Promise<SharedOutcome<T>> => {
       const result = await start();
-      if (result.cacheable) await this.set(requestKey, result.value, ttlMs);
+      // The answer is in hand: storing it waits on Redis no longer than the call may.
+      if (result.cacheable) await this.set(requestKey, result.value, ttlMs, options.signal);
       return { value: result.value, ageMs: 0, from: 'upstream' };
     };
     try {
-      await this.listen();
+      // Subscribing to a Redis that stopped answering must not hold the call: the link
+      // bounds it by its command timeout, and the call's own signal bounds it sooner.
+      await untilAborted(this.listen(), options.signal);
     } catch {
+      if (options.signal.aborted) throw abortError(options.signal);
       return alone();
     }
     for (;;) {
       if (options.signal.aborted) throw abortError(options.signal);
       // Listen before trying to lead: a completion after a failed attempt is not missed.
       const done = this.nextMessage(tag, options.signal);
-      const hit = await this.get(requestKey);
+      const hit = await this.get(requestKey, options.signal);
       if (hit) {
         done.cancel();
         return { ...hit, from: 'peer' };
@@ -142,16 +198,19 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
       let lead: boolean;
       let leftMs: number;
       try {
-        lead = (await this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)])) === 'OK';
-        leftMs = lead ? 0 : Number(await this.link.sendCommand(['PTTL', leadKey]));
+        lead =
+          (await untilAborted(this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)]), options.signal)) ===
+          'OK';
+        leftMs = lead ? 0 : Number(await untilAborted(this.link.sendCommand(['PTTL', leadKey]), options.signal));
       } catch {
         done.cancel();
+        if (options.signal.aborted) throw abortError(options.signal);
         return alone();
       }
       if (lead) {
         done.cancel();
         // The previous lead may have stored its result and let go between our read and our SET.
-        const stored = await this.get(requestKey);
+        const stored = await this.get(requestKey, options.signal);
         if (stored) {
           await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
           return { ...stored, from: 'peer' };
@@ -205,8 +264,12 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
       return result;
     } finally {
       clearInterval(renew);
-      await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
-      await this.link.sendCommand(['PUBLISH', this.keys.flightDone, `${tag} ${outcome}`]).catch(() => undefined);
+      // The caller has its answer: letting go and telling the others happen without it (the
+      // result, when cacheable, is already stored), so a Redis that stops now costs it nothing.
+      void this.eval(LEAD, [leadKey], [token, ''])
+        .catch(() => undefined)
+        .then(() => this.link.sendCommand(['PUBLISH', this.keys.flightDone, `${tag} ${outcome}`]))
+        .catch(() => undefined);
     }
   }
 

@@ -21,6 +21,7 @@ import { mayRetry, RETRY_POLICY, retryDelayMs } from './retry-policy.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 import { payloadParts } from './payload-parts.js';
+import { callerSignal } from '../transports/caller-scope.js';
 
 export interface ApiResult {
   data: unknown;
@@ -198,13 +199,15 @@ export class MarketDataClient {
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
     const timeout = AbortSignal.timeout(deadlineMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // An --http caller that hung up leaves at once, queued or in flight (transports/caller-scope.ts).
+    const gone = callerSignal();
+    const signal = AbortSignal.any([options.signal, gone, timeout].filter((s): s is AbortSignal => s !== undefined));
     const join = (): Promise<ApiResult> =>
       this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: () => (options.signal?.aborted ? cancelledError() : deadlineExceeded()),
+        leaveError: () => (gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelledError() : deadlineExceeded()),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;
@@ -237,6 +240,10 @@ export class MarketDataClient {
         released = true;
       };
       try {
+        // Let the event loop report callers who hung up while this one waited (their
+        // connections' ends are read after the request that carried them): a request for
+        // nobody is not sent, and an aborted signal makes the send fail without a request.
+        await new Promise((resolve) => setImmediate(resolve));
         const response = await transport.get(pathAndQuery, flight.signal).catch((error: unknown) => this.failure(error, flight.signal));
         const answered = response instanceof ApiError ? undefined : response;
         const failed = answered ? this.classify(answered) : (response as ApiError);
@@ -263,6 +270,13 @@ export class MarketDataClient {
           release(outcome);
           // A response that is not an ApiError answered; classify found no failure in it.
           return toResult(target.operationId, answered as RawResponse);
+        }
+        if (target.free && failed.status === 429) {
+          // A free request (openapi.json, discover at start) that meets a spent window neither
+          // pauses the account nor shrinks its cap, and is not retried into the data calls
+          // that follow: its caller keeps what it has and asks again later.
+          release(outcome);
+          throw failed;
         }
         const quotaResetAt = answered?.limits.quotaResetAt;
         if (RETRY_POLICY[failed.kind].kind === 'in-flight') {

@@ -11,8 +11,13 @@ import { runAsCaller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
-import { exitAfter } from './exit.js';
+import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
+import { EXIT_GRACE_MS, exitAfter } from './exit.js';
+import { closeAfterRefusal, limitConnections, maxConnections } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
+
+/** What the end of a shutdown's grace keeps for answering the calls it stops. */
+const SHUTDOWN_ANSWER_MS = 1000;
 
 export async function serveHttp(
   runtime: Runtime,
@@ -38,7 +43,10 @@ export async function serveHttp(
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
     void door.admit(req, res).then((admission) => {
-      if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) return;
+      if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
+        closeAfterRefusal(req, res);
+        return;
+      }
       if (!req.url?.startsWith('/mcp')) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
         return;
@@ -46,9 +54,10 @@ export async function serveHttp(
       // node:http always sets method on a server request; its type leaves it optional. The
       // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
       const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
-      runAsCaller(admission.caller, () => void nodeHandler(request, res));
+      runAsCaller(admission.caller, () => void whileCallerConnected(req, res, () => nodeHandler(request, res)));
     });
   });
+  limitConnections(http, maxConnections(process.env));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());
@@ -75,7 +84,11 @@ export async function serveHttp(
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const drained = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();
+    // A call still running near the end of the grace is answered with a recoverable error
+    // (the time left lets that answer reach its caller) instead of losing its connection.
+    const lastCall = setTimeout(endCallsForShutdown, EXIT_GRACE_MS - SHUTDOWN_ANSWER_MS);
     await drained;
+    clearTimeout(lastCall);
     await handler.close();
     await runtime.close();
   };

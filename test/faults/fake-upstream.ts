@@ -12,17 +12,23 @@ export interface FakeAnswer {
   headers?: Record<string, string>;
   /** A string or Buffer is sent as is; anything else as JSON. */
   body?: unknown;
+  /** Answers after this long, as a slow upstream; a client that hangs up first is seen in `closedEarly`. */
+  delayMs?: number;
 }
 
 export interface SeenRequest {
   path: string;
   authorization: string | undefined;
+  /** The client closed the connection before the answer was written (it aborted the request). */
+  closedEarly: boolean;
 }
 
 export interface FakeUpstream {
   url: string;
   /** The document served at /v1/openapi.json; replace it or mutate it at will. */
   document: unknown;
+  /** Answers the document request instead of `document` when it returns an answer (e.g. a 429 at start). */
+  documentAnswer?: (() => FakeAnswer | undefined) | undefined;
   /** Answers every request but the document; by default a small `{data, _meta}` payload. */
   answer: (req: IncomingMessage, url: URL) => FakeAnswer;
   requests: SeenRequest[];
@@ -50,8 +56,11 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
-    fake.requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization });
-    const answer: FakeAnswer = url.pathname === '/v1/openapi.json' ? { body: fake.document } : fake.answer(req, url);
+    const seen: SeenRequest = { path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, closedEarly: false };
+    fake.requests.push(seen);
+    res.once('close', () => (seen.closedEarly = !res.writableFinished));
+    const answer: FakeAnswer =
+      url.pathname === '/v1/openapi.json' ? (fake.documentAnswer?.() ?? { body: fake.document }) : fake.answer(req, url);
     const body = answer.body;
     const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body ?? null);
     // A generous rate window, as a large account's: tests that make many calls are not queued.
@@ -60,8 +69,13 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       'x-ratelimit-remaining': '99999',
       'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60),
     };
-    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...window, ...answer.headers });
-    res.end(bytes);
+    const send = (): void => {
+      if (res.destroyed) return;
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...window, ...answer.headers });
+      res.end(bytes);
+    };
+    if (answer.delayMs) setTimeout(send, answer.delayMs);
+    else send();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

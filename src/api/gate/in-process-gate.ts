@@ -9,6 +9,7 @@ import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } 
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
+import { ExpectedLatency } from './latency.js';
 import { Pause } from './pause.js';
 import { QuotaLatch } from './quota-latch.js';
 import { RateWindow, type RateWindowOptions } from './rate-window.js';
@@ -35,6 +36,7 @@ export class InProcessAccountGate implements AccountGate {
   private readonly pauseUntil = new Pause();
   private readonly quota = new QuotaLatch();
   private readonly disabled = new DisabledMemory();
+  private readonly latency = new ExpectedLatency();
   private readonly queue: Waiter[] = [];
   private wake: { at: number; timer: Timer } | undefined;
   private closed = false;
@@ -168,6 +170,11 @@ export class InProcessAccountGate implements AccountGate {
       // Near the end of a shared window, one at a time: each answer tells how much the others took meanwhile.
       if (rivals > 0 && left <= rivals + this.inFlight.max && this.inFlight.inFlight > 0) break;
       this.leave(head);
+      if (now + this.latency.ms > head.request.deadline) {
+        // Sent now, it would be aborted mid-flight at its deadline (and may be charged).
+        head.reject(tooLateError(now, { at: now, reason: 'too little of its deadline is left for the request itself' }, this.latency.ms));
+        continue;
+      }
       const windowTaken = this.window.take(now);
       this.inFlight.take();
       head.resolve(this.permit(windowTaken));
@@ -178,12 +185,15 @@ export class InProcessAccountGate implements AccountGate {
 
   private permit(windowTaken: number): SendPermit {
     let released = false;
+    const sentAt = this.clock.now();
     return {
       release: (outcome: PermitOutcome) => {
         if (released) return;
         released = true;
         this.inFlight.give();
         const now = this.clock.now();
+        // Only an answer timed alone: a refused request keeps its slot through its retry wait.
+        if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         if (outcome.code === 'IN_FLIGHT_EXCEEDED') this.window.untake(windowTaken, now);
         else if (outcome.status !== undefined) this.inFlight.answered(now);
         if (outcome.headers) {
@@ -197,14 +207,35 @@ export class InProcessAccountGate implements AccountGate {
     };
   }
 
-  /** When the call at `position` in the queue may expect its turn, and why it waits. */
+  /**
+   * When the call at `position` in the queue may expect its turn, and why it waits: the
+   * pause, the window (with the slots kept for the account's other processes counted as
+   * ahead of it), and the calls ahead of it behind the in-flight cap, each wave of them
+   * taking a request's expected duration.
+   */
   private turnOf(position: number, now: number): { at: number; reason: string } {
     const pausedUntil = this.pauseUntil.endsAt(now);
-    const byWindow = this.window.turnAt(position, now) ?? now;
+    const reserved = Math.min(this.inFlight.max - 1, this.window.rivals());
+    const byWindow = this.window.turnAt(position + reserved, now) ?? now;
     if (pausedUntil !== undefined && pausedUntil >= byWindow)
       return { at: pausedUntil, reason: 'the account is paused as the API asked (Retry-After)' };
-    if (byWindow > now) return { at: byWindow, reason: "the account's request window is spent until it resets" };
-    return { at: now, reason: `${this.inFlight.inFlight} requests are in flight, the most this process sends at once` };
+    if (byWindow > now)
+      return {
+        at: byWindow,
+        reason:
+          reserved > 0
+            ? "the account's request window is spent (its last slots kept for the account's other processes) until it resets"
+            : "the account's request window is spent until it resets",
+      };
+    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment: a
+    // pessimistic estimate would refuse calls the next seconds serve in time.
+    const cap = Math.max(1, this.inFlight.max);
+    const free = Math.max(0, cap - this.inFlight.inFlight);
+    const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
+    return {
+      at: now + waves * this.latency.ms,
+      reason: `${this.inFlight.inFlight} requests are in flight, the most this process sends at once, and ${position} calls are ahead`,
+    };
   }
 
   /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
@@ -213,23 +244,13 @@ export class InProcessAccountGate implements AccountGate {
       const waiter = this.queue[position];
       if (!waiter) break;
       const turn = this.turnOf(position, now);
-      if (turn.at <= waiter.request.deadline) {
+      // Its turn and then the request itself must fit before its deadline.
+      if (turn.at + this.latency.ms <= waiter.request.deadline) {
         position += 1;
         continue;
       }
       this.leave(waiter);
-      const seconds = Math.max(1, Math.ceil((turn.at - now) / 1000));
-      waiter.reject(
-        new ApiError({
-          code: 'RATE_LIMITED',
-          status: null,
-          message: `This call's turn would come in about ${seconds} s (${turn.reason}), after its deadline; nothing was sent.`,
-          hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-          recoverable: true,
-          retryAfterSeconds: seconds,
-          local: true,
-        }),
-      );
+      waiter.reject(tooLateError(now, turn, this.latency.ms));
     }
   }
 
@@ -257,4 +278,19 @@ export class InProcessAccountGate implements AccountGate {
     waiter.request.signal.removeEventListener('abort', waiter.onAbort);
     return true;
   }
+}
+
+/** Wait or fail: the answer of a call that could not be answered before its deadline; nothing was sent. */
+function tooLateError(now: number, turn: { at: number; reason: string }, expectedMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((turn.at - now) / 1000));
+  const takes = expectedMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(expectedMs / 1000))} s` : '';
+  return new ApiError({
+    code: 'RATE_LIMITED',
+    status: null,
+    message: `This call's turn would come in about ${seconds} s (${turn.reason})${takes}: it could not be answered before its deadline; nothing was sent.`,
+    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
+    recoverable: true,
+    retryAfterSeconds: seconds,
+    local: true,
+  });
 }

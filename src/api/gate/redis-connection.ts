@@ -38,9 +38,13 @@ export class RedisLink implements RedisCommander {
   private readonly commandTimeoutMs: number;
   private readonly channels = new Map<string, (message: string) => void>();
   private readonly subscribed = new Set<string>();
+  /** SUBSCRIBEs sent and not yet answered: a retry joins one rather than sending another. */
+  private readonly subscribing = new Map<string, Promise<void>>();
   private readonly troubleListeners = new Set<(error: Error) => void>();
   private closed = false;
   private unanswered: RedisUnavailableError | undefined;
+  /** Why the last connection attempt failed: "not connected" alone hides a wrong password. */
+  private lastFailure: string | undefined;
 
   constructor(options: RedisLinkOptions) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
@@ -78,21 +82,12 @@ export class RedisLink implements RedisCommander {
 
   private async send(args: readonly string[]): Promise<unknown> {
     if (this.closed) throw new RedisUnavailableError('closed');
-    if (!this.client.isReady) throw new RedisUnavailableError('not connected');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
-        reject(this.unanswered);
-      }, this.commandTimeoutMs);
-    });
+    if (!this.client.isReady) throw this.notConnected('not connected');
     try {
-      return await Promise.race([this.client.sendCommand([...args]), timeout]);
+      return await this.bounded(this.client.sendCommand([...args]));
     } catch (error) {
       if (error instanceof RedisUnavailableError || isConnectionError(error)) throw new RedisUnavailableError(error);
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -110,7 +105,7 @@ export class RedisLink implements RedisCommander {
   async ping(): Promise<void> {
     await this.send(['PING']);
     this.unanswered = undefined;
-    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     await this.ensureSubscribed();
   }
 
@@ -153,19 +148,69 @@ export class RedisLink implements RedisCommander {
   }
 
   private async ensureSubscribed(): Promise<void> {
-    if (!this.subscriber.isReady) throw new RedisUnavailableError('subscriber not connected');
+    // A SUBSCRIBE to a Redis that stopped answering never settles: it is bounded like any
+    // command, and while a command goes unanswered no new one is sent (the probe retries).
+    if (this.unanswered) throw this.unanswered;
+    if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     for (const [channel, listener] of this.channels) {
       if (this.subscribed.has(channel)) continue;
-      await this.subscriber.subscribe(channel, (message: string) => listener(message));
-      this.subscribed.add(channel);
+      let pending = this.subscribing.get(channel);
+      if (!pending) {
+        pending = this.subscriber
+          .subscribe(channel, (message: string) => listener(message))
+          .then(
+            () => void this.subscribed.add(channel),
+            (error: unknown) => {
+              throw isConnectionError(error) ? new RedisUnavailableError(error) : error;
+            },
+          );
+        const forget = (): void => void this.subscribing.delete(channel);
+        pending.then(forget, forget);
+        this.subscribing.set(channel, pending);
+      }
+      await this.bounded(pending);
     }
+  }
+
+  /** `work`, or RedisUnavailableError (and no further commands until a probe answers) after the command timeout. */
+  private async bounded<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.unanswered = new RedisUnavailableError(`no answer within ${this.commandTimeoutMs} ms`);
+        reject(this.unanswered);
+      }, this.commandTimeoutMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** "not connected", with the reason the last attempt failed when Redis refused us (say, the password). */
+  private notConnected(what: string): RedisUnavailableError {
+    return new RedisUnavailableError(this.lastFailure ? `${what}: ${this.lastFailure}` : what);
   }
 
   private trouble(error: unknown): void {
     if (this.closed) return;
+    this.lastFailure = refusal(error);
     const wrapped = new RedisUnavailableError(error);
     for (const listener of this.troubleListeners) listener(wrapped);
   }
+}
+
+/**
+ * A refusal by Redis itself, in words a user can act on (never the URL or the password);
+ * undefined for network trouble, which "not connected" already says.
+ */
+function refusal(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/^(WRONGPASS|NOAUTH)|invalid password|AUTH.*(failed|called without)/i.test(message))
+    return 'authentication failed: check the user and password in MARKET_DATA_REDIS_URL';
+  if (/^NOPERM/.test(message)) return 'permission denied: the Redis user may not run the commands the server needs';
+  return undefined;
 }
 
 function isConnectionError(error: unknown): boolean {

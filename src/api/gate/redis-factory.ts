@@ -35,6 +35,8 @@ export interface AccountGateFactoryOptions {
   connectWaitMs?: number;
   /** How long the first attempt to reach Redis goes on, in the background, before regular probes take over. */
   joinAttemptMs?: number;
+  /** What the account's entries in the cache tier may hold together (REDIS_CACHE_MAX_BYTES by default). */
+  cacheMaxBytes?: number | undefined;
 }
 
 /**
@@ -87,7 +89,14 @@ export async function createSharedAccount<T>(options: AccountGateFactoryOptions)
   if (!options.redisUrl) return { gate: options.fallback, cache: undefined, close: () => options.fallback.close() };
   const link = options.link ?? new RedisLink({ url: options.redisUrl });
   const gate = await createAccountGate({ ...options, link });
-  const cache = createRedisCacheTier<T>({ link, apiKey: options.apiKey, keys: options.keys, seal: options.seal, log: options.log });
+  const cache = createRedisCacheTier<T>({
+    link,
+    apiKey: options.apiKey,
+    keys: options.keys,
+    seal: options.seal,
+    log: options.log,
+    ...(options.cacheMaxBytes === undefined ? {} : { maxBytes: options.cacheMaxBytes }),
+  });
   return {
     gate,
     cache,

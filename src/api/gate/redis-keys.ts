@@ -18,6 +18,9 @@ export interface AccountKeys {
   readonly wake: string;
   /** Prefix of the second cache tier and of shared-request leases. */
   readonly cache: string;
+  /** The cache tier's books: entry tags by expiry instant, and bytes per tag plus their total. */
+  readonly cacheIndex: string;
+  readonly cacheSizes: string;
   readonly flight: string;
   /** Pub/sub channel: a shared request finished. */
   readonly flightDone: string;
@@ -37,6 +40,8 @@ export function accountKeys(apiKey: string, prefix = 'mdmcp'): AccountKeys {
     disabled: `${base}:disabled`,
     wake: `${base}:wake`,
     cache: `${base}:cache:`,
+    cacheIndex: `${base}:cache-index`,
+    cacheSizes: `${base}:cache-sizes`,
     flight: `${base}:flight:`,
     flightDone: `${base}:flight-done`,
   };

@@ -16,6 +16,20 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
+ * The state hash expires like every key, but never before an instant it holds (a pause,
+ * a quota latch that may last until the month's reset): an account no process uses any
+ * more leaves nothing behind, and one in use loses nothing it still needs.
+ */
+const KEEP_STATE = `local function keepState(key, ttl)
+  local keep = ttl
+  for _, v in ipairs(redis.call('HMGET', key, 'paused_until', 'quota_until', 'quota_reset')) do
+    local at = tonumber(v)
+    if at and at - now > keep then keep = at - now end
+  end
+  redis.call('PEXPIRE', key, math.floor(keep))
+end`;
+
+/**
  * KEYS: window, leases, state. ARGV: lease id, lease ms, max in flight, default limit,
  * default window ms, free (1/0), slack ms, key ttl ms.
  * Returns {1, in flight} granted; {2, wait ms, reason, limit, used, reset in ms, window ms}
@@ -68,6 +82,7 @@ return {1, inFlight + 1}`;
  * key ttl ms. Empty strings mean "the server did not say".
  */
 const RELEASE = `${NOW}
+${KEEP_STATE}
 redis.call('ZREM', KEYS[2], ARGV[1])
 local maxInFlight = tonumber(ARGV[8])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'limit', ARGV[2]) end
@@ -113,6 +128,7 @@ if ARGV[10] == '1' then
   end
 end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[12]))
+keepState(KEYS[3], tonumber(ARGV[12]))
 redis.call('PUBLISH', ARGV[11], 'release')
 return 1`;
 
@@ -128,26 +144,35 @@ end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return renewed`;
 
-/** KEYS: state. ARGV: field, ms from now, wake channel. Moves an instant later, never earlier. */
+/** KEYS: state. ARGV: field, ms from now, wake channel, key ttl ms. Moves an instant later, never earlier. */
 const HOLD_UNTIL = `${NOW}
+${KEEP_STATE}
 local untilMs = now + tonumber(ARGV[2])
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1])) or 0
 if untilMs > current then redis.call('HSET', KEYS[1], ARGV[1], untilMs) end
 if ARGV[1] == 'quota_until' then redis.call('HSET', KEYS[1], 'quota_remaining', 0) end
+keepState(KEYS[1], tonumber(ARGV[4]))
 redis.call('PUBLISH', ARGV[3], ARGV[1])
 return untilMs - now`;
 
-/** KEYS: state. ARGV: max in flight. IN_FLIGHT_EXCEEDED: halve the account's shared cap. */
-const SHRINK = `local cap = tonumber(redis.call('HGET', KEYS[1], 'cap')) or tonumber(ARGV[1])
+/** KEYS: state. ARGV: max in flight, key ttl ms. IN_FLIGHT_EXCEEDED: halve the account's shared cap. */
+const SHRINK = `${NOW}
+${KEEP_STATE}
+local cap = tonumber(redis.call('HGET', KEYS[1], 'cap')) or tonumber(ARGV[1])
 cap = math.max(1, math.floor(cap / 2))
 redis.call('HSET', KEYS[1], 'cap', tostring(cap))
+keepState(KEYS[1], tonumber(ARGV[2]))
 return cap`;
 
-/** KEYS: disabled. ARGV: capability, ms from now (or '' to read). Returns ms left, or -1. */
+/**
+ * KEYS: disabled. ARGV: capability, ms from now (or '' to read). Returns ms left, or -1.
+ * The hash lives as long as its latest entry: it goes when nothing in it is remembered.
+ */
 const DISABLED = `${NOW}
 if ARGV[2] ~= '' then
   local untilMs = now + tonumber(ARGV[2])
   redis.call('HSET', KEYS[1], ARGV[1], untilMs)
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
   return tonumber(ARGV[2])
 end
 local untilMs = tonumber(redis.call('HGET', KEYS[1], ARGV[1]))
@@ -316,7 +341,7 @@ export class GateScripts {
   }
 
   async shrinkCap(): Promise<number> {
-    return num(await SCRIPTS.shrink.run(this.redis, [this.keys.state], [this.settings.maxInFlight]));
+    return num(await SCRIPTS.shrink.run(this.redis, [this.keys.state], [this.settings.maxInFlight, this.settings.keyTtlMs]));
   }
 
   async rememberDisabled(capability: string, forMs: number): Promise<void> {
@@ -352,7 +377,11 @@ export class GateScripts {
   }
 
   private async holdUntil(field: 'paused_until' | 'quota_until', forMs: number): Promise<void> {
-    await SCRIPTS.holdUntil.run(this.redis, [this.keys.state], [field, Math.max(0, Math.round(forMs)), this.keys.wake]);
+    await SCRIPTS.holdUntil.run(
+      this.redis,
+      [this.keys.state],
+      [field, Math.max(0, Math.round(forMs)), this.keys.wake, this.settings.keyTtlMs],
+    );
   }
 }
 

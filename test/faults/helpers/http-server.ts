@@ -1,0 +1,67 @@
+/** The built binary serving --http, for the fault matrix's HTTP cases. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { CLI, serverEnv } from '../../helpers/mcp.js';
+
+export interface StartedHttp {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+}
+
+/** Starts `dist/cli.js --http` on a free port; `nodeArgs` go to node itself (e.g. --expose-gc). */
+export async function startHttp(env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []): Promise<StartedHttp> {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, '--http', '--port', '0', ...args], { env: serverEnv({ env }), stdio: 'pipe' });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match?.[1] && /Allowed Host names/.test(stderr)) resolve(match[1]);
+    });
+    child.once('exit', () => reject(new Error(stderr)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+export async function stopHttp(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A tools/call posted as a raw HTTP request (the transport is stateless: no initialize needed). */
+export function postCall(
+  url: string,
+  token: string,
+  call: { name: string; arguments: Record<string, unknown> },
+  init: { signal?: AbortSignal; id?: number; progressToken?: number } = {},
+): Promise<Response> {
+  const params = init.progressToken === undefined ? call : { ...call, _meta: { progressToken: init.progressToken } };
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: init.id ?? 1, method: 'tools/call', params }),
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+}
+
+/** Reads a streamed answer until `seen` holds for the text so far (or the stream ends); returns that text. */
+export async function readUntil(response: Response, seen: (text: string) => boolean): Promise<string> {
+  const reader = (response.body as WebReadableStream<Uint8Array> | null)?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return text;
+      text += decoder.decode(chunk.value, { stream: true });
+      if (seen(text)) return text;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
