@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { isTradingDay } from '../dist/simulator/calendar.js';
 import { startSimulator } from '../dist/simulator/server.js';
 import { DESK, SCOPE, startIdentityProvider } from '../dist-test/test/helpers/identity-provider.js';
 
@@ -42,7 +43,8 @@ function tradingDay(n) {
   const day = new Date(Date.UTC(2026, 9, 30));
   for (let left = n; left > 0;) {
     day.setUTCDate(day.getUTCDate() - 1);
-    if (day.getUTCDay() !== 0 && day.getUTCDay() !== 6) left -= 1;
+    // Sessions only: the server answers a weekend or holiday itself, without a request.
+    if (isTradingDay(day.toISOString().slice(0, 10))) left -= 1;
   }
   return day.toISOString().slice(0, 10);
 }

@@ -23,9 +23,11 @@ const root = 'dist-test/test';
  * Files run alone, after the rest: the Redis files (their server processes join Redis in
  * the background, and beside other files' load they join later than the tests allow; one
  * of them times start-up), and the scale tests whose servers are separate processes on
- * real rate windows (see test/helpers/scale.ts).
+ * real rate windows (see test/helpers/scale.ts); the hosted test (three nodes behind
+ * HAProxy on real windows) and the pathological-payload faults (pings timed against an
+ * ordinary call's), whose figures mean nothing beside three other files' load.
  */
-const ALONE = ['redis/', 'api/processes.test.js'];
+const ALONE = ['redis/', 'api/processes.test.js', 'team/hosted.test.js', 'faults/pathological-payload.test.js'];
 
 const only = process.argv.slice(2);
 const files = readdirSync(root, { recursive: true })

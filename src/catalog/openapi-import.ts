@@ -16,7 +16,7 @@ import { DATASETS } from './datasets.js';
 import { paramJsonSchema } from './openapi.js';
 import * as p from './params.js';
 import { compileUpstreamPattern } from './upstream-pattern.js';
-import { registryEnumValue, registryText } from './registry-text.js';
+import { registryEnumValue, registryPath, registryText } from './registry-text.js';
 import type { CacheClass, DatasetDefinition } from './types.js';
 
 /** An upstream id in any common form; anything else is replaced by one derived from the path. */
@@ -288,7 +288,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
 
   const entries = Object.entries(paths as Record<string, unknown>);
   for (const [index, [path, item]] of entries.entries()) {
-    const where = registryText(path, 120) || '(unnamed path)';
+    const where = registryPath(path, 120) || '(unnamed path)';
     const skip = (reason: string): void => void report.skipped.push({ path: where, reason });
     if (META_PATHS.has(path)) continue;
     if (index >= MAX_PATHS) {

@@ -27,6 +27,16 @@ export function registryText(value: string, maxLength: number): string {
   return sanitizeText(line, maxLength);
 }
 
+/** What may stand in a path named in a report (api_status's skipped list): a path's own characters. */
+const NOT_PATH = /[^A-Za-z0-9/{}_.~ -]/gu;
+
+/** A path of the document as a report names it: braces of path parameters kept, anything else blanked. */
+export function registryPath(value: string, maxLength: number): string {
+  const text = sanitizeText(value, 2000);
+  if (INSTRUCTION.test(text)) return '';
+  return sanitizeText(text.replace(NOT_PATH, ' ').replace(/\s+/gu, ' ').trim(), maxLength);
+}
+
 /** An enum value from the document, or undefined when it is not a plain token. */
 export function registryEnumValue(value: string): string | undefined {
   return SAFE_ENUM_VALUE.test(value) && !INSTRUCTION.test(value) ? value : undefined;

@@ -101,6 +101,8 @@ export function knownEmptyResult(operationId: string, empty: KnownEmpty, simulat
       age_seconds: 0,
       truncated: false,
       has_more: false,
+      // Answered here from the calendar: no request was sent.
+      units: 0,
       notice: empty.notice,
       covers: empty.covers,
       ...(simulated ? { simulated: true } : {}),

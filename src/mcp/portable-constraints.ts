@@ -6,7 +6,7 @@
  * tools/list has a token budget and the server checks every argument itself (a bad one is
  * refused with the rule and a hint, never sent).
  */
-import { GENERAL_TICKER_PATTERN } from '../catalog/index.js';
+import { GENERAL_TICKER_PATTERN, OSI_CONTRACT_PATTERN } from '../catalog/index.js';
 
 type JsonSchemaObject = Record<string, unknown>;
 
@@ -14,13 +14,16 @@ type JsonSchemaObject = Record<string, unknown>;
 const WORDED_PATTERNS: Record<string, string> = {
   '^\\d{4}-\\d{2}-\\d{2}$': 'YYYY-MM-DD',
   [GENERAL_TICKER_PATTERN.source]: 'Upper case, e.g. AAPL or BRK.B',
+  // Its description names the format and gives an example, which says more than the regex.
+  [OSI_CONTRACT_PATTERN.source]: 'OSI symbol',
 };
 
 /** The words a property's constraints come to, e.g. "1-2000, default 50" or "YYYY-MM-DD". */
 function constraintWords(property: JsonSchemaObject): string[] {
   const words: string[] = [];
   const min = property['minimum'];
-  const max = property['maximum'];
+  // A maximum no one means (a safe-integer bound from `.int()`) is left unsaid.
+  const max = typeof property['maximum'] === 'number' && property['maximum'] >= Number.MAX_SAFE_INTEGER ? undefined : property['maximum'];
   if (typeof min === 'number' && typeof max === 'number') words.push(`${min}-${max}`);
   else if (typeof min === 'number') words.push(`>= ${min}`);
   else if (typeof max === 'number') words.push(`<= ${max}`);

@@ -38,7 +38,10 @@ function firstModuleGraph(): Map<string, string> {
 
 test('the built binary loads neither the simulator, the HTTP transport nor undici before its first answer', () => {
   const graph = firstModuleGraph();
-  assert.ok(graph.size < 10, `one bundle and a few shared chunks, not ${graph.size} modules`);
+  // esbuild splits a chunk per set of entry points sharing code (stdio, --http, demo, the
+  // Redis gate...), so a few more appear as entry points grow; what this guards against is
+  // tsc's output of a hundred modules, each a file to read and link at start.
+  assert.ok(graph.size <= 12, `one bundle and a few shared chunks, not ${graph.size} modules`);
   const all = [...graph.values()].join('\n');
   assert.ok(all.includes('serveStdio') || all.includes('StdioServerTransport'), 'the stdio transport is there');
   assert.doesNotMatch(all, /function startSimulator\b/, 'the simulator loads only in demo or simulator mode');
