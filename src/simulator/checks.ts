@@ -138,7 +138,7 @@ export function faults(sim: SimulatedApi): Check {
         headers: { 'Content-Type': fault.contentType, 'Content-Length': String(Buffer.byteLength(fault.body)) },
       });
     if (fault) c.set('shape', fault);
-    await next();
+    return next();
   };
 }
 
@@ -241,6 +241,6 @@ export function materialization(sim: SimulatedApi): Check {
         return c.json({ status: 'materializing', request_id: c.get('requestId'), retry_after_seconds: retry }, 202);
       }
     }
-    await next();
+    return next();
   };
 }

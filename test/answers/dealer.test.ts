@@ -36,7 +36,7 @@ test('the default answer is the newest snapshot, summary first, strikes by strik
       );
       for (const s of strikes) assert.ok((NODE_TYPES as readonly string[]).includes(s.node_type), s.node_type);
       assert.ok((SNAPSHOT_STATES as readonly string[]).includes(String(snapshot['state'])));
-      assert.equal(answer.meta.as_of, snapshot['snapshot_at'], 'as of the snapshot time');
+      assert.equal(answer.meta['as_of'], snapshot['snapshot_at'], 'as of the snapshot time');
       assert.match(String(answer.meta['covers']), /session \d{4}-\d{2}-\d{2}/);
       const n = tokens(answer);
       assert.ok(n <= LATEST_TOKENS, `${ticker}: ${n} tokens`);
