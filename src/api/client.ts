@@ -231,7 +231,8 @@ export class MarketDataClient {
         free: target.free === true,
         deadline: flight.deadline(),
         signal: flight.signal,
-        onWait: (ms, reason) => flight.progress({ message: `Queued: ${reason}; about ${Math.ceil(ms / 1000)} s.`, waitMs: ms }),
+        onWait: (ms, reason) =>
+          flight.progress({ message: `Queued: ${reason}${ms > 0 ? `; about ${Math.ceil(ms / 1000)} s` : ''}.`, waitMs: ms }),
       });
       const started = this.now();
       let released = false;

@@ -62,6 +62,11 @@ export class FairShareGate implements AccountGate {
       if (queue) queue.push(waiter);
       else this.queues.set(who, [waiter]);
       this.pass();
+      // Still waiting for its turn: say so, as the account gate does for its own waits, so a
+      // caller asking for progress hears that its call is queued rather than nothing at all.
+      const ahead = [...this.queues.values()].reduce((sum, q) => sum + q.length, 0) - 1;
+      if (this.queues.get(who)?.includes(waiter))
+        request.onWait?.(0, `${ahead + 1} call${ahead === 0 ? '' : 's'} of the account's users ahead, taking turns`);
     });
   }
 

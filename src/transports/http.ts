@@ -42,20 +42,23 @@ export async function serveHttp(
     });
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
-    void door.admit(req, res).then((admission) => {
-      if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
-        closeAfterRefusal(req, res);
-        return;
-      }
-      if (!req.url?.startsWith('/mcp')) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
-        return;
-      }
-      // node:http always sets method on a server request; its type leaves it optional. The
-      // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
-      const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
-      runAsCaller(admission.caller, () => void whileCallerConnected(req, res, () => nodeHandler(request, res)));
-    });
+    // The caller's scope covers admission too: one who hangs up while a token is checked is gone as well.
+    void whileCallerConnected(req, res, () =>
+      door.admit(req, res).then((admission) => {
+        if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
+          closeAfterRefusal(req, res);
+          return;
+        }
+        if (!req.url?.startsWith('/mcp')) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
+          return;
+        }
+        // node:http always sets method on a server request; its type leaves it optional. The
+        // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
+        const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
+        return runAsCaller(admission.caller, () => nodeHandler(request, res));
+      }),
+    );
   });
   limitConnections(http, maxConnections(process.env));
   await new Promise<void>((resolve, reject) => {
