@@ -107,7 +107,7 @@ export async function runDemo(): Promise<void> {
     print('  (refused before any request: nothing was sent or charged)');
     print();
 
-    const status = await client.callTool({ name: 'api_status', arguments: {} });
+    const status = await client.callTool({ name: 'api_status', arguments: { details: true } });
     const budget = (status.structuredContent as { budget: Record<string, number | string | null> } | undefined)?.budget;
     if (budget) {
       print('Budget, from api_status (free):');

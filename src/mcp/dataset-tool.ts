@@ -125,6 +125,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
   const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
   if (!screened.ok) throw refusalError(screened.refusal);
+  // Out of scope by discover: answered here, for every tool alike, before any request.
+  const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+  if (outOfScope) throw outOfScope;
   if (dataset.toolOutput) {
     return answerDealer(dataset, screened.args, {
       client: deps.client,
@@ -132,6 +135,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       simulated: deps.simulated,
       signal: ctx.mcpReq.signal,
       onProgress: progressReporter(ctx),
+    }).catch(async (error: unknown) => {
+      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
     });
   }
   const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
@@ -148,8 +153,6 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   const rowFilter = rowFilterOf(dataset, resolved);
   const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
-  if (outOfScope) throw outOfScope;
   const fetched = await deps.client
     .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
     .catch(async (error: unknown) => {

@@ -229,13 +229,9 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     shapingArgs = argumentsOf(decoded, given, dataset.ticker !== undefined);
     position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
-    // A cursor of the upstream's own: read from that page on.
-    const cursorName = upstreamRoles(dataset).cursor;
-    const upstream = cursorName ? validateRequest(dataset, ticker, { [cursorName]: rawCursor }) : undefined;
-    if (!upstream || !cursorName)
-      throw refuse('The cursor is invalid: not one this server issued.', 'Pass meta.next_cursor exactly as returned, or drop cursor.');
-    if (!upstream.ok) throw refusalError(upstream.refusal);
-    position = { u: String(upstream.query[cursorName]) };
+    // Every answer of this tool hands out cursors of ours (mc1-…), so anything else is not one
+    // the agent was given: refused here rather than sent upstream to fail there.
+    throw refuse('The cursor is invalid: not one this server issued.', 'Pass meta.next_cursor exactly as returned, or drop cursor.');
   }
   const { view, window, limit } = parseShaping(dataset, shapingArgs);
   const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());

@@ -82,10 +82,13 @@ export function knownEmptyDealer(window: { session?: string; from?: string; to?:
   // Only date bounds are judged here: a time of day is compared with the snapshots themselves.
   const from = window.from?.length === 10 ? window.from : undefined;
   const to = window.to?.length === 10 ? window.to : undefined;
-  if (!window.session && ((to && to < oldest) || (from && from > newest))) {
+  // A range that holds none of the retained sessions: before them, after them, or between
+  // two of them (a weekend, a holiday).
+  if (!window.session && (from || to) && !held.some((d) => (!from || d >= from) && (!to || d <= to))) {
+    const outside = (to && to < oldest) || (from && from > newest);
     return {
       covers: `${window.from ?? 'oldest'} to ${window.to ?? 'latest'}`,
-      notice: `No snapshots from ${window.from ?? 'the oldest'} to ${window.to ?? 'the latest'}: outside the three sessions the history retains. ${list}`,
+      notice: `No snapshots from ${window.from ?? 'the oldest'} to ${window.to ?? 'the latest'}: ${outside ? 'outside the three sessions the history retains' : 'no session of the three the history retains falls in it (a weekend or holiday)'}. ${list}`,
     };
   }
   return undefined;

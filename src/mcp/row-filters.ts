@@ -70,12 +70,18 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
   return { keep: (row) => checks.every((check) => check(row)), words: words.join(', ') };
 }
 
+/**
+ * Rows asked for at most when a filter picks among them: the largest page of some datasets
+ * (5,000 lit prints) is over the upstream's response-size ceiling and is refused whole.
+ */
+const FILTER_PAGE_ROWS = 1000;
+
 /** The query sent: the upstream's largest page when the call set no limit, so the filter has rows to choose from. */
 export function filteredQuery(dataset: DatasetDefinition, query: QueryValues, given: Readonly<Record<string, unknown>>): QueryValues {
   const schema = dataset.query['limit'];
   if (!schema || given['limit'] !== undefined) return query;
   const max = paramJsonSchema(schema).schema['maximum'];
-  return typeof max === 'number' ? { ...query, limit: max } : query;
+  return typeof max === 'number' ? { ...query, limit: Math.min(max, FILTER_PAGE_ROWS) } : query;
 }
 
 /** The rows that pass, and a notice saying how many of how many. */

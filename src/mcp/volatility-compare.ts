@@ -7,6 +7,7 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
+import { knownScopeRefusal } from './scope-refusal.js';
 import { ApiError } from '../api/errors.js';
 import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
@@ -107,6 +108,9 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         const call = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
           const checked = validateToolArguments(dataset, given);
           if (!checked.ok) throw refusalError(checked.refusal);
+          // A scope discover says the key lacks is refused here, as the tools themselves do.
+          const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+          if (outOfScope) throw outOfScope;
           return deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal });
         };
         const notices: string[] = [];
@@ -123,6 +127,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         }
         const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
         const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
+        let firstFailure: ApiError | undefined;
         const rows = await Promise.all(
           names.map(async (ticker) => {
             const [s, a] = await Promise.allSettled([
@@ -148,11 +153,14 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
               row['iv30'] = num(score, ['iv30']);
             } else if (a.status === 'rejected') errors.push(asApiError(a.reason));
             const failure = errors[0];
+            if (failure) firstFailure ??= failure;
             return failure ? { ...row, error: { code: failure.code, message: failure.message, hint: failure.hint ?? null } } : row;
           }),
         );
         const ok = rows.filter((r) => !('error' in r));
         const failed = rows.filter((r) => 'error' in r);
+        // Nothing came back: an error the agent acts on (code, hint, retry), not an empty success.
+        if (ok.length === 0 && firstFailure) throw firstFailure;
         const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
         const sign = measure === 'anomaly' ? -1 : 1;
         ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));

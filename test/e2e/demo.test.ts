@@ -28,4 +28,11 @@ test('the demo reads true: flip, spot and the sign of total GEX agree, walls in 
     const correlation = Number(value);
     assert.ok(correlation >= -1 && correlation <= 1, `${name} correlation ${correlation}`);
   }
+  // The budget it ends with, in figures: requests left of the minute's limit, quota left of the month's.
+  const rate = /requests left this minute\s+(\d+) of (\d+)/.exec(out);
+  const quota = /monthly quota left\s+([\d,]+) of ([\d,]+)/.exec(out);
+  assert.ok(rate && quota, `the budget is printed: ${out.slice(-500)}`);
+  assert.ok(Number(rate[1]) <= Number(rate[2]) && Number(rate[2]) > 0, rate[0]);
+  assert.ok(Number(quota[1]?.replace(/,/g, '')) <= Number(quota[2]?.replace(/,/g, '')), quota[0]);
+  assert.doesNotMatch(out, /undefined|NaN/, 'no figure is missing');
 });
