@@ -22,6 +22,7 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { generateText, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import { encodePageCursor } from '../../src/mcp/paging.js';
 import { CLI, connectV1, connectV2, serverEnv, textOf } from '../helpers/mcp.js';
 
 interface Case {
@@ -38,7 +39,9 @@ const CASES: Case[] = [
   {
     what: 'an error of the tool with an outputSchema',
     tool: 'derived_dealer_gex_history',
-    args: { ticker: 'SPY', cursor: 'bogus' },
+    // A cursor of ours around an upstream cursor the upstream refuses: the API's own error, request id and all
+    // (a cursor this server did not issue is refused before any request, with no request id).
+    args: { ticker: 'SPY', cursor: encodePageCursor({ o: 'derived.dealer_gex_history', t: 'SPY', q: {}, u: 'bogus' }) },
     seen: [/"code":"VALIDATION_ERROR"/, /"hint":"Use meta\.next_cursor from the previous page/, /cursor is invalid/, ...ERROR_FIELDS],
   },
   {
