@@ -9,6 +9,7 @@
 import { abortError, ApiError } from '../api/errors.js';
 import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
+import { GateDecorator } from '../api/gate/gate-decorator.js';
 
 interface Waiter {
   readonly request: PermitRequest;
@@ -24,7 +25,7 @@ export interface FairShareOptions {
   clock?: Clock;
 }
 
-export class FairShareGate implements AccountGate {
+export class FairShareGate extends GateDecorator {
   private readonly queues = new Map<string, Waiter[]>();
   /**
    * When each user last had a turn: the next turn goes to the waiting user served least
@@ -39,13 +40,14 @@ export class FairShareGate implements AccountGate {
   private readonly clock: Clock;
 
   constructor(
-    private readonly inner: AccountGate,
+    inner: AccountGate,
     private readonly options: FairShareOptions,
   ) {
+    super(inner);
     this.clock = options.clock ?? systemClock;
   }
 
-  acquire(request: PermitRequest): Promise<SendPermit> {
+  override acquire(request: PermitRequest): Promise<SendPermit> {
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
     const who = this.options.who() ?? 'local';
     return new Promise<SendPermit>((resolve, reject) => {
@@ -114,29 +116,11 @@ export class FairShareGate implements AccountGate {
     return true;
   }
 
-  pause(untilMs: number): void {
-    this.inner.pause(untilMs);
-  }
-  inFlightRefused(): void {
-    this.inner.inFlightRefused();
-  }
-  latchQuota(resetAtMs: number): void {
-    this.inner.latchQuota(resetAtMs);
-  }
-  rememberDisabled(capability: string, untilMs: number): void {
-    this.inner.rememberDisabled(capability, untilMs);
-  }
-  disabledFor(capability: string): Promise<number | undefined> {
-    return this.inner.disabledFor(capability);
-  }
-  async view(): Promise<GateView> {
+  override async view(): Promise<GateView> {
     const view = await this.inner.view();
     let queued = 0;
     for (const queue of this.queues.values()) queued += queue.length;
     return { ...view, queued: view.queued + queued };
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

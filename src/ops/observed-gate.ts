@@ -3,18 +3,21 @@
  * in the metrics and in the record of the call that asked for it. The gate's behaviour
  * is the wrapped gate's, unchanged.
  */
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import type { AccountGate, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { currentRecord } from './call-record.js';
 import type { TeamMetrics } from './metrics.js';
 
-export class ObservedGate implements AccountGate {
+export class ObservedGate extends GateDecorator {
   constructor(
-    private readonly inner: AccountGate,
+    inner: AccountGate,
     private readonly metrics: TeamMetrics,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  async acquire(request: PermitRequest): Promise<SendPermit> {
+  override async acquire(request: PermitRequest): Promise<SendPermit> {
     const record = currentRecord();
     const started = this.now();
     const permit = await this.inner.acquire(request);
@@ -38,27 +41,5 @@ export class ObservedGate implements AccountGate {
         permit.release(outcome);
       },
     };
-  }
-
-  pause(untilMs: number): void {
-    this.inner.pause(untilMs);
-  }
-  inFlightRefused(): void {
-    this.inner.inFlightRefused();
-  }
-  latchQuota(resetAtMs: number): void {
-    this.inner.latchQuota(resetAtMs);
-  }
-  rememberDisabled(capability: string, untilMs: number): void {
-    this.inner.rememberDisabled(capability, untilMs);
-  }
-  disabledFor(capability: string): Promise<number | undefined> {
-    return this.inner.disabledFor(capability);
-  }
-  view(): Promise<GateView> {
-    return this.inner.view();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

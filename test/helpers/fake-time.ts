@@ -6,8 +6,9 @@
  * while no request is out, so that a window never turns over under a request in flight
  * unless the test says so.
  */
-import type { AccountGate, PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
+import type { PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
+import { GateDecorator } from '../../src/api/gate/gate-decorator.js';
 import type { ClientDeps } from '../../src/api/client.js';
 import { FakeClock, settle } from '../api/fake-clock.js';
 
@@ -26,10 +27,9 @@ export interface FakeTime {
 }
 
 /** Permits given out and not yet given back: a request is on the wire. */
-class CountingGate implements AccountGate {
+class CountingGate extends GateDecorator {
   out = 0;
-  constructor(private readonly inner: AccountGate) {}
-  async acquire(request: PermitRequest): Promise<SendPermit> {
+  override async acquire(request: PermitRequest): Promise<SendPermit> {
     const permit = await this.inner.acquire(request);
     this.out += 1;
     return {
@@ -38,27 +38,6 @@ class CountingGate implements AccountGate {
         permit.release(outcome);
       },
     };
-  }
-  pause(untilMs: number): void {
-    this.inner.pause(untilMs);
-  }
-  inFlightRefused(): void {
-    this.inner.inFlightRefused();
-  }
-  latchQuota(resetAtMs: number): void {
-    this.inner.latchQuota(resetAtMs);
-  }
-  rememberDisabled(capability: string, untilMs: number): void {
-    this.inner.rememberDisabled(capability, untilMs);
-  }
-  disabledFor(capability: string): Promise<number | undefined> {
-    return this.inner.disabledFor(capability);
-  }
-  view(): ReturnType<AccountGate['view']> {
-    return this.inner.view();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 
