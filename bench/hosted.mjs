@@ -297,9 +297,15 @@ async function main() {
 
 main()
   .catch((error) => {
-    process.stderr.write(`hosted bench failed: ${error?.stack ?? error}\n`);
+    // fetch's "fetch failed" keeps the reason (refused, reset, which address) in its cause.
+    process.stderr.write(
+      `hosted bench failed: ${error?.stack ?? error}${error?.cause ? `\ncause: ${error.cause?.stack ?? error.cause}` : ''}\n`,
+    );
     process.exitCode = 1;
   })
   .finally(async () => {
     for (const child of children) await kill(child);
+    // A failed run leaves the simulator and the identity provider listening: end here rather
+    // than hang until whoever ran it gives up.
+    if (process.exitCode) process.exit();
   });

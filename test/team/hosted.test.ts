@@ -25,7 +25,15 @@ test(
   'three nodes behind HAProxy share one account through Redis: every call answers, no upstream 429s to speak of, whole windows used, every user served',
   { skip: missing.length > 0 ? `${missing.join(' and ')} not installed` : false, timeout: 120_000 },
   () => {
-    const run = spawnSync(process.execPath, [BENCH, '--reduced', '--json'], { encoding: 'utf8', timeout: 110_000 });
+    const bench = () => spawnSync(process.execPath, [BENCH, '--reduced', '--json'], { encoding: 'utf8', timeout: 55_000 });
+    let run = bench();
+    if (run.status !== 0) {
+      // Seven processes on loopback ports probed free just before they bind: a run that could
+      // not start (a port taken meanwhile, a connection refused) is tried once more, and what
+      // it said is kept in the log. The figures below are asserted on a run that completed.
+      process.stderr.write(`hosted bench, first run failed (status ${run.status}):\n${run.stderr}\n`);
+      run = bench();
+    }
     assert.equal(run.status, 0, run.stderr);
     const last = run.stdout.trim().split('\n').at(-1) ?? '{}';
     const figures = JSON.parse(last) as Figures;
