@@ -15,7 +15,8 @@ import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } 
 import type { AccountKeys } from './redis-keys.js';
 import { RedisUnavailableError, type RedisLink } from './redis-connection.js';
 import { GateScripts, type GateScriptSettings } from './redis-scripts.js';
-import { expectedWaitMs, type WaitPicture } from './redis-wait.js';
+import { ExpectedLatency } from './latency.js';
+import { expectedWait, type ExpectedWait, type WaitPicture } from './redis-wait.js';
 import { SPEC_LIMITS } from '../../catalog/index.js';
 
 export interface RedisGateOptions {
@@ -62,6 +63,7 @@ export class RedisAccountGate implements AccountGate {
   private sleepTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private picture: WaitPicture | undefined;
+  private readonly latency = new ExpectedLatency();
   /**
    * The server's window length is known once this process has seen its reset instant
    * move on (two windows). Before that the default length (the spec's minute) may be far
@@ -112,17 +114,20 @@ export class RedisAccountGate implements AccountGate {
     if (this.closed) return Promise.reject(new RedisUnavailableError('closed'));
     if (this.unavailable) return Promise.reject(this.unavailable);
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
-    const wait = expectedWaitMs(this.picture, this.queue.length + 1, this.now(), this.settings.slackMs, this.windowKnown);
-    if (this.mayRefuseEarly() && this.now() + wait > request.deadline) return Promise.reject(tooLate(wait));
+    const wait = this.estimate(this.queue.length + 1, this.now());
+    if (this.outOfTime(wait, request.deadline, this.now())) return Promise.reject(tooLate(wait, this.latency.ms));
     return new Promise<SendPermit>((resolve, reject) => {
       const entry: Waiting = { request, resolve, reject, told: false, timer: undefined, onAbort: () => undefined };
       entry.onAbort = () => this.leave(entry, abortError(request.signal));
       request.signal.addEventListener('abort', entry.onAbort, { once: true });
       // The deadline bounds every wait, whatever the estimate said.
-      entry.timer = setTimeout(() => this.leave(entry, tooLate(this.expectedFor(entry))), Math.max(0, request.deadline - this.now()));
+      entry.timer = setTimeout(
+        () => this.leave(entry, tooLate(this.expectedFor(entry), this.latency.ms)),
+        Math.max(0, request.deadline - this.now()),
+      );
       entry.timer.unref();
       this.queue.push(entry);
-      if (wait > 0) this.tell(entry, wait);
+      if (wait.ms > 0) this.tell(entry, wait);
       this.kick();
     });
   }
@@ -211,10 +216,15 @@ export class RedisAccountGate implements AccountGate {
     while (this.queue.length > 0 && !this.closed && this.unavailable === undefined) {
       const head = this.queue[0];
       if (!head) return;
+      if (this.now() + this.latency.ms > head.request.deadline) {
+        // Sent now, it would be aborted mid-flight at its deadline (and may be charged).
+        this.leave(head, tooLate({ ms: 0, reason: 'none' }, this.latency.ms));
+        continue;
+      }
       const leaseId = `${this.processId}:${(this.serial += 1)}`;
       let answer: Awaited<ReturnType<GateScripts['acquire']>>;
       try {
-        answer = await this.scripts.acquire(leaseId, head.request.free);
+        answer = await this.scripts.acquire(leaseId, head.request.free, this.processId, this.queue.length);
       } catch (error) {
         this.markDown(error);
         return;
@@ -225,7 +235,7 @@ export class RedisAccountGate implements AccountGate {
         continue;
       }
       if (answer.kind === 'granted') {
-        this.picture = undefined;
+        this.picture = { reason: 'none', waitMs: 0, window: answer.snapshot, seenAt: this.now() };
         this.settle(head);
         head.resolve(this.permit(leaseId));
         continue;
@@ -235,7 +245,7 @@ export class RedisAccountGate implements AccountGate {
         head.reject(quotaLatchedError(this.now() + answer.waitMs, answer.waitMs));
         continue;
       }
-      this.picture = { reason: answer.reason, waitMs: answer.waitMs, window: answer.window, seenAt: this.now() };
+      this.picture = { reason: answer.reason, waitMs: answer.waitMs, window: answer.snapshot, seenAt: this.now() };
       this.refuseThoseOutOfTime();
       for (const entry of this.queue) this.tell(entry, this.expectedFor(entry));
       this.sleepTimer = setTimeout(() => this.kick(), Math.min(answer.waitMs, MAX_SLEEP_MS));
@@ -248,12 +258,15 @@ export class RedisAccountGate implements AccountGate {
     this.held.add(leaseId);
     this.startRenewing();
     let released = false;
+    const sentAt = this.now();
     return {
       release: (outcome: PermitOutcome) => {
         if (released) return;
         released = true;
         this.held.delete(leaseId);
         const now = this.now();
+        // Only an answer timed alone: a refused request keeps its slot through its retry wait.
+        if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         const h = outcome.headers;
         const status = outcome.status;
         if (h?.rateResetAt !== undefined && !this.windowKnown) {
@@ -294,40 +307,46 @@ export class RedisAccountGate implements AccountGate {
 
   /**
    * Early refusals rest on knowing when turns come: a Retry-After pause, a reset the
-   * server announced, or a window whose length was learned. A window opened here at cold
-   * start (the spec's minute, from now) says neither, so then the request's deadline timer
-   * bounds its wait, as in process.
+   * server announced, a window whose length was learned, or the waves behind the
+   * in-flight leases at the duration requests were seen to take. A window opened here at
+   * cold start (the spec's minute, from now) says none of that, so then the request's
+   * deadline timer bounds its wait, as in process.
    */
-  private mayRefuseEarly(): boolean {
-    return this.windowKnown || this.picture?.reason === 'pause' || this.picture?.window.serverAligned === true;
+  private outOfTime(wait: ExpectedWait, deadline: number, now: number): boolean {
+    if (now + wait.ms + this.latency.ms <= deadline) return false;
+    if (wait.reason !== 'window') return true;
+    return this.lengthKnown() || this.picture?.window.serverAligned === true;
   }
 
-  private expectedFor(entry: Waiting): number {
-    return expectedWaitMs(this.picture, this.queue.indexOf(entry) + 1, this.now(), this.settings.slackMs, this.windowKnown);
+  private lengthKnown(): boolean {
+    return this.windowKnown || this.picture?.window.lengthLearned === true;
   }
 
-  /** Wait or fail: whoever cannot get a turn before its deadline hears so now, not at the deadline. */
+  private estimate(position: number, now: number): ExpectedWait {
+    return expectedWait(this.picture, position, now, {
+      slackMs: this.settings.slackMs,
+      windowKnown: this.lengthKnown(),
+      latencyMs: this.latency.ms,
+    });
+  }
+
+  private expectedFor(entry: Waiting): ExpectedWait {
+    return this.estimate(this.queue.indexOf(entry) + 1, this.now());
+  }
+
+  /** Wait or fail: whoever cannot be answered before its deadline hears so now, not at the deadline. */
   private refuseThoseOutOfTime(): void {
-    if (!this.mayRefuseEarly()) return;
     const now = this.now();
     const late = this.queue
-      .map((entry, index) => ({ entry, wait: expectedWaitMs(this.picture, index + 1, now, this.settings.slackMs, this.windowKnown) }))
-      .filter(({ entry, wait }) => now + wait > entry.request.deadline);
-    for (const { entry, wait } of late) this.leave(entry, tooLate(wait));
+      .map((entry, index) => ({ entry, wait: this.estimate(index + 1, now) }))
+      .filter(({ entry, wait }) => this.outOfTime(wait, entry.request.deadline, now));
+    for (const { entry, wait } of late) this.leave(entry, tooLate(wait, this.latency.ms));
   }
 
-  private tell(entry: Waiting, waitMs: number): void {
-    if (entry.told || waitMs <= 0) return;
+  private tell(entry: Waiting, wait: ExpectedWait): void {
+    if (entry.told || wait.ms <= 0) return;
     entry.told = true;
-    const reason = this.picture?.reason ?? 'window';
-    entry.request.onWait?.(
-      waitMs,
-      reason === 'pause'
-        ? 'the account is paused as the API asked (Retry-After)'
-        : reason === 'slot'
-          ? "the account's requests in flight are at the cap"
-          : "the account's request window is spent until it resets",
-    );
+    entry.request.onWait?.(wait.ms, describeWait(wait.reason));
   }
 
   private leave(entry: Waiting, error: Error): void {
@@ -336,6 +355,9 @@ export class RedisAccountGate implements AccountGate {
     this.queue.splice(index, 1);
     this.settle(entry);
     entry.reject(error);
+    // The others stop counting a queue that emptied without asking for a turn.
+    if (this.queue.length === 0 && !this.closed && this.unavailable === undefined)
+      this.background(this.scripts.setQueued(this.processId, 0));
     // The head may have left: the next one's turn could be now.
     if (index === 0) this.kick();
   }
@@ -366,13 +388,22 @@ export class RedisAccountGate implements AccountGate {
   }
 }
 
-function tooLate(waitMs: number): ApiError {
-  const seconds = Number.isFinite(waitMs) ? Math.max(1, Math.ceil(waitMs / 1000)) : 60;
+function describeWait(reason: ExpectedWait['reason']): string {
+  if (reason === 'pause') return 'the account is paused as the API asked (Retry-After)';
+  if (reason === 'slot') return "the account's requests in flight are at the cap, with others queued ahead";
+  if (reason === 'window') return "the account's request window is spent until it resets";
+  return 'too little of its deadline is left for the request itself';
+}
+
+/** Wait or fail: the answer of a call that could not be answered before its deadline; nothing was sent. */
+function tooLate(wait: ExpectedWait, expectedMs: number): ApiError {
+  const seconds = Number.isFinite(wait.ms) ? Math.max(1, Math.ceil(wait.ms / 1000)) : 60;
+  const takes = expectedMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(expectedMs / 1000))} s` : '';
   return new ApiError({
     code: 'RATE_LIMITED',
     status: null,
-    message: `The account's requests are spent for about ${seconds} s; waiting would cross this call's deadline.`,
-    hint: 'No request was sent. Retry after retry_after_seconds.',
+    message: `This call's turn would come in about ${seconds} s (${describeWait(wait.reason)})${takes}: it could not be answered before its deadline; nothing was sent.`,
+    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
     recoverable: true,
     retryAfterSeconds: seconds,
     local: true,

@@ -12,6 +12,8 @@ export interface AccountKeys {
   readonly leases: string;
   /** Retry-After pause, quota latch and view, the shared in-flight cap. */
   readonly state: string;
+  /** Requests each process has queued: field = process id, value = `count:until` (ms). */
+  readonly queues: string;
   /** Remembered SERVICE_DISABLED capabilities: field = capability, value = until (ms). */
   readonly disabled: string;
   /** Pub/sub channel: a slot freed, a window moved, a pause or latch was set. */
@@ -37,6 +39,7 @@ export function accountKeys(apiKey: string, prefix = 'mdmcp'): AccountKeys {
     window: `${base}:window`,
     leases: `${base}:leases`,
     state: `${base}:state`,
+    queues: `${base}:queues`,
     disabled: `${base}:disabled`,
     wake: `${base}:wake`,
     cache: `${base}:cache:`,

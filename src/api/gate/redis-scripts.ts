@@ -30,27 +30,65 @@ const KEEP_STATE = `local function keepState(key, ttl)
 end`;
 
 /**
- * KEYS: window, leases, state. ARGV: lease id, lease ms, max in flight, default limit,
- * default window ms, free (1/0), slack ms, key ttl ms.
- * Returns {1, in flight} granted; {2, wait ms, reason, limit, used, reset in ms, window ms}
- * to wait; {3, ms until the quota latch lifts} refused.
+ * KEYS: window, leases, state, queues. ARGV: lease id, lease ms, max in flight, default
+ * limit, default window ms, free (1/0), slack ms, key ttl ms, process id, requests this
+ * process has queued (the head included), how long that count holds.
+ * Returns {3, ms until the quota latch lifts} refused; otherwise {1 granted | 2 wait,
+ * wait ms, reason, limit, used, reset in ms, window ms, source, in flight, cap, length
+ * learned (1/0), other processes' queued counts...}.
  */
 const ACQUIRE = `${NOW}
 local leaseMs = tonumber(ARGV[2])
 local maxInFlight = tonumber(ARGV[3])
 local slack = tonumber(ARGV[7])
 local ttl = tonumber(ARGV[8])
+local queued = tonumber(ARGV[10])
 local st = redis.call('HMGET', KEYS[3], 'quota_until', 'paused_until', 'cap')
+-- What the account's other processes have queued: their requests take the window's
+-- slots and the leases as ours do. A count holds for a short while; its process renews it.
+local others = {}
+local q = redis.call('HGETALL', KEYS[4])
+for i = 1, #q, 2 do
+  local count, untilMs = string.match(q[i + 1], '^(%d+):(%d+)$')
+  if count == nil or tonumber(untilMs) <= now then redis.call('HDEL', KEYS[4], q[i])
+  elseif q[i] ~= ARGV[9] then table.insert(others, tonumber(count)) end
+end
+local function keepQueued(n)
+  if n > 0 then
+    redis.call('HSET', KEYS[4], ARGV[9], n .. ':' .. (now + tonumber(ARGV[11])))
+    redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[11]))
+  else
+    redis.call('HDEL', KEYS[4], ARGV[9])
+  end
+end
 local quotaUntil = tonumber(st[1]) or 0
-if ARGV[6] ~= '1' and quotaUntil > now then return {3, quotaUntil - now} end
-local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'len', 'source')
+if ARGV[6] ~= '1' and quotaUntil > now then
+  keepQueued(queued - 1)
+  return {3, quotaUntil - now}
+end
+local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'len', 'source', 'len_source')
 local limit = tonumber(w[1]) or tonumber(ARGV[4])
 local used = tonumber(w[2]) or 0
 local reset = tonumber(w[3])
 local len = tonumber(w[4]) or tonumber(ARGV[5])
 local source = w[5] or 'local'
+local learned = 0
+if w[6] == 'server' then learned = 1 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local cap = math.floor(tonumber(st[3]) or maxInFlight)
+if cap > maxInFlight then cap = maxInFlight end
+if cap < 1 then cap = 1 end
+local inFlight = redis.call('ZCARD', KEYS[2])
+local function answer(kind, waitMs, reason)
+  local row = {kind, waitMs, reason, limit, used, (reset or now) - now, len, source, inFlight, cap, learned}
+  for _, n in ipairs(others) do table.insert(row, n) end
+  return row
+end
 local pausedUntil = tonumber(st[2]) or 0
-if pausedUntil > now then return {2, pausedUntil - now, 'pause', limit, used, (reset or now) - now, len, source} end
+if pausedUntil > now then
+  keepQueued(queued)
+  return answer(2, pausedUntil - now, 'pause')
+end
 if reset == nil or now >= reset + slack then
   -- The window ended (or never opened): open one of the last known length. The first
   -- answer with headers aligns it to the server's; without headers it simply rolls.
@@ -59,21 +97,34 @@ if reset == nil or now >= reset + slack then
   source = 'local'
   redis.call('HSET', KEYS[1], 'used', 0, 'reset', reset, 'limit', limit, 'len', len, 'source', 'local')
 end
-if used >= limit then return {2, reset + slack - now, 'window', limit, used, reset - now, len, source} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local cap = math.floor(tonumber(st[3]) or maxInFlight)
-if cap > maxInFlight then cap = maxInFlight end
-if cap < 1 then cap = 1 end
-local inFlight = redis.call('ZCARD', KEYS[2])
+if used >= limit then
+  keepQueued(queued)
+  return answer(2, reset + slack - now, 'window')
+end
 if inFlight >= cap then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {2, math.max(1, tonumber(first[2]) - now), 'slot', limit, used, reset - now, len, source}
+  keepQueued(queued)
+  return answer(2, math.max(1, tonumber(first[2]) - now), 'slot')
 end
 redis.call('ZADD', KEYS[2], now + leaseMs, ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'used', 1)
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
-return {1, inFlight + 1}`;
+keepQueued(queued - 1)
+used = used + 1
+inFlight = inFlight + 1
+return answer(1, 0, 'none')`;
+
+/** KEYS: queues. ARGV: process id, requests queued, how long the count holds. */
+const QUEUED = `${NOW}
+local n = tonumber(ARGV[2])
+if n > 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], n .. ':' .. (now + tonumber(ARGV[3])))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return n`;
 
 /**
  * A permit comes back with the server's answer. KEYS: window, leases, state.
@@ -90,7 +141,7 @@ if ARGV[3] ~= '' and ARGV[4] ~= '' then
   local hreset = now + tonumber(ARGV[4])
   -- An answer from a window that is already over says nothing about the current one.
   if hreset > now then
-    local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'source', 'len', 'server_reset')
+    local w = redis.call('HMGET', KEYS[1], 'limit', 'used', 'reset', 'source', 'len', 'server_reset', 'len_source')
     local limit = tonumber(w[1]) or tonumber(ARGV[2]) or 0
     local used = tonumber(w[2]) or 0
     local reset = tonumber(w[3])
@@ -100,13 +151,20 @@ if ARGV[3] ~= '' and ARGV[4] ~= '' then
     -- The server's reset is in whole seconds: within a second it is the same window.
     local older = w[4] == 'server' and reset ~= nil and hreset < reset - 1000
     if not older then
-      if lastServer ~= nil and hreset > lastServer + 1000 then len = math.min(len, hreset - lastServer) end
+      -- Two resets the server named give its window's length: the first pair replaces the
+      -- default (which may be shorter or longer), later ones keep the smallest (an idle gap
+      -- spans several windows).
+      local lenSource = w[7] or 'default'
+      if lastServer ~= nil and hreset > lastServer + 1000 then
+        if lenSource == 'server' then len = math.min(len, hreset - lastServer) else len = hreset - lastServer end
+        lenSource = 'server'
+      end
       if lastServer == nil or hreset > lastServer + 1000 then lastServer = hreset end
       -- Count what the server counted: other senders of the account show up here. A
       -- later window than ours (the server reset before we expected) starts from its count.
       local newer = w[4] == 'server' and reset ~= nil and hreset > reset + 1000
       if newer or serverUsed > used then used = serverUsed end
-      redis.call('HSET', KEYS[1], 'used', used, 'reset', hreset, 'source', 'server', 'len', len, 'server_reset', lastServer)
+      redis.call('HSET', KEYS[1], 'used', used, 'reset', hreset, 'source', 'server', 'len', len, 'server_reset', lastServer, 'len_source', lenSource)
     end
   end
 end
@@ -191,6 +249,13 @@ for i = 1, #d, 2 do
 end
 return {now, w[1] or '', w[2] or '', w[3] or '', s[1] or '', s[2] or '', s[3] or '', s[4] or '', s[5] or '', s[6] or '', inFlight, disabled}`;
 
+/**
+ * How long a process's queued count holds without being renewed. A pump with a queue asks
+ * Redis at least every 2 s (its longest sleep), so a live count never lapses; a dead
+ * process's count goes after this.
+ */
+const QUEUED_HOLD_MS = 6000;
+
 class Script {
   readonly sha: string;
   constructor(readonly source: string) {
@@ -210,20 +275,27 @@ class Script {
 }
 
 export type AcquireAnswer =
-  | { kind: 'granted'; inFlight: number }
-  | { kind: 'wait'; waitMs: number; reason: WaitReason; window: WindowSnapshot }
+  | { kind: 'granted'; inFlight: number; snapshot: GateSnapshot }
+  | { kind: 'wait'; waitMs: number; reason: WaitReason; snapshot: GateSnapshot }
   | { kind: 'quota'; waitMs: number };
 
 export type WaitReason = 'pause' | 'window' | 'slot';
 
-/** The shared rate window as one acquire saw it, in durations from that instant. */
-export interface WindowSnapshot {
+/** The account's shared window and leases as one acquire saw them, in durations from that instant. */
+export interface GateSnapshot {
   limit: number;
   used: number;
   resetInMs: number;
   windowMs: number;
   /** The reset came from the server's headers (not a window opened here at cold start). */
-  serverAligned?: boolean;
+  serverAligned: boolean;
+  /** The window's length came from two resets the server named (not the spec's default). */
+  lengthLearned: boolean;
+  /** Leases held by every process of the account, and the account's cap on them. */
+  inFlight: number;
+  cap: number;
+  /** How many requests each other process of the account has queued. */
+  othersQueued: number[];
 }
 
 export interface ReleaseFacts {
@@ -263,6 +335,7 @@ export interface GateScriptSettings {
 
 const SCRIPTS = {
   acquire: new Script(ACQUIRE),
+  queued: new Script(QUEUED),
   release: new Script(RELEASE),
   renew: new Script(RENEW),
   holdUntil: new Script(HOLD_UNTIL),
@@ -279,30 +352,44 @@ export class GateScripts {
     private readonly settings: GateScriptSettings,
   ) {}
 
-  async acquire(leaseId: string, free: boolean): Promise<AcquireAnswer> {
+  /**
+   * One turn for the head of this process's queue; `queued` is how many this process has
+   * waiting, the head included, so that the others count them in their estimates.
+   */
+  async acquire(leaseId: string, free: boolean, processId: string, queued: number): Promise<AcquireAnswer> {
     const s = this.settings;
     const reply = await SCRIPTS.acquire.run(
       this.redis,
-      [this.keys.window, this.keys.leases, this.keys.state],
-      [leaseId, s.leaseMs, s.maxInFlight, s.perWindow, s.windowMs, free ? 1 : 0, s.slackMs, s.keyTtlMs],
+      [this.keys.window, this.keys.leases, this.keys.state, this.keys.queues],
+      [leaseId, s.leaseMs, s.maxInFlight, s.perWindow, s.windowMs, free ? 1 : 0, s.slackMs, s.keyTtlMs, processId, queued, QUEUED_HOLD_MS],
     );
     const row = asArray(reply);
     const kind = num(row[0]);
-    if (kind === 1) return { kind: 'granted', inFlight: num(row[1]) };
     if (kind === 3) return { kind: 'quota', waitMs: num(row[1]) };
+    const snapshot: GateSnapshot = {
+      limit: num(row[3]),
+      used: num(row[4]),
+      resetInMs: num(row[5]),
+      windowMs: num(row[6]),
+      serverAligned: String(row[7]) === 'server',
+      inFlight: num(row[8]),
+      cap: num(row[9]),
+      lengthLearned: num(row[10]) === 1,
+      othersQueued: row.slice(11).map(num),
+    };
+    if (kind === 1) return { kind: 'granted', inFlight: snapshot.inFlight, snapshot };
     const reason = String(row[2]);
     return {
       kind: 'wait',
       waitMs: Math.max(1, num(row[1])),
       reason: reason === 'pause' || reason === 'slot' ? reason : 'window',
-      window: {
-        limit: num(row[3]),
-        used: num(row[4]),
-        resetInMs: num(row[5]),
-        windowMs: num(row[6]),
-        serverAligned: String(row[7]) === 'server',
-      },
+      snapshot,
     };
+  }
+
+  /** This process's queue emptied (or shrank) without a turn asked: the others stop counting it. */
+  async setQueued(processId: string, queued: number): Promise<void> {
+    await SCRIPTS.queued.run(this.redis, [this.keys.queues], [processId, queued, QUEUED_HOLD_MS]);
   }
 
   async release(facts: ReleaseFacts): Promise<void> {

@@ -1,47 +1,93 @@
 /**
  * Wait or fail, on the shared window: how long a request queued in this process can
- * expect to wait, from the last picture of the account's window a gate script returned.
- * Pure arithmetic on a local clock, so it is tested on a fake one.
+ * expect to wait, from the last picture of the account a gate script returned. It counts
+ * every cause the in-process gate counts: the Retry-After pause, the window (with the
+ * requests other processes of the account have queued, which take its slots as surely
+ * as ours do), and the waves of requests behind the account's shared in-flight leases,
+ * each taking a request's expected duration. Pure arithmetic on a local clock, so it is
+ * tested on a fake one.
  */
-import type { WaitReason, WindowSnapshot } from './redis-scripts.js';
+import type { GateSnapshot, WaitReason } from './redis-scripts.js';
 
-/** What the last refused acquire saw, and when (local epoch ms). */
+/** What the last acquire saw, and when (local epoch ms). */
 export interface WaitPicture {
-  reason: WaitReason;
+  reason: WaitReason | 'none';
+  /** Redis's own wait for a refused acquire (the pause left, for `pause`); 0 when granted. */
   waitMs: number;
-  window: WindowSnapshot;
+  window: GateSnapshot;
   seenAt: number;
+}
+
+export interface WaitContext {
+  /** Margin after the server's reset instant before sending again. */
+  slackMs: number;
+  /**
+   * The window's length is known (learned from the server's resets). Until it is, no
+   * more than the wait to the next reset is promised: a default length far from the
+   * server's would refuse requests that the next windows serve in time.
+   */
+  windowKnown: boolean;
+  /** How long a request takes upstream, as seen (0 until one has been answered). */
+  latencyMs: number;
+}
+
+export interface ExpectedWait {
+  ms: number;
+  /** The cause that sets the wait. */
+  reason: WaitReason | 'none';
 }
 
 /**
  * Expected wait of the request at `position` (1 = the next to go) of this process's
- * queue. Slots turn over within a request's latency, so only the pause and the windows
- * count; other processes' queues are not known here, so this errs early and the
- * request's own deadline timer still bounds its wait. Until the window's length is known
- * (`windowKnown`), no more than the wait to the next reset is promised: a default length
- * far from the server's would refuse requests that the next windows serve in time.
+ * queue. Other processes' queues count as ahead of it up to its own place in line: their
+ * pumps take turns with ours, so each may send about as many as are ahead of it here.
  */
-export function expectedWaitMs(
-  picture: WaitPicture | undefined,
-  position: number,
-  now: number,
-  slackMs: number,
-  windowKnown = true,
-): number {
-  if (!picture) return 0;
+export function expectedWait(picture: WaitPicture | undefined, position: number, now: number, context: WaitContext): ExpectedWait {
+  if (!picture) return { ms: 0, reason: 'none' };
+  const snapshot = picture.window;
   const elapsed = Math.max(0, now - picture.seenAt);
   const pauseLeft = picture.reason === 'pause' ? Math.max(0, picture.waitMs - elapsed) : 0;
-  const { limit, windowMs } = picture.window;
-  let used = picture.window.used;
-  let resetIn = picture.window.resetInMs - elapsed;
-  if (resetIn + slackMs <= 0) {
+  const othersAhead = snapshot.othersQueued.reduce((sum, queued) => sum + Math.min(queued, position - 1), 0);
+  const place = position + othersAhead;
+  const byWindow = windowWait(snapshot, place, elapsed, context);
+  const byFlight = byWindow.ms > 0 ? byWindow.wavesAfter * context.latencyMs : flightWait(snapshot, place, elapsed, context.latencyMs);
+  const ms = Math.max(pauseLeft, byWindow.ms + byFlight);
+  if (pauseLeft > 0 && pauseLeft >= byWindow.ms + byFlight) return { ms, reason: 'pause' };
+  if (byWindow.ms > 0) return { ms, reason: 'window' };
+  return { ms, reason: byFlight > 0 ? 'slot' : 'none' };
+}
+
+/**
+ * The wait for a window with room for the request at `place`, and how many waves of the
+ * in-flight cap go before it in that window (each a request's duration).
+ */
+function windowWait(snapshot: GateSnapshot, place: number, elapsed: number, context: WaitContext): { ms: number; wavesAfter: number } {
+  const { limit, windowMs } = snapshot;
+  let used = snapshot.used;
+  let resetIn = snapshot.resetInMs - elapsed;
+  if (resetIn + context.slackMs <= 0) {
     // The window seen has ended since: the next one is fresh.
     used = 0;
     resetIn = windowMs - (-resetIn % Math.max(1, windowMs));
   }
   const left = Math.max(0, limit - used);
-  if (position <= left) return pauseLeft;
-  if (limit <= 0) return Number.POSITIVE_INFINITY;
-  const windowsAhead = windowKnown ? Math.ceil((position - left) / limit) : 1;
-  return Math.max(pauseLeft, resetIn + slackMs + (windowsAhead - 1) * windowMs);
+  if (place <= left) return { ms: 0, wavesAfter: 0 };
+  if (limit <= 0) return { ms: Number.POSITIVE_INFINITY, wavesAfter: 0 };
+  const beyond = place - left;
+  const windowsAhead = Math.ceil(beyond / limit);
+  // Its place in the window it goes in: the ones before it there go out in waves of the cap.
+  const inItsWindow = beyond - (windowsAhead - 1) * limit;
+  const wavesAfter = Math.floor((inItsWindow - 1) / Math.max(1, snapshot.cap));
+  if (!context.windowKnown) return { ms: resetIn + context.slackMs, wavesAfter: windowsAhead === 1 ? wavesAfter : 0 };
+  return { ms: resetIn + context.slackMs + (windowsAhead - 1) * windowMs, wavesAfter };
+}
+
+/** The wait behind the account's in-flight leases, in waves of the cap, each a request's expected duration. */
+function flightWait(snapshot: GateSnapshot, place: number, elapsed: number, latencyMs: number): number {
+  if (latencyMs <= 0) return 0;
+  const cap = Math.max(1, snapshot.cap);
+  const free = Math.max(0, cap - snapshot.inFlight);
+  if (place <= free) return 0;
+  const waves = Math.floor((place - 1 - free) / cap) + 1;
+  return Math.max(0, waves * latencyMs - elapsed);
 }
