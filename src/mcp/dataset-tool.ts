@@ -24,6 +24,8 @@ export interface ToolDeps {
   simulated: boolean;
   /** Where a bug of ours is logged with its stack. */
   log?: Logger | undefined;
+  /** The upstream's openapi.json as last accepted: its response schemas may name the rows' fields. */
+  document?: (() => unknown) | undefined;
 }
 
 /** `flow.ticker_overview` → `flow_ticker_overview`: stable, and within ^[a-zA-Z0-9_-]{1,64}$. */
@@ -147,9 +149,11 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const empty = knownEmptyDates(checked.query, Date.now(), followsSessions(dataset));
   if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
-  const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
-  const unknownBefore = known ? (fields ?? []).filter((f) => !known.has(f)) : [];
-  if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
+  const known = fields ? knownFields(deps.client, dataset, checked.query, deps.document?.()) : undefined;
+  const unknownBefore = known ? (fields ?? []).filter((f) => !known.names.has(f)) : [];
+  // A schema's list may be partial: alone, it refuses only a call naming none of its fields.
+  if (known && unknownBefore.length > 0 && (known.seen || unknownBefore.length === fields?.length))
+    throw unknownFieldsError(unknownBefore, [...known.names], 'before');
 
   const rowFilter = rowFilterOf(dataset, resolved);
   const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
@@ -220,11 +224,14 @@ function unknownFieldsError(unknown: readonly string[], available: readonly stri
       : cachedMs > 0
         ? ` The rows are cached for the next ${Math.floor(cachedMs / 1000)} s: asking again with these names is free.`
         : ' These names are now known here: a call naming none of them is refused before any request; a call with names from the list is charged as usual.';
+  // Honest about the unit spent: nothing could have told the names before this answer.
+  const first =
+    when === 'after' ? ' The API publishes no field list for this dataset, so this first call was sent (and charged) to learn them.' : '';
   return new ApiError({
     code: 'VALIDATION_ERROR',
     status: when === 'before' ? 400 : null,
     message: `Not fields of this dataset: ${unknown.map((f) => quoteValue(f)).join(', ')}.`,
-    hint: `Fields available: ${available.slice(0, 30).join(', ')}.${again}`,
+    hint: `Fields available: ${available.slice(0, 30).join(', ')}.${first}${again}`,
     local: when === 'before',
   });
 }

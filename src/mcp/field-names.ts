@@ -2,10 +2,13 @@
  * The row fields each dataset has shown, so that `fields` naming none of them can be
  * refused before a request costs a unit. The spec gives no response shape for most
  * datasets: the names are learned from answers, per client (one account's view), and
- * kept apart per `format`, which changes the rows' shape.
+ * kept apart per `format`, which changes the rows' shape. They are kept here, not only in
+ * the cache, so that they hold with the cache off. A response schema that lists the rows'
+ * properties (ours or the upstream's document) tells them before any answer.
  */
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { documentedFields } from './documented-fields.js';
 
 const seen = new WeakMap<MarketDataClient, Map<string, Set<string>>>();
 
@@ -26,7 +29,21 @@ export function rememberFields(client: MarketDataClient, dataset: DatasetDefinit
   byDataset.set(key, known);
 }
 
-/** Field names this dataset is known to have, or undefined before its first answer. */
-export function knownFields(client: MarketDataClient, dataset: DatasetDefinition, query: QueryValues): ReadonlySet<string> | undefined {
-  return seen.get(client)?.get(keyOf(dataset, query));
+export interface KnownFields {
+  names: ReadonlySet<string>;
+  /** Names from answers seen (true), or only from a schema, which may list fewer than the rows have. */
+  seen: boolean;
+}
+
+/** Field names this dataset is known to have, or undefined when neither an answer nor a schema told. */
+export function knownFields(
+  client: MarketDataClient,
+  dataset: DatasetDefinition,
+  query: QueryValues,
+  document?: unknown,
+): KnownFields | undefined {
+  const seenNames = seen.get(client)?.get(keyOf(dataset, query));
+  const documented = documentedFields(dataset, query, document);
+  if (!seenNames && !documented) return undefined;
+  return { names: new Set([...(seenNames ?? []), ...(documented ?? [])]), seen: seenNames !== undefined };
 }

@@ -59,7 +59,13 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
   );
   guardPrototypeArguments(server);
   deps.instrument?.(server);
-  const toolDeps = { client: deps.client, resultTokens: deps.resultTokens, simulated: deps.simulated, log: deps.log };
+  const toolDeps = {
+    client: deps.client,
+    resultTokens: deps.resultTokens,
+    simulated: deps.simulated,
+    log: deps.log,
+    document: () => deps.registry.document(),
+  };
   const tools = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
     if (deps.hidden?.has(dataset.operationId) || tools.has(dataset.operationId)) return;
