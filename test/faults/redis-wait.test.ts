@@ -1,6 +1,6 @@
 /**
  * The fault matrix's wait-or-fail case on the shared Redis gate, through the built binary:
- * two server processes on one account, a slow upstream, short deadlines. A call whose
+ * two server processes on one account, a slow upstream (2 s), short deadlines (4 s). A call whose
  * turn behind the account's five shared leases, plus its own request, cannot come before
  * its deadline is refused unsent with retry guidance; none is sent only to be aborted
  * mid-flight at its deadline (an upstream may have charged it).
@@ -40,9 +40,10 @@ describe('fault matrix: wait or fail on the shared Redis gate', () => {
     async () => {
       assert.ok(redis && fake);
       const upstream = fake;
-      // Each answer takes 1.5 s; a call has 2.5 s: of ten at once, the five behind the account's first five cannot fit.
-      upstream.answer = (_req, url) => ({ body: { data: [{ value: 1 }], _meta: { request_id: `req-${url.search}` } }, delayMs: 1500 });
-      const env = { MARKET_DATA_REDIS_URL: redis.url, MARKET_DATA_DEADLINE_MS: '2500' };
+      // Each answer takes 2 s; a call has 4 s: of ten at once, the first five fit with time to spare (a loaded
+      // machine adds to every answer); the five behind them would end at their deadline at best.
+      upstream.answer = (_req, url) => ({ body: { data: [{ value: 1 }], _meta: { request_id: `req-${url.search}` } }, delayMs: 2000 });
+      const env = { MARKET_DATA_REDIS_URL: redis.url, MARKET_DATA_DEADLINE_MS: '4000' };
       const servers = [
         await connectV2({ baseUrl: upstream.url, key: KEY, env }),
         await connectV2({ baseUrl: upstream.url, key: KEY, env }),

@@ -177,13 +177,13 @@ export class InProcessAccountGate implements AccountGate {
       }
       const windowTaken = this.window.take(now);
       this.inFlight.take();
-      head.resolve(this.permit(windowTaken));
+      head.resolve(this.permit(windowTaken, head.request.free));
     }
     this.scheduleWake(nextWake);
     this.failLateTurns(now);
   }
 
-  private permit(windowTaken: number): SendPermit {
+  private permit(windowTaken: number, free: boolean): SendPermit {
     let released = false;
     const sentAt = this.clock.now();
     return {
@@ -193,7 +193,10 @@ export class InProcessAccountGate implements AccountGate {
         this.inFlight.give();
         const now = this.clock.now();
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
-        if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
+        // Only data requests: a free one (the start-up openapi.json, large and sent while the
+        // process is still loading) says nothing of a data call's time, and an estimate
+        // inflated past the deadlines would refuse every call without ever being corrected.
+        if (!free && outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         if (outcome.code === 'IN_FLIGHT_EXCEEDED') this.window.untake(windowTaken, now);
         else if (outcome.status !== undefined) this.inFlight.answered(now);
         if (outcome.headers) {

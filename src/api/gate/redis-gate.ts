@@ -183,8 +183,11 @@ export class RedisAccountGate implements AccountGate {
     for (const entry of [...this.queue]) {
       this.leave(entry, cancelledError('shutdown'));
     }
-    // Give the leases back now rather than after their expiry.
-    await Promise.all([...this.held].map((leaseId) => this.scripts.release({ leaseId, success: false }).catch(() => undefined)));
+    // Give the leases back now rather than after their expiry, and stop counting as queued.
+    await Promise.all([
+      ...[...this.held].map((leaseId) => this.scripts.release({ leaseId, success: false }).catch(() => undefined)),
+      this.unavailable ? Promise.resolve() : this.scripts.setQueued(this.processId, 0).catch(() => undefined),
+    ]);
     this.held.clear();
     if (this.options.closeLink) await this.options.link.close();
   }
@@ -237,7 +240,7 @@ export class RedisAccountGate implements AccountGate {
       if (answer.kind === 'granted') {
         this.picture = { reason: 'none', waitMs: 0, window: answer.snapshot, seenAt: this.now() };
         this.settle(head);
-        head.resolve(this.permit(leaseId));
+        head.resolve(this.permit(leaseId, head.request.free));
         continue;
       }
       if (answer.kind === 'quota') {
@@ -254,7 +257,7 @@ export class RedisAccountGate implements AccountGate {
     }
   }
 
-  private permit(leaseId: string): SendPermit {
+  private permit(leaseId: string, free: boolean): SendPermit {
     this.held.add(leaseId);
     this.startRenewing();
     let released = false;
@@ -266,7 +269,10 @@ export class RedisAccountGate implements AccountGate {
         this.held.delete(leaseId);
         const now = this.now();
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
-        if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
+        // Only data requests: a free one (the start-up openapi.json, large and sent while the
+        // process is still loading) says nothing of a data call's time, and an estimate
+        // inflated past the deadlines would refuse every call without ever being corrected.
+        if (!free && outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         const h = outcome.headers;
         const status = outcome.status;
         if (h?.rateResetAt !== undefined && !this.windowKnown) {
