@@ -191,7 +191,7 @@ for i = 1, #d, 2 do
 end
 return {now, w[1] or '', w[2] or '', w[3] or '', s[1] or '', s[2] or '', s[3] or '', s[4] or '', s[5] or '', s[6] or '', inFlight, disabled}`;
 
-class Script {
+export class Script {
   readonly sha: string;
   constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex');
