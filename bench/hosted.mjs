@@ -2,15 +2,15 @@
 // A team's hosted deployment under load: three --http nodes behind HAProxy sharing one
 // Redis, four users signed in through a real OpenID provider, one account (60 requests a
 // window, 5 in flight) on the simulator with 50 ms latency. Prints, beside their floors:
-// calls answered, upstream 429s, how much of each window was used, each user's share; in
-// the full run one node is killed and Redis restarted mid-run, and what each did to the
-// calls is reported.
-// Usage: npm run build:test && node bench/hosted.mjs [--reduced] [--json]
-//   --reduced: short windows, fewer calls, no faults (what CI runs once, test/team/hosted.test.ts)
+// calls answered, upstream 429s, how much of each window was used, each user's share of
+// each window (from the upstream's own log) and their spread; in the full run one node is
+// killed and Redis restarted mid-run, and what each did to the calls is reported.
+// Usage: npm run build:test && node bench/hosted.mjs [--reduced] [--no-faults] [--json]
+//   --reduced:   short windows, fewer calls, no faults (what CI runs once, test/team/hosted.test.ts)
 //   --no-faults: the full run without killing a node or restarting Redis
-//   --json:    also print the figures as one JSON line at the end
+//   --json:      also print the figures as one JSON line at the end
 // Needs haproxy and redis-server on PATH (Debian: apt-get install -y haproxy redis-server).
-/* global fetch */
+/* global fetch, URLSearchParams */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -34,6 +34,10 @@ const CALLS_PER_USER = reduced ? 35 : 100;
 const CONCURRENCY_PER_USER = 8;
 const NODES = 3;
 const FLOORS = { windowUsedPct: 95, max429Pct: 1, maxShareSpreadPct: 20 };
+/** How long after Redis is back a node may still be on its own gate (its probe runs every 2 s). */
+const REJOIN_MS = 3000;
+/** Start-up waits (each node ready, HAProxy seeing them all) give up after this long, saying on what. */
+const READY_WITHIN_MS = 30_000;
 
 const children = [];
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -57,7 +61,7 @@ async function freePort() {
   return port;
 }
 
-/** Spawns a process and resolves once its output matches `ready`. */
+/** Spawns a process and resolves once its output matches `ready`, with that match. */
 function start(command, args, options, ready) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   children.push(child);
@@ -66,9 +70,10 @@ function start(command, args, options, ready) {
     const timer = setTimeout(() => reject(new Error(`${command} did not start: ${seen.slice(-500)}`)), 20_000);
     const look = (chunk) => {
       seen += chunk.toString();
-      if (ready.test(seen)) {
+      const match = ready.exec(seen);
+      if (match) {
         clearTimeout(timer);
-        resolve(child);
+        resolve({ child, match });
       }
     };
     child.stdout.on('data', look);
@@ -82,7 +87,24 @@ function start(command, args, options, ready) {
 }
 
 async function startRedis(port) {
-  return start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, /Ready to accept/);
+  const { child } = await start(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {},
+    /Ready to accept/,
+  );
+  return child;
+}
+
+/** A node on a port of its own choosing (no port probed free and then taken): its URL names it. */
+async function startNode(env) {
+  const { child, match } = await start(
+    process.execPath,
+    [CLI, '--http', '--port', '0'],
+    { env: { ...env, MARKET_DATA_CACHE_DIR: mkdtempSync(join(tmpdir(), 'mdmcp-hosted-')) } },
+    /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+  );
+  return { child, port: Number(match[1]) };
 }
 
 function kill(child) {
@@ -93,15 +115,82 @@ function kill(child) {
   });
 }
 
+/**
+ * Resolves once `probe` says ready; otherwise throws after READY_WITHIN_MS naming `what`
+ * and the last answer or error (fetch's "fetch failed" keeps its reason in `cause`).
+ */
+async function untilReady(what, probe) {
+  const giveUpAt = Date.now() + READY_WITHIN_MS;
+  let last = 'nothing yet';
+  for (;;) {
+    try {
+      const answer = await probe();
+      if (answer === true) return;
+      last = answer;
+    } catch (error) {
+      last = `${error?.message ?? error}${error?.cause ? ` (${error.cause?.code ?? error.cause?.message ?? error.cause})` : ''}`;
+    }
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not ready within ${READY_WITHIN_MS} ms; last: ${last}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** /readyz answered 200 (Redis joined, the upstream reachable), else what it said. */
+async function nodeReady(port) {
+  const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+  const text = await response.text();
+  return response.status === 200 ? true : `HTTP ${response.status} ${text.slice(0, 300)}`;
+}
+
+/** Every node is UP in HAProxy's own view (its stats page, as CSV), else their states. */
+async function proxySeesAll(proxyPort, names) {
+  const response = await fetch(`http://127.0.0.1:${proxyPort}/haproxy-stats;csv`);
+  const rows = (await response.text()).split('\n').map((line) => line.split(','));
+  const states = names.map((name) => `${name} ${rows.find((r) => r[0] === 'nodes' && r[1] === name)?.[17] ?? 'absent'}`);
+  return states.every((s) => s.endsWith(' UP')) ? true : `HTTP ${response.status}: ${states.join(', ')}`;
+}
+
+/** Requests a node is serving now, by HAProxy's count (its stats' scur). */
+async function serverSessions(proxyPort, name) {
+  const response = await fetch(`http://127.0.0.1:${proxyPort}/haproxy-stats;csv`);
+  const row = (await response.text())
+    .split('\n')
+    .map((line) => line.split(','))
+    .find((r) => r[0] === 'nodes' && r[1] === name);
+  return row ? Number(row[4]) : null;
+}
+
+/**
+ * HAProxy's log: when it took a node out of the rotation. (A request a node dropped is not
+ * always logged: HAProxy closes the client's connection silently when the request was not
+ * its first, so the count of what a dead node held comes from the stats instead.)
+ */
+function proxyLog(child) {
+  const lines = [];
+  let buffer = '';
+  child.stderr.on('data', (chunk) => {
+    buffer += chunk.toString();
+    let newline;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (process.env.HOSTED_DEBUG) process.stderr.write(`haproxy: ${line}\n`);
+      const down = /Server nodes\/(node\d+) is DOWN/.exec(line);
+      if (down) lines.push({ at: Date.now(), server: down[1], down: true });
+    }
+  });
+  return lines;
+}
+
 async function main() {
   const sim = await startSimulator({ limits: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, inFlight: IN_FLIGHT }, materializationMs: 0 });
   sim.api.faults.latencyMs = LATENCY_MS;
   const idp = await startIdentityProvider();
   const redisPort = await freePort();
   let redis = await startRedis(redisPort);
+  // The nodes must know the public URL (the tokens' audience) before HAProxy binds it.
   const proxyPort = await freePort();
   const resource = `http://127.0.0.1:${proxyPort}/mcp`;
-  const nodePorts = await Promise.all(Array.from({ length: NODES }, freePort));
   const env = {
     PATH: process.env.PATH ?? '',
     MARKET_DATA_BASE_URL: sim.url,
@@ -112,49 +201,62 @@ async function main() {
     MARKET_DATA_OAUTH_RESOURCE: resource,
     MARKET_DATA_LOG_LEVEL: 'warn',
   };
-  const nodes = await Promise.all(
-    nodePorts.map((port) =>
-      start(
-        process.execPath,
-        [CLI, '--http', '--port', String(port)],
-        { env: { ...env, MARKET_DATA_CACHE_DIR: mkdtempSync(join(tmpdir(), 'mdmcp-hosted-')) } },
-        /listening on/,
-      ),
-    ),
-  );
+  const nodes = await Promise.all(Array.from({ length: NODES }, () => startNode(env)));
+  // Listening is not ready: a node joins Redis and probes the upstream after it listens,
+  // and HAProxy takes a node that is not ready out of the rotation.
+  await Promise.all(nodes.map((node, i) => untilReady(`node${i + 1} /readyz`, () => nodeReady(node.port))));
   const config = join(mkdtempSync(join(tmpdir(), 'mdmcp-haproxy-')), 'haproxy.cfg');
   writeFileSync(
     config,
     [
+      'global',
+      '  log stderr format raw local0',
       'defaults',
       '  mode http',
+      '  log global',
+      '  option dontlog-normal',
       '  timeout connect 2s',
       '  timeout client 65s',
       '  timeout server 65s',
       '  retries 2',
+      '  retry-on conn-failure empty-response',
       '  option redispatch',
       'frontend mcp',
       `  bind 127.0.0.1:${proxyPort}`,
+      '  stats enable',
+      '  stats uri /haproxy-stats',
+      // As deploy/haproxy.cfg: while no node is ready (Redis away), the live ones serve.
+      '  use_backend nodes_alive if { nbsrv(nodes) eq 0 }',
       '  default_backend nodes',
       'backend nodes',
       '  balance roundrobin',
       '  option httpchk GET /readyz',
       '  default-server inter 1s fall 1 rise 1',
-      ...nodePorts.map((port, i) => `  server node${i + 1} 127.0.0.1:${port} check`),
+      ...nodes.map((node, i) => `  server node${i + 1} 127.0.0.1:${node.port} check`),
+      'backend nodes_alive',
+      '  balance roundrobin',
+      '  option httpchk GET /healthz',
+      '  default-server inter 1s fall 1 rise 1',
+      ...nodes.map((node, i) => `  server node${i + 1} 127.0.0.1:${node.port} check`),
       '',
     ].join('\n'),
   );
   const proxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(proxy);
-  for (let i = 0; ; i += 1) {
-    const ok = await fetch(`http://127.0.0.1:${proxyPort}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (i > 100) throw new Error('haproxy did not come up');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const proxyLines = proxyLog(proxy);
+  const proxyExit = new Promise((_, reject) =>
+    proxy.once('exit', (code) => reject(new Error(`haproxy exited (${code}) during start-up (port ${proxyPort} taken?)`))),
+  );
+  proxyExit.catch(() => undefined);
+  await Promise.race([
+    untilReady('haproxy with every node UP', () =>
+      proxySeesAll(
+        proxyPort,
+        nodes.map((_, i) => `node${i + 1}`),
+      ),
+    ),
+    proxyExit,
+  ]);
 
   const users = await Promise.all(
     DESK.map(async (member) => {
@@ -170,6 +272,17 @@ async function main() {
     }),
   );
 
+  // A trading day of its own per call: no two calls share an answer (cache or request), and
+  // the upstream's log says whose call each request was.
+  const owner = new Map();
+  const days = DESK.map((member, u) =>
+    Array.from({ length: CALLS_PER_USER }, (_, i) => {
+      const day = tradingDay(u * CALLS_PER_USER + i);
+      owner.set(day, member.id);
+      return day;
+    }),
+  );
+
   // Start on a window boundary, so that windows are whole.
   await new Promise((r) => setTimeout(r, WINDOW_MS - (Date.now() % WINDOW_MS) + 20));
   const sentFrom = sim.api.requests.length;
@@ -179,16 +292,19 @@ async function main() {
   const faults = !withFaults
     ? []
     : [
-        setTimeout(() => {
-          events.push({ what: 'node2 killed', at: Date.now() });
-          void kill(nodes[1]);
+        setTimeout(async () => {
+          // What the node holds at that instant (in flight upstream or waiting its turn there), as HAProxy counts it.
+          const inFlight = await serverSessions(proxyPort, 'node2').catch(() => null);
+          events.push({ what: 'node2 killed', at: Date.now(), server: 'node2', inFlight });
+          void kill(nodes[1].child);
         }, expectedMs * 0.35),
         setTimeout(() => {
-          events.push({ what: 'redis killed', at: Date.now() });
+          const event = { what: 'redis restarted', at: Date.now() };
+          events.push(event);
           void kill(redis).then(async () => {
             await new Promise((r) => setTimeout(r, 1000));
             redis = await startRedis(redisPort);
-            events.push({ what: 'redis back', at: Date.now() });
+            event.backAt = Date.now();
           });
         }, expectedMs * 0.65),
       ];
@@ -201,13 +317,11 @@ async function main() {
         for (;;) {
           const i = next++;
           if (i >= CALLS_PER_USER) return;
-          // A trading day of its own per call: no two calls share an answer (cache or request).
-          const day = tradingDay(u * CALLS_PER_USER + i);
-          const args = { from: day, to: day };
+          const day = days[u][i];
           const at = Date.now();
           let outcome;
           try {
-            const result = await client.callTool({ name: 'market_total_options_volume', arguments: args });
+            const result = await client.callTool({ name: 'market_total_options_volume', arguments: { from: day, to: day } });
             outcome = result.isError ? (result.structuredContent?.error?.code ?? 'TOOL_ERROR') : 'ok';
           } catch (error) {
             outcome = `transport: ${String(error?.message ?? error).slice(0, 60)}`;
@@ -221,78 +335,139 @@ async function main() {
   for (const timer of faults) clearTimeout(timer);
   const elapsedMs = Date.now() - began;
 
-  // Figures.
-  const upstream = sim.api.requests.slice(sentFrom).filter((r) => r.path.includes('/total-options-volume'));
-  const refused429 = upstream.filter((r) => r.status === 429).length;
-  const perWindow = new Map();
-  for (const r of upstream) {
-    if (r.status === 429) continue;
-    const w = Math.floor(r.at / WINDOW_MS);
-    perWindow.set(w, (perWindow.get(w) ?? 0) + 1);
-  }
-  const windows = [...perWindow.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
-  const full = windows.slice(0, -1);
-  const answered = records.filter((r) => r.outcome === 'ok').length;
-  const failures = {};
-  for (const r of records) if (r.outcome !== 'ok') failures[r.outcome] = (failures[r.outcome] ?? 0) + 1;
-  // Shares in each window that every user was busy throughout (none had finished by its end).
-  const lastDone = DESK.map((m) => Math.max(...records.filter((r) => r.user === m.id).map((r) => r.doneAt)));
-  const busyWindows = [];
-  for (let w = Math.floor(began / WINDOW_MS); (w + 1) * WINDOW_MS <= Math.min(...lastDone); w += 1) {
-    const inWindow = (r) => r.outcome === 'ok' && r.doneAt >= w * WINDOW_MS && r.doneAt < (w + 1) * WINDOW_MS;
-    busyWindows.push(DESK.map((m) => records.filter((r) => r.user === m.id && inWindow(r)).length));
-  }
-  const spreadOf = (shares) => {
-    const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
-    return mean > 0 ? (100 * (Math.max(...shares) - Math.min(...shares))) / mean : 100;
-  };
-  const spreadPct = busyWindows.length ? Math.max(...busyWindows.map(spreadOf)) : null;
-  const fullUsedPct = full.map((n) => (100 * n) / PER_WINDOW);
-  const figures = {
-    mode: reduced ? 'reduced' : 'full',
-    windowMs: WINDOW_MS,
-    calls: records.length,
-    answered,
-    failures,
-    upstreamRequests: upstream.length,
-    distinctUpstream: new Set(upstream.map((r) => `${r.path}?${r.query}`)).size,
-    upstream429: refused429,
-    upstream429Pct: upstream.length ? (100 * refused429) / upstream.length : 0,
-    windows,
-    minFullWindowUsedPct: fullUsedPct.length ? Math.min(...fullUsedPct) : null,
-    sharesPerBusyWindow: busyWindows,
-    shareSpreadPct: spreadPct,
-    elapsedMs,
-    events: events.map((e) => ({
-      what: e.what,
-      atMs: e.at - began,
-      failedWithin2s: records.filter((r) => r.outcome !== 'ok' && r.doneAt >= e.at && r.doneAt <= e.at + 2000).length,
-      slowestWithin2sMs: Math.max(0, ...records.filter((r) => r.at >= e.at - 500 && r.at <= e.at + 2000).map((r) => r.doneAt - r.at)),
-    })),
-  };
-  log(
-    `hosted: ${NODES} nodes behind HAProxy, Redis, ${DESK.length} users, ${PER_WINDOW}/${WINDOW_MS / 1000} s window, ${IN_FLIGHT} in flight, ${LATENCY_MS} ms upstream (${figures.mode})`,
-  );
-  log(`  calls answered        ${answered}/${records.length}   (floor: all${reduced ? '' : ', less those lost to the faults below'})`);
-  log(
-    `  upstream 429s         ${refused429}/${upstream.length} = ${figures.upstream429Pct.toFixed(2)} %   (floor: <= ${FLOORS.max429Pct} %)`,
-  );
-  log(
-    `  requests per window   ${windows.join(' / ')}   min full window ${figures.minFullWindowUsedPct?.toFixed(1) ?? 'n/a'} %   (floor: >= ${FLOORS.windowUsedPct} %)`,
-  );
-  log(
-    `  shares per busy window ${busyWindows.map((s) => s.join('/')).join('  ') || 'n/a'}   max spread ${spreadPct?.toFixed(1) ?? 'n/a'} % of the mean   (floor: <= ${FLOORS.maxShareSpreadPct} %)`,
-  );
-  if (Object.keys(failures).length) log(`  failures              ${JSON.stringify(failures)}`);
-  for (const e of figures.events)
-    log(
-      `  ${e.what.padEnd(21)} at ${(e.atMs / 1000).toFixed(1)} s: ${e.failedWithin2s} calls failed within 2 s; slowest call around it ${e.slowestWithin2sMs} ms`,
-    );
+  const figures = measure({ sim, sentFrom, began, elapsedMs, records, owner, events, proxyLines });
+  report(figures);
   if (asJson) log(JSON.stringify(figures));
 
   for (const { client } of users) await client.close().catch(() => undefined);
   await idp.close();
   await sim.close();
+}
+
+const spreadOf = (shares) => {
+  const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+  return mean > 0 ? (100 * (Math.max(...shares) - Math.min(...shares))) / mean : 100;
+};
+
+function measure({ sim, sentFrom, began, elapsedMs, records, owner, events, proxyLines }) {
+  const upstream = sim.api.requests.slice(sentFrom).filter((r) => r.path.includes('/total-options-volume'));
+  const refused429 = upstream.filter((r) => r.status === 429);
+  const windowOf = (at) => Math.floor(at / WINDOW_MS);
+  const first = windowOf(began);
+  // The windows a fault touched: from the fault until its effect is over (a node's
+  // requests in flight answered or lost; every node back on Redis, and for a Redis restart
+  // the next window too, in which the gate learns the server's reset again from the headers).
+  const faulty = new Set();
+  for (const e of events)
+    for (let w = windowOf(e.at); w <= windowOf((e.backAt ?? e.at) + REJOIN_MS) + (e.backAt === undefined ? 0 : 1); w += 1) faulty.add(w);
+  const byWindow = new Map();
+  for (const r of upstream) {
+    if (r.status === 429) continue;
+    const w = windowOf(r.at);
+    const day = new URLSearchParams(r.query).get('from');
+    const row = byWindow.get(w) ?? new Map();
+    row.set(owner.get(day), (row.get(owner.get(day)) ?? 0) + 1);
+    byWindow.set(w, row);
+  }
+  const last = Math.max(first, ...byWindow.keys());
+  const windows = [];
+  for (let w = first; w <= last; w += 1) windows.push([...(byWindow.get(w)?.values() ?? [])].reduce((a, b) => a + b, 0));
+  // Whole windows: all but the last, which the run ends within.
+  const full = windows.slice(0, -1).map((n, i) => ({ usedPct: (100 * n) / PER_WINDOW, faulty: faulty.has(first + i) }));
+  // Shares in the windows every user was busy throughout: all of a user's workers had calls
+  // to make until the user's last call started, so every window ending before then.
+  const lastStart = DESK.map((m) => Math.max(...records.filter((r) => r.user === m.id).map((r) => r.at)));
+  const busy = [];
+  for (let w = first; (w + 1) * WINDOW_MS <= Math.min(...lastStart); w += 1) {
+    const shares = DESK.map((m) => byWindow.get(w)?.get(m.id) ?? 0);
+    busy.push({ window: w - first + 1, shares, spreadPct: spreadOf(shares), faulty: faulty.has(w) });
+  }
+  const calm = busy.filter((b) => !b.faulty);
+  const failures = {};
+  for (const r of records) if (r.outcome !== 'ok') failures[r.outcome] = (failures[r.outcome] ?? 0) + 1;
+  const minOf = (list) => (list.length ? Math.min(...list) : null);
+  const maxOf = (list) => (list.length ? Math.max(...list) : null);
+  return {
+    mode: reduced ? 'reduced' : withFaults ? 'full' : 'full, no faults',
+    windowMs: WINDOW_MS,
+    calls: records.length,
+    answered: records.filter((r) => r.outcome === 'ok').length,
+    failures,
+    upstreamRequests: upstream.length,
+    distinctUpstream: new Set(upstream.map((r) => `${r.path}?${r.query}`)).size,
+    upstream429: refused429.length,
+    upstream429Pct: upstream.length ? (100 * refused429.length) / upstream.length : 0,
+    upstream429OutsideFaults: refused429.filter((r) => !faulty.has(windowOf(r.at))).length,
+    upstream429AtMs: refused429.map((r) => r.at - began),
+    windows,
+    minFullWindowUsedPct: minOf(full.map((f) => f.usedPct)),
+    minCalmWindowUsedPct: minOf(full.filter((f) => !f.faulty).map((f) => f.usedPct)),
+    sharesPerBusyWindow: busy.map((b) => b.shares),
+    busyWindows: busy,
+    shareSpreadPct: maxOf(calm.map((b) => b.spreadPct)),
+    shareSpreadWithFaultsPct: maxOf(busy.filter((b) => b.faulty).map((b) => b.spreadPct)),
+    elapsedMs,
+    events: events.map((e) => eventFigures(e, { began, records, upstream, proxyLines })),
+  };
+}
+
+/** What a fault did to the calls. */
+function eventFigures(e, { began, records, upstream, proxyLines }) {
+  const until = (e.backAt ?? e.at) + REJOIN_MS;
+  const failed = records.filter((r) => r.outcome !== 'ok' && r.doneAt >= e.at && r.at <= until);
+  const spanning = records.filter((r) => r.at <= until && r.doneAt >= e.at);
+  const figures = {
+    what: e.what,
+    atMs: e.at - began,
+    backAtMs: e.backAt === undefined ? undefined : e.backAt - began,
+    callsDuring: spanning.length,
+    failed: failed.length,
+    failedInFlightAtFault: failed.filter((r) => r.at <= e.at).length,
+    slowestCallDuringMs: Math.max(0, ...spanning.map((r) => r.doneAt - r.at)),
+    slowestCallOtherwiseMs: Math.max(0, ...records.filter((r) => !spanning.includes(r)).map((r) => r.doneAt - r.at)),
+    upstream429During: upstream.filter((r) => r.status === 429 && r.at >= e.at && r.at <= until).length,
+  };
+  if (e.server) {
+    figures.heldByDeadNode = e.inFlight;
+    const down = proxyLines.find((l) => l.server === e.server && l.at >= e.at);
+    figures.outOfRotationAfterMs = down ? down.at - e.at : null;
+  }
+  return figures;
+}
+
+function report(f) {
+  log(
+    `hosted: ${NODES} nodes behind HAProxy, Redis, ${DESK.length} users, ${PER_WINDOW}/${WINDOW_MS / 1000} s window, ${IN_FLIGHT} in flight, ${LATENCY_MS} ms upstream (${f.mode})`,
+  );
+  log(`  calls answered         ${f.answered}/${f.calls}   (floor: all${withFaults ? ', less those in flight on the killed node' : ''})`);
+  log(
+    `  upstream 429s          ${f.upstream429}/${f.upstreamRequests} = ${f.upstream429Pct.toFixed(2)} %, outside fault windows ${f.upstream429OutsideFaults}   (floor: <= ${FLOORS.max429Pct} %)`,
+  );
+  log(
+    `  requests per window    ${f.windows.join(' / ')}   min full window ${f.minFullWindowUsedPct?.toFixed(1) ?? 'n/a'} %${withFaults ? `, without faults ${f.minCalmWindowUsedPct?.toFixed(1) ?? 'n/a'} %` : ''}   (floor: >= ${FLOORS.windowUsedPct} %)`,
+  );
+  log(`  each user's requests per busy window (${DESK.map((m) => m.id.replace(/-agent$/, '')).join('/')}):`);
+  for (const b of f.busyWindows)
+    log(
+      `    window ${String(b.window).padStart(2)}  ${b.shares.join('/').padEnd(12)} spread ${b.spreadPct.toFixed(1)} %${b.faulty ? '  (fault)' : ''}`,
+    );
+  log(
+    `  share spread           max ${f.shareSpreadPct?.toFixed(1) ?? 'n/a'} % of the mean${withFaults ? ` outside faults, ${f.shareSpreadWithFaultsPct?.toFixed(1) ?? 'n/a'} % in fault windows` : ''}   (floor: <= ${FLOORS.maxShareSpreadPct} %)`,
+  );
+  if (Object.keys(f.failures).length) log(`  failures               ${JSON.stringify(f.failures)}`);
+  for (const e of f.events) {
+    log(
+      `  ${e.what} at ${(e.atMs / 1000).toFixed(1)} s${e.backAtMs === undefined ? '' : `, back at ${(e.backAtMs / 1000).toFixed(1)} s`}:`,
+    );
+    if (e.heldByDeadNode !== undefined)
+      log(
+        `    ${e.failed} calls failed, ${e.failedInFlightAtFault} of them sent before the kill (floor: those the node held then, ${e.heldByDeadNode ?? 'n/a'} by HAProxy's count); out of HAProxy's rotation after ${e.outOfRotationAfterMs ?? 'n/a'} ms`,
+      );
+    else log(`    ${e.failed} of ${e.callsDuring} calls around it failed (floor: 0); upstream 429s meanwhile ${e.upstream429During}`);
+    log(
+      `    slowest call around it ${e.slowestCallDuringMs} ms, elsewhere ${e.slowestCallOtherwiseMs} ms (no hang: within the 50 s deadline)`,
+    );
+  }
 }
 
 main()

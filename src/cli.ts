@@ -81,7 +81,7 @@ async function runServer(args: string[]): Promise<void> {
   // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
   const team = access?.ok ? (await import('./ops/team.js')).createTeamOps() : undefined;
   const runtime = await createRuntime(process.env, {
-    wrapGate: team ? (gate) => team.wrapGate(gate) : undefined,
+    wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
     demo: values.demo,
     toolsets: values.toolsets,
     hideInaccessible: values['hide-inaccessible'],

@@ -41,8 +41,8 @@ export interface RuntimeFlags {
   simulator?: SimulatorOptions | undefined;
   /** Wait at most this long for the upstream openapi.json before serving. */
   registryWaitMs?: number | undefined;
-  /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call. */
-  wrapGate?: ((gate: AccountGate) => AccountGate) | undefined;
+  /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call; `redis` when the account is shared on it. */
+  wrapGate?: ((gate: AccountGate, redis: SharedAccount<ApiResult>['redis']) => AccountGate) | undefined;
 }
 
 export interface Runtime {
@@ -84,7 +84,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
-  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate()) : account?.gate;
+  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
   const client = new MarketDataClient({
     config,
     log,

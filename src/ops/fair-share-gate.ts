@@ -1,15 +1,19 @@
 /**
  * Fair shares of one account among its signed-in users. In front of the account gate,
- * each caller waits in a queue of its own and the queues take turns (round robin, the
- * equal-weight case of weighted fair queueing, least recently served first): only one request at a time waits inside
- * the account gate, so whenever a turn of the window or an in-flight slot comes up it goes
- * to the user served least recently. One member's burst of 500 calls then delays another
- * member's single call by at most one turn of each other busy member.
+ * each caller waits in a queue of its own and the queues take turns (the equal-weight case
+ * of weighted fair queueing): only one request at a time waits inside the account gate,
+ * so whenever a turn of the window or an in-flight slot comes up it goes to the user
+ * whose turn it is. Who that is, is decided by `Turns`: among this process's users
+ * (LocalTurns), or among the users waiting on every node of the account (SharedTurns, on
+ * Redis). One member's burst of 500 calls then delays another member's single call by at
+ * most the one call already at the gate.
  */
 import { abortError, ApiError } from '../api/errors.js';
 import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
+import { SharedTurns, type SharedRedis } from './shared-turns.js';
+import { LocalTurns, type Turns } from './turns.js';
 
 interface Waiter {
   readonly request: PermitRequest;
@@ -22,22 +26,20 @@ interface Waiter {
 export interface FairShareOptions {
   /** Who is asking: the signed-in user of the current request (src/auth/caller.ts). */
   who: () => string | undefined;
+  /** Whose turn it is; by default among this process's users alone. */
+  turns?: Turns;
   clock?: Clock;
 }
 
 export class FairShareGate extends GateDecorator {
   private readonly queues = new Map<string, Waiter[]>();
-  /**
-   * When each user last had a turn: the next turn goes to the waiting user served least
-   * recently. With everyone busy that is plain round robin; a user who just started
-   * waiting goes before those served since (as a newly busy flow in weighted fair
-   * queueing), and one whose queue emptied for a moment keeps their place rather than
-   * jumping the line.
-   */
-  private readonly lastTurn = new Map<string, number>();
-  private turns = 0;
-  private passing = false;
+  private readonly turns: Turns;
   private readonly clock: Clock;
+  private pumping = false;
+  /** Something changed while the pump was asking: ask again rather than sleep. */
+  private again = false;
+  private wakeUp: (() => void) | undefined;
+  private closed = false;
 
   constructor(
     inner: AccountGate,
@@ -45,6 +47,8 @@ export class FairShareGate extends GateDecorator {
   ) {
     super(inner);
     this.clock = options.clock ?? systemClock;
+    this.turns = options.turns ?? new LocalTurns();
+    this.turns.onWake(() => this.kick());
   }
 
   override acquire(request: PermitRequest): Promise<SendPermit> {
@@ -62,8 +66,12 @@ export class FairShareGate extends GateDecorator {
       request.signal.addEventListener('abort', waiter.onAbort, { once: true });
       const queue = this.queues.get(who);
       if (queue) queue.push(waiter);
-      else this.queues.set(who, [waiter]);
-      this.pass();
+      else {
+        this.queues.set(who, [waiter]);
+        // A user who starts waiting may be the one whose turn comes next.
+        this.again = true;
+      }
+      this.kick();
       // Still waiting for its turn: say so, as the account gate does for its own waits, so a
       // caller asking for progress hears that its call is queued rather than nothing at all.
       const ahead = [...this.queues.values()].reduce((sum, q) => sum + q.length, 0) - 1;
@@ -72,33 +80,79 @@ export class FairShareGate extends GateDecorator {
     });
   }
 
-  /** Hands the next user's oldest request to the account gate, once the previous one has its permit. */
-  private pass(): void {
-    if (this.passing) return;
-    let who: string | undefined;
-    for (const user of this.queues.keys())
-      if (who === undefined || (this.lastTurn.get(user) ?? -1) < (this.lastTurn.get(who) ?? -1)) who = user;
-    if (who === undefined) return;
-    const queue = this.queues.get(who) ?? [];
-    const waiter = queue.shift();
-    if (queue.length === 0) this.queues.delete(who);
-    if (!waiter) return this.pass();
-    this.turns += 1;
-    this.lastTurn.set(who, this.turns);
-    this.settle(waiter);
-    this.passing = true;
-    this.inner.acquire(waiter.request).then(
-      (permit) => {
-        this.passing = false;
-        waiter.resolve(permit);
-        this.pass();
-      },
-      (error: unknown) => {
-        this.passing = false;
-        waiter.reject(error);
-        this.pass();
-      },
-    );
+  override async view(): Promise<GateView> {
+    const view = await this.inner.view();
+    let queued = 0;
+    for (const queue of this.queues.values()) queued += queue.length;
+    return { ...view, queued: view.queued + queued };
+  }
+
+  override async close(): Promise<void> {
+    this.closed = true;
+    this.wakeUp?.();
+    await this.turns.close();
+    await this.inner.close();
+  }
+
+  private kick(): void {
+    if (this.pumping) {
+      this.again = true;
+      this.wakeUp?.();
+      return;
+    }
+    void this.pump();
+  }
+
+  /**
+   * Hands the next user's oldest request to the account gate, once the previous one has its
+   * permit; between turns, waits until it is this process's turn or something changes.
+   */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (!this.closed && this.queues.size > 0) {
+        this.again = false;
+        const turn = await this.turns.next([...this.queues.keys()]);
+        if ('waitMs' in turn) {
+          if (!this.again) await this.sleep(turn.waitMs);
+          continue;
+        }
+        const queue = this.queues.get(turn.user);
+        const waiter = queue?.shift();
+        if (queue?.length === 0) this.queues.delete(turn.user);
+        if (!waiter) {
+          // The user's calls left while the turn was given: it passes to whoever is next.
+          this.turns.done(this.waitingUsers());
+          continue;
+        }
+        this.settle(waiter);
+        try {
+          waiter.resolve(await this.inner.acquire(waiter.request));
+        } catch (error) {
+          waiter.reject(error);
+        } finally {
+          this.turns.done(this.waitingUsers());
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = this.clock.after(ms, () => wake());
+      const wake = (): void => {
+        timer.cancel();
+        this.wakeUp = undefined;
+        resolve();
+      };
+      this.wakeUp = wake;
+    });
+  }
+
+  private waitingUsers(): string[] {
+    return [...this.queues.keys()];
   }
 
   private settle(waiter: Waiter): void {
@@ -112,16 +166,17 @@ export class FairShareGate extends GateDecorator {
     if (!queue || index < 0) return false;
     queue.splice(index, 1);
     this.settle(waiter);
-    if (queue.length === 0) this.queues.delete(who);
+    if (queue.length === 0) {
+      this.queues.delete(who);
+      this.turns.waitingChanged(this.waitingUsers());
+    }
     return true;
   }
+}
 
-  override async view(): Promise<GateView> {
-    const view = await this.inner.view();
-    let queued = 0;
-    for (const queue of this.queues.values()) queued += queue.length;
-    return { ...view, queued: view.queued + queued };
-  }
+/** Fair shares among the users of this process, or of every node of the account when it is shared on Redis. */
+export function fairShareGate(inner: AccountGate, who: FairShareOptions['who'], redis: SharedRedis | undefined): FairShareGate {
+  return new FairShareGate(inner, { who, ...(redis ? { turns: new SharedTurns(redis) } : {}) });
 }
 
 function lateError(seconds: number): ApiError {

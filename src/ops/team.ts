@@ -10,16 +10,17 @@ import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import type { OAuthSettings } from '../auth/settings.js';
 import { DEMO_KEY, type Runtime } from '../runtime.js';
 import { bearerGuard, type HttpAccess } from '../transports/http-auth.js';
-import { FairShareGate } from './fair-share-gate.js';
+import { fairShareGate } from './fair-share-gate.js';
 import { operationsEndpoints, readinessProbe } from './health.js';
 import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
+import type { SharedRedis } from './shared-turns.js';
 import { observeToolCalls } from './tool-observer.js';
 
 export interface TeamOps {
   readonly metrics: TeamMetrics;
-  /** For createRuntime: the account gate, observed. */
-  wrapGate(gate: AccountGate): AccountGate;
+  /** For createRuntime: the account gate, observed, with fair shares (across nodes when on Redis). */
+  wrapGate(gate: AccountGate, redis?: SharedRedis): AccountGate;
   /** Once the runtime exists: instruments its servers and builds the door. */
   attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): FrontDoor;
 }
@@ -29,8 +30,11 @@ export function createTeamOps(): TeamOps {
   let gate: AccountGate | undefined;
   return {
     metrics,
-    wrapGate(inner) {
-      gate = new ObservedGate(new FairShareGate(inner, { who: () => currentCaller()?.subject }), metrics);
+    wrapGate(inner, redis) {
+      gate = new ObservedGate(
+        fairShareGate(inner, () => currentCaller()?.subject, redis),
+        metrics,
+      );
       return gate;
     },
     attach(runtime, access, oauth) {

@@ -20,6 +20,22 @@ export function limitConnections(server: Server, max: number): void {
 }
 
 /**
+ * Until a request is admitted, whatever is answered is a refusal, and its connection is
+ * closed after it (closeAfterRefusal): the answer must say `Connection: close`. One that
+ * said keep-alive and then closed left a dead connection in the pool of whoever reuses
+ * connections (HAProxy's to the node, an HTTP client's to the server), whose next
+ * request on it failed: "other side closed", or a 502 from the proxy. Call the returned
+ * function once the request is admitted: its own answer keeps the connection as before.
+ */
+export function refusalsClose(res: ServerResponse): () => void {
+  const keepAlive = res.shouldKeepAlive;
+  res.shouldKeepAlive = false;
+  return () => {
+    res.shouldKeepAlive = keepAlive;
+  };
+}
+
+/**
  * After a refusal (401, a bad Host or Origin): the connection closes once the answer is
  * written, and the unread body is never read.
  */

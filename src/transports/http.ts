@@ -13,7 +13,7 @@ import { createServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
-import { closeAfterRefusal, limitConnections, maxConnections } from './http-limits.js';
+import { closeAfterRefusal, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 
 /** What the end of a shutdown's grace keeps for answering the calls it stops. */
@@ -42,6 +42,7 @@ export async function serveHttp(
     });
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
+    const admitted = refusalsClose(res);
     // The caller's scope covers admission too: one who hangs up while a token is checked is gone as well.
     void whileCallerConnected(req, res, () =>
       door.admit(req, res).then((admission) => {
@@ -49,6 +50,7 @@ export async function serveHttp(
           closeAfterRefusal(req, res);
           return;
         }
+        admitted();
         if (!req.url?.startsWith('/mcp')) {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
           return;

@@ -22,19 +22,14 @@ interface Figures {
 }
 
 test(
-  'three nodes behind HAProxy share one account through Redis: every call answers, no upstream 429s to speak of, whole windows used, every user served',
+  "three nodes behind HAProxy share one account through Redis: every call answers, no upstream 429s to speak of, whole windows used, each user's share within 20 % of the others'",
   { skip: missing.length > 0 ? `${missing.join(' and ')} not installed` : false, timeout: 120_000 },
   () => {
-    const bench = () => spawnSync(process.execPath, [BENCH, '--reduced', '--json'], { encoding: 'utf8', timeout: 55_000 });
-    let run = bench();
-    if (run.status !== 0) {
-      // Seven processes on loopback ports probed free just before they bind: a run that could
-      // not start (a port taken meanwhile, a connection refused) is tried once more, and what
-      // it said is kept in the log. The figures below are asserted on a run that completed.
-      process.stderr.write(`hosted bench, first run failed (status ${run.status}):\n${run.stderr}\n`);
-      run = bench();
-    }
-    assert.equal(run.status, 0, run.stderr);
+    // The bench waits for each node's /readyz and for HAProxy to see every node UP before
+    // any call, and prints the cause of a failure to start (test/team/refusal-close.test.ts
+    // holds the one found): a failed start is a failure, with what the bench said.
+    const run = spawnSync(process.execPath, [BENCH, '--reduced', '--json'], { encoding: 'utf8', timeout: 100_000 });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     const last = run.stdout.trim().split('\n').at(-1) ?? '{}';
     const figures = JSON.parse(last) as Figures;
     assert.ok(figures.calls > 0);
@@ -45,10 +40,12 @@ test(
       figures.minFullWindowUsedPct !== null && figures.minFullWindowUsedPct >= 95,
       `a full window used ${figures.minFullWindowUsedPct} %`,
     );
-    const first = figures.sharesPerBusyWindow[0];
-    assert.ok(first, 'a window in which every user was busy');
-    // Fair shares across nodes are not exact (each node takes turns among its own callers):
-    // CI checks that nobody is starved; bench/hosted.mjs prints the spread against its floor.
-    for (const share of first) assert.ok(share > 0, `every user was served in a busy window (${first.join('/')})`);
+    assert.ok(figures.sharesPerBusyWindow.length > 0, 'a window in which every user was busy');
+    // Turns are taken across the nodes (through Redis): in each window every user had calls
+    // waiting throughout, their shares of the upstream's requests are within 20 % of the mean.
+    for (const shares of figures.sharesPerBusyWindow) {
+      const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+      assert.ok((Math.max(...shares) - Math.min(...shares)) / mean <= 0.2, `shares ${shares.join('/')} in a busy window`);
+    }
   },
 );

@@ -78,6 +78,8 @@ export interface SharedAccount<T> {
   gate: AccountGate;
   /** The second cache tier; undefined without Redis (the in-process LRU is then the only one). */
   cache: RedisCacheTier<T> | undefined;
+  /** The account's Redis link and key names, for what else shares the account across nodes (fair turns: src/ops). */
+  redis?: { link: RedisLink; keys: AccountKeys } | undefined;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function createSharedAccount<T>(options: AccountGateFactoryOptions)
   return {
     gate,
     cache,
+    redis: { link, keys: options.keys ?? accountKeys(options.apiKey) },
     close: async () => {
       await gate.close();
       if (!options.link) await link.close();

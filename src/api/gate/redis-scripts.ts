@@ -256,7 +256,7 @@ return {now, w[1] or '', w[2] or '', w[3] or '', s[1] or '', s[2] or '', s[3] or
  */
 const QUEUED_HOLD_MS = 6000;
 
-class Script {
+export class Script {
   readonly sha: string;
   constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex');
