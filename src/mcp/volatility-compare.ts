@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { knownScopeRefusal } from './scope-refusal.js';
 import { ApiError } from '../api/errors.js';
+import { rowsIn } from '../api/payload-parts.js';
 import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema } from './input-schema.js';
@@ -32,12 +33,18 @@ const num = (row: Row | undefined, names: readonly string[]): number | undefined
   for (const name of names) if (typeof row?.[name] === 'number') return row[name];
   return undefined;
 };
-const rowsOf = (data: unknown): Row[] =>
-  Array.isArray(data)
-    ? data.filter((r): r is Row => typeof r === 'object' && r !== null)
-    : typeof data === 'object' && data !== null
-      ? [data as Row]
-      : [];
+const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * The rows of a payload: a list, the list a wrapper holds, or one record, bare or under
+ * `rows` as some upstreams wrap even a single object (`{data: {rows: {...}}}`).
+ */
+const rowsOf = (data: unknown): Row[] => {
+  const listed = rowsIn(data);
+  if (listed) return listed.filter(isRow);
+  if (!isRow(data)) return [];
+  const inner = data['rows'];
+  return Object.keys(data).length === 1 && isRow(inner) ? [inner] : [data];
+};
 
 const args = z.object({
   tickers: z.string().max(200).optional(),
