@@ -162,7 +162,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
-  const result = rowFilter ? applyRowFilter(noticed, rowFilter) : noticed;
+  const sentLimit = typeof sent['limit'] === 'number' ? sent['limit'] : undefined;
+  const filtered = rowFilter ? applyRowFilter(noticed, rowFilter, { limit: sentLimit, limitMax: adviceOf(dataset).limitMax }) : undefined;
+  const result = filtered?.result ?? noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
   const shaped = (answer: CallToolResult): CallToolResult => {
@@ -181,7 +183,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       covers: shapingCovers(checked.query),
       ...adviceOf(dataset),
       used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
-      limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
+      // The limit sent: a row filter may have asked for a larger page than the call set.
+      limit: sentLimit,
+      moreRows: filtered?.moreRows,
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);

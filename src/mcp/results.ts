@@ -76,6 +76,8 @@ export interface ShapeOptions {
   limit?: number | undefined;
   /** The largest `limit` the tool accepts, when it takes one. */
   limitMax?: number | undefined;
+  /** What the API left unread, when the caller knows better than the generic advice (a time window past the rows read). */
+  moreRows?: string | undefined;
   /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
   takesTicker?: boolean | undefined;
   now?: number | undefined;
@@ -209,7 +211,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
       truncated: cut || leftByApi,
       has_more: next !== undefined || (cut && !paging?.base) || leftByApi,
       ...(next ? { next_cursor: next } : {}),
-      ...(leftByApi ? { more_rows: moreRowsAdvice(options) } : {}),
+      ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
       ...(cut
         ? {
             trimmed: {
