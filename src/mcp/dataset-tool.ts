@@ -8,11 +8,12 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
-import { applyRowFilter, filteredQuery, rowFilterOf } from './row-filters.js';
+import { applyRowFilter, filteredQuery, readWindow, rowFilterOf } from './row-filters.js';
 import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
+import { upstreamRoles } from '../catalog/param-roles.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
@@ -153,11 +154,16 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   const rowFilter = rowFilterOf(dataset, resolved);
   const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const fetched = await deps.client
-    .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
-    .catch(async (error: unknown) => {
-      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
-    });
+  const fetchPage = (query: typeof sent) =>
+    deps.client
+      .dataset(dataset, checked.ticker, query, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
+      .catch(async (error: unknown) => {
+        throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+      });
+  // A time window past the first page is read on with the upstream's cursor, when it has one.
+  const cursorName = upstreamRoles(dataset).cursor;
+  const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
+  const { result: fetched, units } = await readWindow(await fetchPage(sent), rowFilter, nextPage);
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
@@ -186,6 +192,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       // The limit sent: a row filter may have asked for a larger page than the call set.
       limit: sentLimit,
       moreRows: filtered?.moreRows,
+      units,
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);

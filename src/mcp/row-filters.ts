@@ -120,8 +120,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   if (!Array.isArray(result.data)) return { result };
   const rows = (result.data as unknown[]).filter((row): row is Row => typeof row === 'object' && row !== null);
   const kept = rows.filter((row) => filter.keep(row));
-  const clocks = rows.map(etClockOf).filter((c): c is string => c !== undefined);
-  const oldest = clocks.length > 0 ? clocks.reduce((a, b) => (b < a ? b : a)) : undefined;
+  const oldest = oldestClock(rows);
   const timed = filter.fromTime !== undefined || filter.toTime !== undefined;
   const cutByApi = result.meta.truncated === true && !result.meta.next_cursor;
   const span = oldest ? ` (back to ${oldest} ET)` : '';
@@ -131,10 +130,63 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
     data: kept,
     meta: { ...meta, notice: [notice, meta.notice].filter(Boolean).join(' ') },
   });
+  if (timed && oldest !== undefined && reachesBack(oldest, filter)) {
+    // The prints not read lie before the window: nothing of it is left, whatever the upstream holds.
+    const meta = { ...result.meta, truncated: false };
+    delete meta.next_cursor;
+    return { result: noticed(meta) };
+  }
   if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
-  // A print of the same minute as from_time may lie just before the oldest read: strictly earlier only.
-  if (filter.fromTime !== undefined && oldest < filter.fromTime) return { result: noticed({ ...result.meta, truncated: false }) };
   return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
+}
+
+/** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
+const WINDOW_PAGES = 4;
+
+/** Whether prints read back to `oldest` cover the window (a print of from_time's own minute may lie just before: strictly earlier). */
+function reachesBack(oldest: string, filter: RowFilter): boolean {
+  return filter.fromTime !== undefined && oldest < filter.fromTime;
+}
+
+function oldestClock(rows: readonly unknown[]): string | undefined {
+  const clocks = rows.filter((row): row is Row => typeof row === 'object' && row !== null).map(etClockOf);
+  return clocks
+    .filter((c): c is string => c !== undefined)
+    .reduce<string | undefined>((a, b) => (a === undefined || b < a ? b : a), undefined);
+}
+
+/**
+ * A time window the first page does not reach back to, read on with the upstream's own
+ * cursor (prints are newest first) until the window is covered, the upstream has no more,
+ * or WINDOW_PAGES pages were read; the rows of every page, the last page's cursor, and the
+ * units the pages cost (a cached page costs none).
+ */
+export async function readWindow(
+  first: ApiResult,
+  filter: RowFilter | undefined,
+  nextPage: ((cursor: string) => Promise<ApiResult>) | undefined,
+): Promise<{ result: ApiResult; units: number }> {
+  let units = first.meta.cache_hit ? 0 : 1;
+  const timed = filter !== undefined && (filter.fromTime !== undefined || filter.toTime !== undefined);
+  if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units };
+  let rows: unknown[] = first.data;
+  let meta = first.meta;
+  for (let pages = 1; pages < WINDOW_PAGES && meta.next_cursor; pages += 1) {
+    const oldest = oldestClock(rows);
+    if (oldest !== undefined && reachesBack(oldest, filter)) break;
+    const page = await nextPage(meta.next_cursor);
+    if (!Array.isArray(page.data)) break;
+    rows = [...rows, ...(page.data as unknown[])];
+    units += page.meta.cache_hit ? 0 : 1;
+    // The first answer's id and freshness; the last page's cursor and truncation.
+    meta = {
+      ...first.meta,
+      next_cursor: page.meta.next_cursor,
+      truncated: page.meta.truncated,
+      cache_hit: first.meta.cache_hit && page.meta.cache_hit,
+    };
+  }
+  return { result: { ...first, data: rows, meta }, units };
 }
 
 function unreadWindow(filter: RowFilter, oldest: string, read: PageRead): string {
