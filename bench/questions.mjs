@@ -77,6 +77,7 @@ const PLANS = {
     (call) => call('stocks_lit_trades_recent', { tickers: 'TSLA', limit: 1000, fields: ['price_usd', 'size', 'executed_at'] }),
     (call) => call('market_total_options_volume', { from: lastWeekend()[0], to: lastWeekend()[1] }),
     (call) => call('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', session_date: daysAgo(21) }),
+    (call) => call('darkpool_by_ticker', { ticker: 'AAPL', from_time: '09:30', to_time: '10:30', min_size: 10_000 }),
   ],
 };
 

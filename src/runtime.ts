@@ -79,6 +79,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
         port: 0,
         host: '127.0.0.1',
         ...(env['MARKET_DATA_SIM_DIALECT'] ? { dialect: env['MARKET_DATA_SIM_DIALECT'] } : {}),
+        // The error table in the README this package ships: it outlives the loopback port.
+        docsUrl: new URL('../README.md', import.meta.url).href,
         ...flags.simulator,
       })
     : undefined;

@@ -279,7 +279,8 @@ const CATALOG = [
     title: 'Dark-pool prints',
     description: 'Most recent dark-pool (off-exchange) prints for one ticker.',
     ticker,
-    query: { session_date: sessionDate, limit: limit(500, 50) },
+    // The upstream's own cursor reads further back in a session (a time window past the newest 500 prints).
+    query: { session_date: sessionDate, limit: limit(500, 50), cursor: p.cursor.optional() },
     shaping: { cursor: pageCursor, ...darkpoolFilters },
     onDemand: true,
     cacheClass: 'intraday',

@@ -8,11 +8,12 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
-import { applyRowFilter, filteredQuery, rowFilterOf } from './row-filters.js';
+import { applyRowFilter, filteredQuery, readWindow, rowFilterOf } from './row-filters.js';
 import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
+import { upstreamRoles } from '../catalog/param-roles.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
@@ -157,16 +158,23 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   const rowFilter = rowFilterOf(dataset, resolved);
   const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const fetched = await deps.client
-    .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
-    .catch(async (error: unknown) => {
-      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
-    });
+  const fetchPage = (query: typeof sent) =>
+    deps.client
+      .dataset(dataset, checked.ticker, query, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
+      .catch(async (error: unknown) => {
+        throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+      });
+  // A time window past the first page is read on with the upstream's cursor, when it has one.
+  const cursorName = upstreamRoles(dataset).cursor;
+  const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
+  const { result: fetched, units } = await readWindow(await fetchPage(sent), rowFilter, nextPage);
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
-  const result = rowFilter ? applyRowFilter(noticed, rowFilter) : noticed;
+  const sentLimit = typeof sent['limit'] === 'number' ? sent['limit'] : undefined;
+  const filtered = rowFilter ? applyRowFilter(noticed, rowFilter, { limit: sentLimit, limitMax: adviceOf(dataset).limitMax }) : undefined;
+  const result = filtered?.result ?? noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
   const shaped = (answer: CallToolResult): CallToolResult => {
@@ -185,7 +193,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       covers: shapingCovers(checked.query),
       ...adviceOf(dataset),
       used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
-      limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
+      // The limit sent: a row filter may have asked for a larger page than the call set.
+      limit: sentLimit,
+      moreRows: filtered?.moreRows,
+      units,
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);

@@ -76,6 +76,10 @@ export interface ShapeOptions {
   limit?: number | undefined;
   /** The largest `limit` the tool accepts, when it takes one. */
   limitMax?: number | undefined;
+  /** Upstream requests the answer spent, when it read more than one page (default: 1, or 0 from the cache). */
+  units?: number | undefined;
+  /** What the API left unread, when the caller knows better than the generic advice (a time window past the rows read). */
+  moreRows?: string | undefined;
   /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
   takesTicker?: boolean | undefined;
   now?: number | undefined;
@@ -127,7 +131,7 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
     as_of: asOf,
     covers: options.covers ?? 'latest',
     data_source: dataSourceOf(meta),
-    units: meta.cache_hit ? 0 : 1,
+    units: options.units ?? (meta.cache_hit ? 0 : 1),
     ...(options.simulated ? { simulated: true } : {}),
   };
 }
@@ -209,7 +213,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
       truncated: cut || leftByApi,
       has_more: next !== undefined || (cut && !paging?.base) || leftByApi,
       ...(next ? { next_cursor: next } : {}),
-      ...(leftByApi ? { more_rows: moreRowsAdvice(options) } : {}),
+      ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
       ...(cut
         ? {
             trimmed: {

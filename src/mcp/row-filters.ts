@@ -17,6 +17,9 @@ export interface RowFilter {
   keep: (row: Row) => boolean;
   /** The filters in words, for the notice. */
   words: string;
+  /** The time window asked (ET HH:MM), when the call set one: whether the rows read cover it. */
+  fromTime?: string | undefined;
+  toTime?: string | undefined;
 }
 
 const ET_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -43,6 +46,7 @@ function etClockOf(row: Row): string | undefined {
 export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<string, unknown>>): RowFilter | undefined {
   const checks: ((row: Row) => boolean)[] = [];
   const words: string[] = [];
+  const window: { fromTime?: string; toTime?: string } = {};
   for (const name of FILTER_NAMES) {
     const schema = dataset.shaping?.[name];
     const raw = args[name];
@@ -55,8 +59,14 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
       checks.push((row) => (numberField(row, ['size', 'shares', 'quantity']) ?? 0) >= value);
     if (name === 'min_notional_usd' && typeof value === 'number')
       checks.push((row) => (numberField(row, ['notional_usd', 'notional', 'value_usd']) ?? 0) >= value);
-    if (name === 'from_time' && typeof value === 'string') checks.push((row) => (etClockOf(row) ?? '') >= value);
-    if (name === 'to_time' && typeof value === 'string') checks.push((row) => (etClockOf(row) ?? '99:99') <= value);
+    if (name === 'from_time' && typeof value === 'string') {
+      window.fromTime = value;
+      checks.push((row) => (etClockOf(row) ?? '') >= value);
+    }
+    if (name === 'to_time' && typeof value === 'string') {
+      window.toTime = value;
+      checks.push((row) => (etClockOf(row) ?? '99:99') <= value);
+    }
     if (name === 'tickers' && typeof value === 'string') {
       const wanted = new Set(value.split(','));
       checks.push((row) => wanted.has(stringField(row, ['ticker', 'symbol', 'underlying']) ?? ''));
@@ -67,7 +77,7 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
     }
   }
   if (checks.length === 0) return undefined;
-  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', ') };
+  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', '), ...window };
 }
 
 /**
@@ -84,11 +94,107 @@ export function filteredQuery(dataset: DatasetDefinition, query: QueryValues, gi
   return typeof max === 'number' ? { ...query, limit: Math.min(max, FILTER_PAGE_ROWS) } : query;
 }
 
-/** The rows that pass, and a notice saying how many of how many. */
-export function applyRowFilter(result: ApiResult, filter: RowFilter): ApiResult {
-  if (!Array.isArray(result.data)) return result;
-  const rows = result.data as unknown[];
-  const kept = rows.filter((row) => typeof row === 'object' && row !== null && filter.keep(row as Row));
-  const notice = `${kept.length} of ${rows.length} rows read matched ${filter.words} (filtered by this server).`;
-  return { ...result, data: kept, meta: { ...result.meta, notice: [notice, result.meta.notice].filter(Boolean).join(' ') } };
+/** How far back a page was read, against the limit that read it. */
+export interface PageRead {
+  /** The `limit` sent upstream, when the dataset takes one. */
+  limit: number | undefined;
+  /** The largest `limit` the dataset accepts. */
+  limitMax: number | undefined;
+}
+
+export interface FilteredResult {
+  result: ApiResult;
+  /** What the upstream left unread, in words, when the window asked reaches past it. */
+  moreRows?: string | undefined;
+}
+
+/**
+ * The rows that pass, and a notice saying how many of how many. Prints come newest first
+ * and the upstream cuts at the limit, so a time window may reach back before the oldest
+ * print read: covered, the answer is complete (the prints left unread lie before the
+ * window); not covered, the answer says which part of the window was not read and whether
+ * a larger limit reaches it. The upstream's own cursor, when it sends one, is followed by
+ * the paging cursor as for any tool.
+ */
+export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageRead): FilteredResult {
+  if (!Array.isArray(result.data)) return { result };
+  const rows = (result.data as unknown[]).filter((row): row is Row => typeof row === 'object' && row !== null);
+  const kept = rows.filter((row) => filter.keep(row));
+  const oldest = oldestClock(rows);
+  const timed = filter.fromTime !== undefined || filter.toTime !== undefined;
+  const cutByApi = result.meta.truncated === true && !result.meta.next_cursor;
+  const span = oldest ? ` (back to ${oldest} ET)` : '';
+  const notice = `${kept.length} of ${rows.length} rows read${timed ? span : ''} matched ${filter.words} (filtered by this server).`;
+  const noticed = (meta: ApiResult['meta']): ApiResult => ({
+    ...result,
+    data: kept,
+    meta: { ...meta, notice: [notice, meta.notice].filter(Boolean).join(' ') },
+  });
+  if (timed && oldest !== undefined && reachesBack(oldest, filter)) {
+    // The prints not read lie before the window: nothing of it is left, whatever the upstream holds.
+    const meta = { ...result.meta, truncated: false };
+    delete meta.next_cursor;
+    return { result: noticed(meta) };
+  }
+  if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
+  return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
+}
+
+/** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
+const WINDOW_PAGES = 4;
+
+/** Whether prints read back to `oldest` cover the window (a print of from_time's own minute may lie just before: strictly earlier). */
+function reachesBack(oldest: string, filter: RowFilter): boolean {
+  return filter.fromTime !== undefined && oldest < filter.fromTime;
+}
+
+function oldestClock(rows: readonly unknown[]): string | undefined {
+  const clocks = rows.filter((row): row is Row => typeof row === 'object' && row !== null).map(etClockOf);
+  return clocks
+    .filter((c): c is string => c !== undefined)
+    .reduce<string | undefined>((a, b) => (a === undefined || b < a ? b : a), undefined);
+}
+
+/**
+ * A time window the first page does not reach back to, read on with the upstream's own
+ * cursor (prints are newest first) until the window is covered, the upstream has no more,
+ * or WINDOW_PAGES pages were read; the rows of every page, the last page's cursor, and the
+ * units the pages cost (a cached page costs none).
+ */
+export async function readWindow(
+  first: ApiResult,
+  filter: RowFilter | undefined,
+  nextPage: ((cursor: string) => Promise<ApiResult>) | undefined,
+): Promise<{ result: ApiResult; units: number }> {
+  let units = first.meta.cache_hit ? 0 : 1;
+  const timed = filter !== undefined && (filter.fromTime !== undefined || filter.toTime !== undefined);
+  if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units };
+  let rows: unknown[] = first.data;
+  let meta = first.meta;
+  for (let pages = 1; pages < WINDOW_PAGES && meta.next_cursor; pages += 1) {
+    const oldest = oldestClock(rows);
+    if (oldest !== undefined && reachesBack(oldest, filter)) break;
+    const page = await nextPage(meta.next_cursor);
+    if (!Array.isArray(page.data)) break;
+    rows = [...rows, ...(page.data as unknown[])];
+    units += page.meta.cache_hit ? 0 : 1;
+    // The first answer's id and freshness; the last page's cursor and truncation.
+    meta = {
+      ...first.meta,
+      next_cursor: page.meta.next_cursor,
+      truncated: page.meta.truncated,
+      cache_hit: first.meta.cache_hit && page.meta.cache_hit,
+    };
+  }
+  return { result: { ...first, data: rows, meta }, units };
+}
+
+function unreadWindow(filter: RowFilter, oldest: string, read: PageRead): string {
+  const window = `${filter.fromTime ?? 'the open'} to ${filter.toTime ?? 'the close'} ET`;
+  const { limit, limitMax } = read;
+  if (limit !== undefined && limitMax !== undefined && limit < limitMax)
+    return `Prints before ${oldest} ET were not read, and the window asked is ${window}; ask a larger limit, up to ${limitMax}, to read further back.`;
+  const how = `the newest ${limit ?? 'prints'}${limit === undefined ? '' : ' prints'}, the most one call returns, reach back only to ${oldest} ET and this API offers no cursor to read earlier prints of a session`;
+  if (filter.toTime !== undefined && filter.toTime < oldest) return `None of the window ${window} was read: ${how}.`;
+  return `The window ${window} was read only from ${oldest} ET on: ${how}.`;
 }

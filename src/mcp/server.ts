@@ -48,6 +48,18 @@ const INSTRUCTIONS = [
  * added, changed or removed upstream while the server runs are registered, replaced or
  * removed here (each change sends tools/list_changed); `close` stops listening.
  */
+/** volatility_compare is offered with the volatility toolset it fans out to. */
+function offersCompare(deps: ServerDeps): boolean {
+  return deps.registry.datasets().some((d) => d.operationId.startsWith('volatility.'));
+}
+
+/** The tools createServer offers now: one per dataset not hidden, api_status, and volatility_compare with its toolset. */
+export function offeredToolCount(deps: ServerDeps): number {
+  const datasets = new Set(deps.registry.datasets().map((d) => d.operationId));
+  const shown = [...datasets].filter((id) => !deps.hidden?.has(id)).length;
+  return shown + 1 + (offersCompare(deps) ? 1 : 0);
+}
+
 export function createServer(deps: ServerDeps, live = false): McpServer {
   const server = new McpServer(
     { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
@@ -90,8 +102,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,
   });
-  // Offered with the volatility toolset it fans out to.
-  if (deps.registry.datasets().some((d) => d.operationId.startsWith('volatility.')))
+  if (offersCompare(deps))
     registerVolatilityCompare(server, {
       client: deps.client,
       datasets: () => deps.registry.datasets().filter((d) => !deps.hidden?.has(d.operationId)),

@@ -8,10 +8,13 @@
  */
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
 import { toolNameOf } from './dataset-tool.js';
 import { recentDiscover } from './discover-memory.js';
 import { advertisedSchema } from './input-schema.js';
+import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
+import { asApiError, errorResult } from './tool-errors.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -115,6 +118,23 @@ function shortReason(reason: string): string {
   return reason.startsWith("out of this key's scope") ? "out of this key's scope" : reason;
 }
 
+/** Every unusable tool under its full reason: the details' `cannot_use`, in the default answer's shape. */
+function unusableByReason(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const { tool, reason } of unusable) (groups[reason] ??= []).push(tool);
+  return groups;
+}
+
+function refuseDetails(): ApiError {
+  return new ApiError({
+    code: 'VALIDATION_ERROR',
+    status: 400,
+    message: 'Invalid value for "details".',
+    hint: 'true or false.',
+    local: true,
+  });
+}
+
 /**
  * Unusable tools grouped by reason, a toolset out of scope as `toolset_*`: a scope is per
  * toolset (read:shorts), so all its tools share the reason.
@@ -148,7 +168,15 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       annotations: { readOnlyHint: true },
     },
     async (args, ctx): Promise<CallToolResult> => {
-      const details = (args as { details?: unknown }).details === true;
+      let details: boolean;
+      try {
+        // Refused as every tool refuses a name it does not take, before anything is asked.
+        const given = ownArguments(args, ['details'])['details'];
+        if (given !== undefined && typeof given !== 'boolean') throw refuseDetails();
+        details = given === true;
+      } catch (error) {
+        return errorResult(asApiError(error));
+      }
       // No key: nothing to ask the API, and nothing it could say about a key.
       const memory = deps.keyConfigured ? await recentDiscover(deps.client, { signal: ctx.mcpReq.signal }) : undefined;
       const discovered = memory?.data;
@@ -198,7 +226,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       const status = details
         ? {
             summary,
-            cannot_use: unusable,
+            cannot_use: unusableByReason(unusable),
             budget: {
               ...budget,
               quota_remaining: quota.remaining ?? null,

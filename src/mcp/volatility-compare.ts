@@ -9,9 +9,12 @@ import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { knownScopeRefusal } from './scope-refusal.js';
 import { ApiError } from '../api/errors.js';
+import { rowsIn } from '../api/payload-parts.js';
+import type { ResultMeta } from '../api/result-meta.js';
 import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema } from './input-schema.js';
+import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 
@@ -32,12 +35,18 @@ const num = (row: Row | undefined, names: readonly string[]): number | undefined
   for (const name of names) if (typeof row?.[name] === 'number') return row[name];
   return undefined;
 };
-const rowsOf = (data: unknown): Row[] =>
-  Array.isArray(data)
-    ? data.filter((r): r is Row => typeof r === 'object' && r !== null)
-    : typeof data === 'object' && data !== null
-      ? [data as Row]
-      : [];
+const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * The rows of a payload: a list, the list a wrapper holds, or one record, bare or under
+ * `rows` as some upstreams wrap even a single object (`{data: {rows: {...}}}`).
+ */
+const rowsOf = (data: unknown): Row[] => {
+  const listed = rowsIn(data);
+  if (listed) return listed.filter(isRow);
+  if (!isRow(data)) return [];
+  const inner = data['rows'];
+  return Object.keys(data).length === 1 && isRow(inner) ? [inner] : [data];
+};
 
 const args = z.object({
   tickers: z.string().max(200).optional(),
@@ -50,9 +59,7 @@ function refuse(message: string, hint: string): ApiError {
 }
 
 function parseArgs(raw: Record<string, unknown>): { tickers: string[] | undefined; sector: string | undefined; measure: Measure } {
-  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null && v !== undefined));
-  const unknown = Object.keys(cleaned).filter((k) => !['tickers', 'sector', 'measure'].includes(k));
-  if (unknown.length > 0) throw refuse(`Unknown parameter ${quoteValue(unknown[0])}.`, 'Accepted parameters: tickers, sector, measure.');
+  const cleaned = ownArguments(raw, ['tickers', 'sector', 'measure']);
   const parsed = args.safeParse(cleaned);
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'arguments');
@@ -83,6 +90,28 @@ function parseArgs(raw: Record<string, unknown>): { tickers: string[] | undefine
   return { tickers: list, sector, measure: measure ?? 'both' };
 }
 
+/**
+ * What the answers read say together, as every tool's meta says it for one: the upstream
+ * requests spent (units; a cached answer costs none), their ids for support, and the
+ * lowest rate and quota left any of them reported.
+ */
+function readMeta(read: readonly ResultMeta[]): Record<string, unknown> {
+  const ids = [...new Set(read.map((m) => m.request_id).filter((id): id is string => id !== undefined))];
+  const lowest = (values: (number | undefined)[]): number | undefined => {
+    const known = values.filter((v): v is number => v !== undefined);
+    return known.length > 0 ? Math.min(...known) : undefined;
+  };
+  const rate = lowest(read.map((m) => m.rate_limit_remaining));
+  const quota = lowest(read.map((m) => m.quota_remaining));
+  return {
+    units: read.filter((m) => !m.cache_hit).length,
+    ...(ids[0] !== undefined ? { request_id: ids[0] } : {}),
+    ...(ids.length > 1 ? { request_ids: ids } : {}),
+    ...(rate !== undefined ? { rate_limit_remaining: rate } : {}),
+    ...(quota !== undefined ? { quota_remaining: quota } : {}),
+  };
+}
+
 export function registerVolatilityCompare(server: McpServer, deps: CompareDeps): void {
   server.registerTool(
     COMPARE_TOOL,
@@ -111,8 +140,11 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
           // A scope discover says the key lacks is refused here, as the tools themselves do.
           const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
           if (outOfScope) throw outOfScope;
-          return deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal });
+          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal });
+          read.push(answer.meta);
+          return answer;
         };
+        const read: ResultMeta[] = [];
         const notices: string[] = [];
         let names = tickers ?? [];
         if (sector) {
@@ -168,6 +200,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
           data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
           ...(failed.length > 0 ? { failed } : {}),
           meta: {
+            ...readMeta(read),
             covers: sector ? `sector ${sector}` : names.join(','),
             truncated: false,
             ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),

@@ -73,7 +73,7 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
     const envelope = errorEnvelope({
       code,
       requestId: c.get('requestId') ?? null,
-      docsBase: `${sim.origin}${DOCS_PATH}`,
+      docsBase: sim.docsUrl ?? `${sim.origin}${DOCS_PATH}`,
       ...(details.message === undefined ? {} : { message: details.message }),
       ...(details.hint === undefined ? {} : { hint: details.hint }),
       ...(details.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: details.retryAfterSeconds }),

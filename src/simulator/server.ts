@@ -41,6 +41,8 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Which reading of the spec's open points to serve (dialect.ts); default MARKET_DATA_SIM_DIALECT, else the spec's own. */
   dialect?: string;
+  /** Where an error's `docs_url` points (`#CODE` appended); default this simulator's own origin, gone when it stops. */
+  docsUrl?: string;
 }
 
 export interface RequestRecord {
@@ -72,6 +74,7 @@ export class SimulatedApi {
   readonly materializationMs: number;
   readonly now: () => number;
   readonly dialect: Dialect;
+  readonly docsUrl: string | undefined;
   maxInFlightSeen = 0;
   origin = 'http://127.0.0.1';
   private readonly ceilingBytes: number;
@@ -103,6 +106,7 @@ export class SimulatedApi {
     this.ceilingBytes = options.responseCeilingBytes ?? 256 * 1024;
     this.now = options.now ?? Date.now;
     this.dialect = options.dialect === undefined ? dialectFromEnv() : dialectNamed(options.dialect);
+    this.docsUrl = options.docsUrl;
     for (const [accountId, used] of Object.entries(options.quotaUsed ?? {})) this.accountLimits(accountId).quota.setUsed(used, this.now());
     this.app = buildApp(this, this.datasets);
   }

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createServer } from '../mcp/server.js';
+import { createServer, offeredToolCount } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { exitAfter } from './exit.js';
 
@@ -56,8 +56,5 @@ export function serveOverStdio(runtime: Runtime): void {
   process.stdin.once('end', () => shutdown(0));
   process.once('SIGINT', () => shutdown(0));
   process.once('SIGTERM', () => shutdown(0));
-  runtime.log.info(
-    { tools: runtime.registry.datasets().length + 1, demo: runtime.simulator !== undefined },
-    'market-data-mcp serving on stdio',
-  );
+  runtime.log.info({ tools: offeredToolCount(runtime.deps), demo: runtime.simulator !== undefined }, 'market-data-mcp serving on stdio');
 }

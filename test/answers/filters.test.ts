@@ -64,12 +64,12 @@ test('api_status opens with one line on calls, quota and what the key cannot use
       await session.answer('market_total_options_volume', {});
       const status = (await session.call('api_status', { details: true })).structuredContent as {
         summary: string;
-        cannot_use: { tool: string; reason: string }[];
+        cannot_use: Record<string, string[]>;
       };
       assert.equal(Object.keys(status)[0], 'summary');
       assert.match(status.summary, /calls left this minute/);
       assert.match(status.summary, /quota units left, resets \d{4}-/);
-      const blocked = status.cannot_use.map((u) => u.tool);
+      const blocked = Object.values(status.cannot_use).flat();
       assert.ok(blocked.includes('flow_ticker_overview'), 'admin-only tool listed');
       assert.ok(blocked.includes('shorts_short_screener'), 'out-of-scope tool listed');
       assert.match(status.summary, /Cannot use \d+ tools or toolsets: see cannot_use/);

@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import { payloadParts } from '../../src/api/payload-parts.js';
 import { get, withSimulator } from '../helpers/http.js';
 
 type Row = Record<string, unknown>;
-const rowsOf = (body: unknown): Row[] => (body as { data: Row[] }).data;
+/** The rows of an upstream body, in whichever dialect the simulator speaks. */
+const rowsOf = (body: unknown): Row[] => payloadParts(body).data as Row[];
 const num = (row: Row | undefined, name: string): number => Number(row?.[name]);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const sd = (xs: number[]): number => {

@@ -7,7 +7,7 @@ import { etIso, previousTradingDay, sessionOn, type Session } from '../calendar.
 import { priceAt, volumeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';
-import { limitOf, requireSymbol, type Generator, type Row } from './context.js';
+import { DatasetRefusal, limitOf, requireSymbol, stringParam, type Generator, type GeneratorContext, type Row } from './context.js';
 import { requestedSession } from './days.js';
 
 const LIT_VENUES = ['NASDAQ', 'NYSE', 'NYSE Arca', 'Cboe BZX', 'Cboe EDGX', 'IEX', 'MEMX'] as const;
@@ -83,19 +83,46 @@ export const litTradesRecent: Generator = (ctx) => {
   return { data: rows, asOf: end };
 };
 
+/**
+ * A dark-pool page's cursor: the session and the instant the next page reads before
+ * (prints are newest first). The spec leaves this endpoint's parameters open (note C);
+ * an upstream that pages its prints is what lets an early window of a busy name be read.
+ */
+const DARK_CURSOR = /^dp-(\d{4}-\d{2}-\d{2})-(\d{1,15})$/;
+
+function darkCursorOf(ctx: GeneratorContext): { session: Session; before: number } | undefined {
+  const raw = stringParam(ctx, 'cursor');
+  if (raw === undefined) return undefined;
+  const match = DARK_CURSOR.exec(raw);
+  const session = match?.[1] ? sessionOn(match[1]) : undefined;
+  const before = Number(match?.[2]);
+  if (!session || !(before > session.openAt && before <= session.closeAt))
+    throw new DatasetRefusal('VALIDATION_ERROR', 'The cursor is invalid.', 'Pass _meta.next_cursor of the previous page unchanged.');
+  return { session, before };
+}
+
 export const darkpoolByTicker: Generator = (ctx) => {
   const symbol = requireSymbol(ctx);
-  const session = requestedSession(ctx);
-  const end = Math.min(ctx.now, session.closeAt);
+  const resume = darkCursorOf(ctx);
+  const session = resume?.session ?? requestedSession(ctx);
+  const end = resume ? resume.before - 1 : Math.min(ctx.now, session.closeAt);
   const rows: Row[] = [];
   const limit = limitOf(ctx, 50);
   const median = medianDarkSize(ctx.seed, symbol, session);
+  let nextCursor: string | null = null;
+  let lastAt = end;
   for (const { session: day, at } of gridBackwards(session, end, DARK_SPACING_MS)) {
-    if (rows.length >= limit || day.date !== session.date) break;
+    if (day.date !== session.date) break;
     const random = seededRandom(ctx.seed, 'dark', symbol.ticker, at);
     if (random() < 0.35) continue;
+    if (rows.length >= limit) {
+      // A print of this session lies past the page: the next page reads from the last one shown.
+      nextCursor = `dp-${session.date}-${lastAt}`;
+      break;
+    }
     const size = Math.max(100, Math.round((median * Math.exp(DARK_SIZE_SIGMA * gaussian(random))) / 100) * 100);
     const price = round(priceAt(ctx.seed, symbol, at, day) * (1 + (random() - 0.5) * 0.001), 2);
+    lastAt = at;
     rows.push({
       price_usd: price,
       size,
@@ -105,5 +132,5 @@ export const darkpoolByTicker: Generator = (ctx) => {
       session_date_et: day.date,
     });
   }
-  return { data: rows, asOf: end };
+  return { data: rows, asOf: end, nextCursor };
 };

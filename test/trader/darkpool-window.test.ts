@@ -1,0 +1,122 @@
+/**
+ * A dark-pool time window against the prints the upstream returns, newest first and cut at
+ * the limit: a window before the first page is read back with the upstream's cursor until
+ * covered, units counting the pages; a window the prints read reach past is complete and
+ * says so. Without an upstream cursor, the part not read is named, and a larger limit is
+ * offered only when it would reach further.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { payloadParts } from '../../src/api/payload-parts.js';
+import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import type { ApiResult } from '../../src/api/client.js';
+import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
+import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/row-filters.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import { get, withSimulator } from '../helpers/http.js';
+import { connectV2 } from '../helpers/mcp.js';
+
+type Row = Record<string, unknown>;
+const darkpool = ((): DatasetDefinition => {
+  const found = DATASETS.find((d) => d.operationId === 'darkpool.by_ticker');
+  assert.ok(found);
+  return found;
+})();
+interface Answer {
+  data: Row[];
+  meta: { truncated: boolean; has_more?: boolean; more_rows?: string; notice?: string; units?: number };
+}
+const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const clockOf = (row: Row): string => ET.format(new Date(String(row['executed_at'])));
+/** A session that has closed, whatever the time of day the test runs. */
+const closedSession = (): string => previousTradingDay(tradingDayOnOrBefore(toEt(Date.now()).date));
+/** HH:MM `minutes` after `clock`. */
+const later = (clock: string, minutes: number): string => {
+  const [h = 0, m = 0] = clock.split(':').map(Number);
+  const total = h * 60 + m + minutes;
+  return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
+};
+
+/** Every print of the session, newest first, read from the upstream page by page with its own cursor. */
+async function wholeSession(sim: RunningSimulator, day: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 10; page += 1) {
+    const query = `limit=500&session_date=${day}${cursor ? `&cursor=${cursor}` : ''}`;
+    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query}`)).body);
+    rows.push(...(parts.data as Row[]));
+    cursor = parts.nextCursor;
+    if (!cursor) return rows;
+  }
+  throw new Error('the session did not end within 10 pages');
+}
+
+test('dark-pool time windows: read back with the upstream cursor until covered, complete, units counted; a window the first page covers costs one page', async () => {
+  await withSimulator({}, async (sim) => {
+    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
+    const day = closedSession();
+    const call = async (args: Record<string, unknown>): Promise<Answer> => {
+      const mark = sim.api.requests.length;
+      const result = await client.callTool({
+        name: 'darkpool_by_ticker',
+        arguments: { ticker: 'AAPL', session_date: day, fields: ['executed_at', 'notional_usd', 'size'], ...args },
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result).slice(0, 300));
+      const answer = result.structuredContent as Answer;
+      const pages = sim.api.requests.slice(mark).filter((r) => r.path.startsWith('/v1/darkpool/') && r.charged).length;
+      assert.equal(answer.meta.units, pages, 'units count the pages read');
+      return answer;
+    };
+    try {
+      const session = await wholeSession(sim, day);
+      const firstPage = session.slice(0, 500);
+      const oldest = firstPage.map(clockOf).reduce((a, b) => (b < a ? b : a));
+      assert.ok(oldest > '10:30', `the newest 500 prints reach back to ${oldest}: the early window below must lie before them`);
+
+      const covered = await call({ from_time: later(oldest, 30), min_notional_usd: 1_000_000 });
+      assert.equal(covered.meta.units, 1, 'one page covers it');
+      assert.equal(covered.meta.has_more, false, 'the prints read reach past the window: nothing of it is left');
+      const inLate = firstPage.filter((r) => clockOf(r) >= later(oldest, 30) && Number(r['notional_usd']) >= 1_000_000);
+      assert.ok(inLate.length > 0);
+      assert.equal(covered.data.length, inLate.length, 'exactly the prints of the window');
+
+      const early = await call({ from_time: '09:30', to_time: '10:30', min_size: 5000 });
+      assert.ok(
+        sim.api.requests.some((r) => r.path.startsWith('/v1/darkpool/') && /(^|&)cursor=/.test(r.query)),
+        "read back past the first page with the upstream's cursor",
+      );
+      assert.equal(early.meta.has_more, false, 'the window is complete');
+      const inEarly = session.filter((r) => clockOf(r) >= '09:30' && clockOf(r) <= '10:30' && Number(r['size']) >= 5000);
+      assert.ok(inEarly.length > 0);
+      assert.deepEqual(
+        early.data.map((r) => r['executed_at']),
+        inEarly.map((r) => r['executed_at']),
+        'every print of the window, none from outside it',
+      );
+    } finally {
+      await close();
+    }
+  });
+});
+
+test('without an upstream cursor, a window past the prints read says which part was not read, with no advice that cannot reach it', () => {
+  const at = (clock: string): string => `2026-11-20T${clock}:00-05:00`;
+  const page: ApiResult = {
+    data: ['16:00', '14:00', '12:00'].map((clock) => ({ executed_at: at(clock), size: 100 })),
+    meta: { operation_id: 'darkpool.by_ticker', cache_hit: false, age_seconds: 0, truncated: true },
+  };
+  const filter = (args: Record<string, unknown>): RowFilter => {
+    const made = rowFilterOf(darkpool, args);
+    assert.ok(made);
+    return made;
+  };
+  const atMax = applyRowFilter(page, filter({ from_time: '09:30', to_time: '10:30' }), { limit: 500, limitMax: 500 });
+  assert.deepEqual(atMax.result.data, []);
+  assert.match(atMax.moreRows ?? '', /None of the window 09:30 to 10:30 ET was read.*12:00 ET/);
+  assert.doesNotMatch(atMax.moreRows ?? '', /ask a larger limit/);
+  const below = applyRowFilter(page, filter({ from_time: '10:00' }), { limit: 100, limitMax: 500 });
+  assert.match(below.moreRows ?? '', /not read.*ask a larger limit, up to 500/);
+  const reached = applyRowFilter(page, filter({ from_time: '13:00' }), { limit: 500, limitMax: 500 });
+  assert.equal(reached.result.meta.truncated, false, 'the prints not read lie before the window');
+  assert.equal(reached.moreRows, undefined);
+});
