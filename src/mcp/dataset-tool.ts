@@ -3,7 +3,8 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { upstreamRoles } from '../catalog/param-roles.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
@@ -13,6 +14,7 @@ import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
+import { localValues, readLocally, readsLocally, type LocalRead } from './local-pages.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
@@ -143,8 +145,11 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const { args: resolved, paging } = pagingOf(dataset, given);
   const checked = validateToolArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
+  // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
+  const local = readsLocally(dataset) ? localValues(dataset, resolved) : undefined;
+  const asked = local ? { ...checked.query, ...local } : checked.query;
   // Known empty by the calendar: answered here, for free, saying why.
-  const empty = knownEmptyDates(checked.query, Date.now(), followsSessions(dataset));
+  const empty = knownEmptyDates(asked, Date.now(), followsSessions(dataset));
   if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
@@ -152,17 +157,24 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   if (known && unknownBefore.length > 0) throw unknownFieldsError(unknownBefore, [...known], 'before');
 
   const rowFilter = rowFilterOf(dataset, resolved);
-  const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const fetched = await deps.client
-    .dataset(dataset, checked.ticker, sent, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
-    .catch(async (error: unknown) => {
-      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
-    });
+  const sent = rowFilter && !local ? filteredQuery(dataset, checked.query, resolved) : checked.query;
+  const callOptions = { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) };
+  let pages: LocalRead | undefined;
+  const fetched = await (
+    local
+      ? readLocally(dataset, checked.ticker, withoutCursor(dataset, checked.query), local, paging ?? NO_PAGING, rowFilter, {
+          client: deps.client,
+          ...callOptions,
+        }).then((read) => (pages = read).result)
+      : deps.client.dataset(dataset, checked.ticker, sent, callOptions)
+  ).catch(async (error: unknown) => {
+    throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+  });
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
-  const result = rowFilter ? applyRowFilter(noticed, rowFilter) : noticed;
+  const result = rowFilter && !pages ? applyRowFilter(noticed, rowFilter) : noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
   const shaped = (answer: CallToolResult): CallToolResult => {
@@ -177,11 +189,13 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       work,
       budgetTokens: deps.resultTokens,
       simulated: deps.simulated,
-      paging,
-      covers: shapingCovers(checked.query),
+      // Rows gathered over pages start where the cursor pointed: nothing of them to skip again.
+      paging: pages && paging ? { ...paging, skip: 0 } : paging,
+      covers: shapingCovers(asked),
       ...adviceOf(dataset),
-      used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
-      limit: typeof checked.query['limit'] === 'number' ? checked.query['limit'] : undefined,
+      used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
+      limit: typeof asked['limit'] === 'number' ? asked['limit'] : undefined,
+      ...(pages ? { cursorAfter: pages.cursorAfter, units: pages.units } : {}),
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);
@@ -202,6 +216,16 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, sent);
     throw error;
   }
+}
+
+/** A tool that takes no cursor: read from the first page, no cursor handed back. */
+const NO_PAGING = { base: undefined, upstreamCursor: undefined, skip: 0 };
+
+/** The query less the upstream's cursor: the local reader sets it page by page. */
+function withoutCursor(dataset: DatasetDefinition, query: QueryValues): QueryValues {
+  const name = upstreamRoles(dataset).cursor;
+  if (name === undefined) return query;
+  return Object.fromEntries(Object.entries(query).filter(([key]) => key !== name));
 }
 
 function unknownFieldsNotice(unknown: readonly string[], available: readonly string[]): string {
@@ -267,12 +291,17 @@ const advice = new WeakMap<DatasetDefinition, Advice>();
 function adviceOf(dataset: DatasetDefinition): Advice {
   const known = advice.get(dataset);
   if (known) return known;
-  const filters = Object.entries(dataset.query)
+  // The tool's parameters, those applied here included: advice names what the agent can send.
+  const offered = {
+    ...dataset.query,
+    ...Object.fromEntries((dataset.localParams ?? []).flatMap((n) => (dataset.shaping?.[n] ? [[n, dataset.shaping[n]]] : []))),
+  };
+  const filters = Object.entries(offered)
     .filter(([name, schema]) => !NOT_NARROWING.has(name) && schema.safeParse(undefined).success)
     .map(([name]) => name);
-  const has = new Set([...filters, ...('limit' in dataset.query ? ['limit'] : []), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
+  const has = new Set([...filters, ...('limit' in offered ? ['limit'] : []), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
   const usual = USUAL_NARROWING.filter((name) => has.has(name));
-  const limitSchema = dataset.query['limit'];
+  const limitSchema = offered['limit'];
   const max = limitSchema ? paramJsonSchema(limitSchema).schema['maximum'] : undefined;
   const made: Advice = {
     narrowing: [...usual, ...[...has].filter((name) => !usual.includes(name))],

@@ -81,6 +81,10 @@ export interface ShapeOptions {
   now?: number | undefined;
   /** Filled with what trimming cost, when given. */
   work?: ShapingWork | undefined;
+  /** Where the rows were gathered here over several upstream pages (src/mcp/local-pages.ts): the cursor after the first `kept`. */
+  cursorAfter?: ((kept: number) => string | undefined) | undefined;
+  /** Upstream requests the answer spent, when not one (a cache hit: none). */
+  units?: number | undefined;
 }
 
 function isRow(value: unknown): value is Row {
@@ -127,7 +131,7 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
     as_of: asOf,
     covers: options.covers ?? 'latest',
     data_source: dataSourceOf(meta),
-    units: meta.cache_hit ? 0 : 1,
+    units: options.units ?? (meta.cache_hit ? 0 : 1),
     ...(options.simulated ? { simulated: true } : {}),
   };
 }
@@ -195,6 +199,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const leftByApi = result.meta.truncated && !upstreamNext;
 
   const cursorAfter = (kept: number): string | undefined => {
+    if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
     if (kept < rows.length)
       return encodePageCursor({ ...paging.base, ...(paging.upstreamCursor ? { u: paging.upstreamCursor } : {}), s: skip + kept });

@@ -76,6 +76,10 @@ function fingerprint(d: DatasetDefinition): string {
     d.onDemand,
     d.cacheClass,
     d.response !== undefined,
+    // Where each parameter goes (renamed, or applied here): the same tool, another behaviour.
+    d.upstreamNames ?? null,
+    d.localParams ?? null,
+    d.shaping ? Object.keys(d.shaping) : null,
   ]);
 }
 

@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { upstreamQuery } from '../../src/catalog/upstream-names.js';
 import { MarketDataClient } from '../../src/api/client.js';
 import { ConfigSchema } from '../../src/config.js';
 import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
@@ -50,7 +51,11 @@ for (const [form, rename] of Object.entries(FORMS)) {
     assert.deepEqual(report.datasets.map((d) => d.operationId).sort(), DATASETS.map((d) => d.operationId).sort());
     const bound = report.datasets.find((d) => d.path === DEALER);
     assert.ok(bound?.toolOutput, 'the dealer keeps its output and shaping');
-    assert.deepEqual(Object.keys(bound.query), ['page_token'], "the dealer's upstream parameters are the document's");
+    assert.deepEqual(
+      Object.keys(upstreamQuery(bound, Object.fromEntries(Object.keys(bound.query).map((name) => [name, 'x'])))),
+      ['page_token'],
+      "the dealer's upstream parameters are the document's",
+    );
   });
 }
 
