@@ -102,6 +102,11 @@ export interface ImportOptions {
    * for the disk copy, which holds only the operations once accepted.
    */
   fresh?: boolean;
+  /**
+   * Retirements the disk copy carries, made on a fresh document's evidence: still retired
+   * while the copy lacks their path.
+   */
+  retired?: ImportReport['retired'];
 }
 
 /** Share of the catalog's paths a document must list before absence counts as retirement. */
@@ -437,9 +442,12 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   // A dataset whose operation came garbled keeps our definition. One the document does not
   // list is retired only on evidence: a fresh document that lists most of the catalog's paths.
   const complete = options.fresh !== false && present.size > catalog.length * COMPLETE_SHARE;
+  const retiredBefore = new Map((options.retired ?? []).map((r) => [r.operationId, r.reason]));
   for (const dataset of catalog) {
     if (seen.has(dataset.operationId)) continue;
-    if (present.has(dataset.path) || !complete) {
+    const before = present.has(dataset.path) ? undefined : retiredBefore.get(dataset.operationId);
+    if (before !== undefined) report.retired.push({ operationId: dataset.operationId, reason: before });
+    else if (present.has(dataset.path) || !complete) {
       if (!present.has(dataset.path)) report.keptAbsent.push(dataset.operationId);
       report.datasets.push(dataset);
     } else
