@@ -90,9 +90,14 @@ const DIALECTS: Record<DialectName, Dialect> = {
     dealerPaging: { limit: 'limit', cursor: 'cursor' },
     fixedPageSize: undefined,
     params: { tickers: 'symbols', from: 'start', to: 'end', session_date: 'date' },
-    // A whole list comes bare (nothing to say after it); a page or a cut list keeps its meta.
+    // A whole list comes bare (nothing to say after it); a page or a cut list keeps its meta;
+    // a single object (a score, a rate) is the data itself.
     wrap: (data, meta, next) =>
-      Array.isArray(data) && !next && meta['truncated'] !== true ? data : { data: { rows: data }, meta: { ...meta, next_cursor: next } },
+      !Array.isArray(data)
+        ? { data, meta: { ...meta, next_cursor: next } }
+        : !next && meta['truncated'] !== true
+          ? data
+          : { data: { rows: data }, meta: { ...meta, next_cursor: next } },
     rateHeaders: true,
   },
 };
