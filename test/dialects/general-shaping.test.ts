@@ -11,6 +11,7 @@ import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { DATASETS } from '../../src/catalog/index.js';
 import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
 import { toolNameOf } from '../../src/mcp/dataset-tool.js';
+import { latestSession, previousTradingDay } from '../../src/simulator/calendar.js';
 import { DIALECT_NAMES, type DialectName } from '../../src/simulator/dialect.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { get, withSimulator } from '../helpers/http.js';
@@ -193,6 +194,26 @@ for (const dialect of DIALECT_NAMES) {
         );
         assert.deepEqual([...(first.data as Row[]), ...rest].map(keyOf), screener.map(keyOf), `${dialect}: the whole list once`);
       }
+    });
+  });
+
+  test(`${dialect}: a session asked of a general tool goes upstream under the document's name for it, and answers that session's rows`, async () => {
+    await inDialect(dialect, async (sim, call) => {
+      const listed = await listedParameters(sim);
+      const path = '/v1/market/oi-change';
+      const sessionName = (listed.get(path) ?? []).find((p) => ['session_date', 'sessionDate', 'date'].includes(p.name))?.name;
+      assert.ok(sessionName, `${dialect}: the document offers a session on ${path}`);
+      const older = previousTradingDay(latestSession(Date.now()).date);
+      const direct = await get(sim, `${path}?${new URLSearchParams({ [sessionName]: older }).toString()}`, KEY);
+      const expected = (rowsIn(payloadParts(direct.body).data) ?? []) as Row[];
+      const before = sim.api.requests.length;
+      const answer = await call('market_oi_change', { session_date: older, limit: 5 });
+      const sent = sim.api.requests.slice(before).filter((r) => r.path === path);
+      assert.ok(
+        sent.some((r) => new URLSearchParams(r.query).get(sessionName) === older),
+        `${dialect}: sent as ${sessionName}=${older}`,
+      );
+      assert.deepEqual((answer.data as Row[]).map(keyOf), expected.slice(0, 5).map(keyOf), `${dialect}: that session's first rows`);
     });
   });
 }
