@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { upstreamQuery } from '../catalog/upstream-names.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestedDeeperThan, redactEverywhere, sanitizeDeep, sanitizeText } from '../sanitize.js';
@@ -418,7 +419,8 @@ function datasetTarget(dataset: DatasetDefinition, ticker: string | undefined, q
     operationId: dataset.operationId,
     path: dataset.path,
     ticker,
-    query,
+    // Sent under the upstream's own names (its document may say `pageSize` for our `limit`).
+    query: upstreamQuery(dataset, query),
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
     capability: dataset.capability ?? dataset.operationId,
   };

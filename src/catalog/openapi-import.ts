@@ -14,6 +14,7 @@
 import * as z from 'zod';
 import { DATASETS } from './datasets.js';
 import { paramJsonSchema } from './openapi.js';
+import { roleOf } from './param-roles.js';
 import * as p from './params.js';
 import { compileUpstreamPattern } from './upstream-pattern.js';
 import { registryEnumValue, registryPath, registryText } from './registry-text.js';
@@ -24,7 +25,10 @@ const UPSTREAM_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
 /** Ours: dotted snake_case, which the MCP layer turns into a tool name. */
 const PORTABLE_ID = /^[a-z][a-z0-9_]{0,40}(\.[a-z0-9_]{1,40}){0,2}$/;
 const PATH = /^\/v1(\/([a-z0-9][a-z0-9_-]{0,40}|\{ticker\})){1,6}$/;
-const PARAM_NAME = /^[a-z][a-z0-9_]{0,40}$/;
+/** snake_case, camelCase or kebab-case: the tool takes it under its snake_case form. */
+const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,40}$/;
+/** Ours the upstream may leave out: applied here over its pages (src/mcp/local-pages.ts). */
+const LOCAL_CAPABLE = ['limit', 'tickers', 'side', 'session_date', 'from', 'to'] as const;
 const CACHE_CLASSES: readonly CacheClass[] = ['intraday', 'daily', 'filings', 'static'];
 const MAX_PARAMS = 20;
 /** Datasets the upstream may add beyond the catalog: enough for growth, not a 6 MB tools/list. */
@@ -39,7 +43,7 @@ const NOT_REVIEWED = '[not reviewed]';
 const META_PATHS = new Set(['/v1/discover', '/v1/health', '/v1/openapi.json']);
 
 const parameterSchema = z.object({
-  name: z.string().regex(PARAM_NAME, 'parameter name is not snake_case'),
+  name: z.string().regex(PARAM_NAME, 'parameter name is not a plain identifier'),
   in: z.enum(['path', 'query']),
   required: z.boolean().optional(),
   description: z.string().max(5000).optional(),
@@ -98,6 +102,11 @@ export interface ImportOptions {
    * for the disk copy, which holds only the operations once accepted.
    */
   fresh?: boolean;
+  /**
+   * Retirements the disk copy carries, made on a fresh document's evidence: still retired
+   * while the copy lacks their path.
+   */
+  retired?: ImportReport['retired'];
 }
 
 /** Share of the catalog's paths a document must list before absence counts as retirement. */
@@ -241,7 +250,34 @@ function convert(name: string, given: CleanSchema, builtIn: z.ZodType | undefine
 
 interface Parsed {
   ticker: z.ZodType<string> | undefined;
+  /** Under MCP-side names. */
   query: Record<string, z.ZodType>;
+  /** MCP-side name → the upstream's, where they differ. */
+  upstreamNames: Record<string, string>;
+}
+
+/** `pageSize`, `page-size` → `page_size`: the portable form a tool takes. */
+export function snakeName(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase();
+}
+
+/**
+ * The MCP-side name of an upstream parameter: a known dataset's own name for the role it
+ * plays (`symbols` is our `tickers`), when the document does not also list ours; else its
+ * snake_case form.
+ */
+function mcpNameOf(param: RawParameter, all: readonly RawParameter[], known: DatasetDefinition | undefined): string {
+  const role = roleOf(param.name, param.schema.type);
+  if (known && role && !Object.hasOwn(known.query, param.name)) {
+    const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(
+      ([name, schema]) => roleOf(name, jsonOf(schema)['type'] as string | undefined) === role,
+    );
+    if (ours && !all.some((other) => other.name === ours[0])) return ours[0];
+  }
+  return snakeName(param.name);
 }
 
 /** The operation's parameters; a known dataset's own schema is reused wherever the upstream states the same one. */
@@ -249,26 +285,44 @@ function parseParameters(path: string, params: readonly RawParameter[], known: D
   const names = new Set<string>();
   let ticker: z.ZodType<string> | undefined;
   const query: Record<string, z.ZodType> = {};
+  const upstreamNames: Record<string, string> = {};
   for (const param of params) {
-    if (names.has(param.name)) throw new Error(`parameter "${param.name}" is declared twice`);
-    names.add(param.name);
+    const name = param.in === 'path' ? param.name : mcpNameOf(param, params, known);
+    if (names.has(name)) throw new Error(`parameter "${registryText(param.name, 41)}" is declared twice`);
+    names.add(name);
     const clean = cleanSchema(param.schema);
-    const ours = param.name === 'ticker' && known?.ticker ? known.ticker : known?.query[param.name];
+    const ours = name === 'ticker' && known?.ticker ? known.ticker : known?.query[name];
     const oursRequired = ours !== undefined && (param.in === 'path' ? known?.ticker === ours : !ours.safeParse(undefined).success);
     const same =
       ours !== undefined &&
       oursRequired === (param.in === 'path' || param.required === true) &&
       canonical(jsonOf(ours)) === canonical(clean);
-    const schema = same && ours ? ours : toZod(param, clean, ours ?? BUILT_IN[param.name]);
+    const schema = same && ours ? ours : toZod({ ...param, name }, clean, ours ?? BUILT_IN[name]);
     if (param.in === 'path') {
       if (param.name !== 'ticker') throw new Error('path has parameters other than one {ticker}');
       ticker = schema as z.ZodType<string>;
     } else {
-      query[param.name] = schema;
+      query[name] = schema;
+      if (name !== param.name) upstreamNames[name] = param.name;
     }
   }
   if (path.includes('{ticker}') !== (ticker !== undefined)) throw new Error('path and parameters disagree on {ticker}');
-  return { ticker, query };
+  return { ticker, query, upstreamNames };
+}
+
+/**
+ * Ours the upstream does not offer, kept as MCP-side parameters and applied over its pages;
+ * a view tool (the dealer history) shapes everything itself already.
+ */
+function localParamsOf(known: DatasetDefinition, offered: Readonly<Record<string, z.ZodType>>): Record<string, z.ZodType> {
+  if (known.toolOutput) return {};
+  const local: Record<string, z.ZodType> = {};
+  for (const name of LOCAL_CAPABLE) {
+    const schema = known.query[name];
+    // A required one is the question itself (the tickers of a correlation), not a filter to apply here.
+    if (schema && !Object.hasOwn(offered, name) && schema.safeParse(undefined).success) local[name] = schema;
+  }
+  return local;
 }
 
 export function datasetsFromOpenApi(document: unknown, options: ImportOptions = {}): ImportReport {
@@ -352,12 +406,17 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
         // Marked, so that the agent weighs it as the registry's word, not ours.
         description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
         ...shape,
+        ...(Object.keys(params.upstreamNames).length > 0 ? { upstreamNames: params.upstreamNames } : {}),
         onDemand: op['x-on-demand'] === true,
         cacheClass: op['x-cache-class'] ?? 'daily',
       });
       continue;
     }
+    const local = localParamsOf(known, params.query);
+    const renamed = Object.keys(params.upstreamNames).length > 0;
     const unchanged =
+      !renamed &&
+      Object.keys(local).length === 0 &&
       known.path === path &&
       known.ticker === params.ticker &&
       Object.keys(known.query).length === Object.keys(params.query).length &&
@@ -368,7 +427,12 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     }
     // Upstream wins on path and parameters; reviewed text and behaviour flags stay ours.
     report.changed.push(operationId);
-    const merged: DatasetDefinition = { ...known, ...shape };
+    const merged: DatasetDefinition = {
+      ...known,
+      ...shape,
+      ...(renamed ? { upstreamNames: params.upstreamNames } : {}),
+      ...(Object.keys(local).length > 0 ? { localParams: Object.keys(local), shaping: { ...known.shaping, ...local } } : {}),
+    };
     // The ticker follows the upstream: one moved to the query is no longer a path parameter.
     if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
     report.datasets.push(merged);
@@ -378,9 +442,12 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   // A dataset whose operation came garbled keeps our definition. One the document does not
   // list is retired only on evidence: a fresh document that lists most of the catalog's paths.
   const complete = options.fresh !== false && present.size > catalog.length * COMPLETE_SHARE;
+  const retiredBefore = new Map((options.retired ?? []).map((r) => [r.operationId, r.reason]));
   for (const dataset of catalog) {
     if (seen.has(dataset.operationId)) continue;
-    if (present.has(dataset.path) || !complete) {
+    const before = present.has(dataset.path) ? undefined : retiredBefore.get(dataset.operationId);
+    if (before !== undefined) report.retired.push({ operationId: dataset.operationId, reason: before });
+    else if (present.has(dataset.path) || !complete) {
       if (!present.has(dataset.path)) report.keptAbsent.push(dataset.operationId);
       report.datasets.push(dataset);
     } else

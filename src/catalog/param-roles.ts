@@ -9,7 +9,7 @@ import type * as z from 'zod';
 import { paramJsonSchema } from './openapi.js';
 import type { DatasetDefinition, QueryShape } from './types.js';
 
-export type ParamRole = 'pageSize' | 'cursor' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers';
+export type ParamRole = 'pageSize' | 'cursor' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers' | 'side';
 
 /** Names seen for each role in public APIs, compared without case, `_`, `-` or `.`. */
 const NAMES: Record<ParamRole, readonly string[]> = {
@@ -19,6 +19,7 @@ const NAMES: Record<ParamRole, readonly string[]> = {
   rangeStart: ['from', 'start', 'start_date', 'date_from', 'from_date', 'since', 'begin'],
   rangeEnd: ['to', 'end', 'end_date', 'date_to', 'to_date', 'until'],
   tickers: ['tickers', 'symbols', 'ticker_list', 'symbol_list'],
+  side: ['side', 'transaction_type', 'trade_side'],
 };
 
 /** The JSON type each role needs: a page size that is text is not a page size. */
@@ -29,6 +30,7 @@ const TYPES: Record<ParamRole, readonly string[]> = {
   rangeStart: ['string'],
   rangeEnd: ['string'],
   tickers: ['string', 'array'],
+  side: ['string'],
 };
 
 const folded = (name: string): string => name.toLowerCase().replace(/[-_.]/g, '');
@@ -39,6 +41,12 @@ export type RoleNames = Partial<Record<ParamRole, string>>;
 function typeOf(schema: z.ZodType): string | undefined {
   const type = paramJsonSchema(schema).schema['type'];
   return typeof type === 'string' ? type : undefined;
+}
+
+/** The role a parameter of this name and JSON type plays, if any (camelCase, snake_case and kebab-case alike). */
+export function roleOf(name: string, type: string | undefined): ParamRole | undefined {
+  const key = folded(name);
+  return (Object.keys(NAMES) as ParamRole[]).find((role) => FOLDED[role].includes(key) && TYPES[role].includes(type ?? ''));
 }
 
 /** For each role, the upstream parameter that plays it (the first listed name wins). */

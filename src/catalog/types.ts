@@ -38,6 +38,16 @@ export interface DatasetDefinition {
    * over pages, cursors over trimmed pages). A name also in `query` is advertised as here.
    */
   readonly shaping?: QueryShape;
+  /**
+   * MCP-side name → the upstream's own, where its document names a parameter otherwise
+   * (`pageSize` for `limit`, `symbols` for `tickers`): the tool keeps its portable name.
+   */
+  readonly upstreamNames?: Readonly<Record<string, string>>;
+  /**
+   * Parameters of ours the upstream's document does not offer (a page size, a ticker list,
+   * a side, a session or range): in `shaping`, applied here over the upstream's pages.
+   */
+  readonly localParams?: readonly string[];
   /** Schema of the `data` the tool answers with, when it differs from the response's. */
   readonly toolOutput?: z.ZodType;
 }

@@ -100,7 +100,7 @@ export function screenToolArguments(
     if (HOST_CONTROL_PROPERTIES.includes(name)) continue;
     const declared =
       (name === 'ticker' && dataset.ticker !== undefined) ||
-      Object.hasOwn(dataset.query, name) ||
+      Object.hasOwn(takenQuery(dataset), name) ||
       (extra.includes(name) && !PROTOTYPE_KEYS.has(name));
     if (!declared) return refuseUnknown(dataset, name, acceptedParams(dataset, extra), 'agent');
     if (value !== null) Object.defineProperty(screened, name, { value, enumerable: true, writable: true, configurable: true });
@@ -141,8 +141,21 @@ export function validateAgentParam(
 /** Every parameter a tool takes, in the order the schema lists them. */
 export function acceptedParams(dataset: DatasetDefinition, extra: readonly string[] = []): string[] {
   return [
-    ...new Set([...(dataset.ticker ? ['ticker'] : []), ...Object.keys(dataset.query), ...Object.keys(dataset.shaping ?? {}), ...extra]),
+    ...new Set([
+      ...(dataset.ticker ? ['ticker'] : []),
+      ...Object.keys(takenQuery(dataset)),
+      ...Object.keys(dataset.shaping ?? {}),
+      ...extra,
+    ]),
   ];
+}
+
+/**
+ * The upstream parameters an agent may name: none for a tool that answers with its own
+ * shape (the dealer history drives the upstream's paging itself, under the upstream's names).
+ */
+function takenQuery(dataset: DatasetDefinition): DatasetDefinition['query'] {
+  return dataset.toolOutput ? {} : dataset.query;
 }
 
 function refuseUnknown(

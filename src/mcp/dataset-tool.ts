@@ -3,7 +3,7 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
@@ -14,6 +14,7 @@ import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } 
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
+import { localValues, readLocally, readsLocally, type LocalRead } from './local-pages.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
@@ -146,8 +147,11 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const { args: resolved, paging } = pagingOf(dataset, given);
   const checked = validateToolArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
+  // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
+  const local = readsLocally(dataset) ? localValues(dataset, resolved) : undefined;
+  const asked = local ? { ...checked.query, ...local } : checked.query;
   // Known empty by the calendar: answered here, for free, saying why.
-  const empty = knownEmptyDates(checked.query, Date.now(), followsSessions(dataset));
+  const empty = knownEmptyDates(asked, Date.now(), followsSessions(dataset));
   if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query, deps.document?.()) : undefined;
@@ -157,23 +161,44 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     throw unknownFieldsError(unknownBefore, [...known.names], 'before');
 
   const rowFilter = rowFilterOf(dataset, resolved);
-  const sent = rowFilter ? filteredQuery(dataset, checked.query, resolved) : checked.query;
-  const fetchPage = (query: typeof sent) =>
-    deps.client
-      .dataset(dataset, checked.ticker, query, { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) })
-      .catch(async (error: unknown) => {
-        throw await withScopeAlternatives(deps.client, dataset.operationId, error);
-      });
-  // A time window past the first page is read on with the upstream's cursor, when it has one.
-  const cursorName = upstreamRoles(dataset).cursor;
-  const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
-  const { result: fetched, units } = await readWindow(await fetchPage(sent), rowFilter, nextPage);
+  const sent = rowFilter && !local ? filteredQuery(dataset, checked.query, resolved) : checked.query;
+  const callOptions = { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) };
+  const withAlternatives = async (error: unknown): Promise<never> => {
+    throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+  };
+  const fetchPage = (query: typeof sent) => deps.client.dataset(dataset, checked.ticker, query, callOptions).catch(withAlternatives);
+  let pages: LocalRead | undefined;
+  let windowUnits: number | undefined;
+  let fetched: Awaited<ReturnType<typeof fetchPage>>;
+  if (local) {
+    const localDeps = { client: deps.client, ...callOptions };
+    pages = await readLocally(
+      dataset,
+      checked.ticker,
+      withoutCursor(dataset, checked.query),
+      local,
+      paging ?? NO_PAGING,
+      rowFilter,
+      localDeps,
+    ).catch(withAlternatives);
+    fetched = pages.result;
+  } else {
+    // A time window past the first page is read on with the upstream's cursor, when it has one.
+    const cursorName = upstreamRoles(dataset).cursor;
+    const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
+    const read = await readWindow(await fetchPage(sent), rowFilter, nextPage);
+    fetched = read.result;
+    windowUnits = read.units;
+  }
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
-  const sentLimit = typeof sent['limit'] === 'number' ? sent['limit'] : undefined;
-  const filtered = rowFilter ? applyRowFilter(noticed, rowFilter, { limit: sentLimit, limitMax: adviceOf(dataset).limitMax }) : undefined;
+  // The limit sent: a row filter may have asked the upstream for a larger page than the call set.
+  const limitSource = local ? asked : sent;
+  const sentLimit = typeof limitSource['limit'] === 'number' ? limitSource['limit'] : undefined;
+  const filtered =
+    rowFilter && !pages ? applyRowFilter(noticed, rowFilter, { limit: sentLimit, limitMax: adviceOf(dataset).limitMax }) : undefined;
   const result = filtered?.result ?? noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
@@ -189,14 +214,15 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       work,
       budgetTokens: deps.resultTokens,
       simulated: deps.simulated,
-      paging,
-      covers: shapingCovers(checked.query),
+      // Rows gathered over pages start where the cursor pointed: nothing of them to skip again.
+      paging: pages && paging ? { ...paging, skip: 0 } : paging,
+      covers: shapingCovers(asked),
       ...adviceOf(dataset),
-      used: [...Object.keys(checked.query).filter((name) => checked.query[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
-      // The limit sent: a row filter may have asked for a larger page than the call set.
+      used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: sentLimit,
       moreRows: filtered?.moreRows,
-      units,
+      units: pages ? pages.units : windowUnits,
+      ...(pages ? { cursorAfter: pages.cursorAfter } : {}),
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);
@@ -217,6 +243,16 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, sent);
     throw error;
   }
+}
+
+/** A tool that takes no cursor: read from the first page, no cursor handed back. */
+const NO_PAGING = { base: undefined, upstreamCursor: undefined, skip: 0 };
+
+/** The query less the upstream's cursor: the local reader sets it page by page. */
+function withoutCursor(dataset: DatasetDefinition, query: QueryValues): QueryValues {
+  const name = upstreamRoles(dataset).cursor;
+  if (name === undefined) return query;
+  return Object.fromEntries(Object.entries(query).filter(([key]) => key !== name));
 }
 
 function unknownFieldsNotice(unknown: readonly string[], available: readonly string[]): string {
@@ -285,12 +321,17 @@ const advice = new WeakMap<DatasetDefinition, Advice>();
 function adviceOf(dataset: DatasetDefinition): Advice {
   const known = advice.get(dataset);
   if (known) return known;
-  const filters = Object.entries(dataset.query)
+  // The tool's parameters, those applied here included: advice names what the agent can send.
+  const offered = {
+    ...dataset.query,
+    ...Object.fromEntries((dataset.localParams ?? []).flatMap((n) => (dataset.shaping?.[n] ? [[n, dataset.shaping[n]]] : []))),
+  };
+  const filters = Object.entries(offered)
     .filter(([name, schema]) => !NOT_NARROWING.has(name) && schema.safeParse(undefined).success)
     .map(([name]) => name);
-  const has = new Set([...filters, ...('limit' in dataset.query ? ['limit'] : []), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
+  const has = new Set([...filters, ...('limit' in offered ? ['limit'] : []), ...(supportsFields(dataset) ? [FIELDS_PARAM] : [])]);
   const usual = USUAL_NARROWING.filter((name) => has.has(name));
-  const limitSchema = dataset.query['limit'];
+  const limitSchema = offered['limit'];
   const max = limitSchema ? paramJsonSchema(limitSchema).schema['maximum'] : undefined;
   const made: Advice = {
     narrowing: [...usual, ...[...has].filter((name) => !usual.includes(name))],

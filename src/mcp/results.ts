@@ -85,6 +85,8 @@ export interface ShapeOptions {
   now?: number | undefined;
   /** Filled with what trimming cost, when given. */
   work?: ShapingWork | undefined;
+  /** Where the rows were gathered here over several upstream pages (src/mcp/local-pages.ts): the cursor after the first `kept`. */
+  cursorAfter?: ((kept: number) => string | undefined) | undefined;
 }
 
 function isRow(value: unknown): value is Row {
@@ -199,6 +201,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const leftByApi = result.meta.truncated && !upstreamNext;
 
   const cursorAfter = (kept: number): string | undefined => {
+    if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
     if (kept < rows.length)
       return encodePageCursor({ ...paging.base, ...(paging.upstreamCursor ? { u: paging.upstreamCursor } : {}), s: skip + kept });

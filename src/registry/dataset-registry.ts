@@ -7,6 +7,7 @@
  * changed and removed.
  */
 import { createHash } from 'node:crypto';
+import * as z from 'zod';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,10 @@ function fingerprint(d: DatasetDefinition): string {
     d.onDemand,
     d.cacheClass,
     d.response !== undefined,
+    // Where each parameter goes (renamed, or applied here): the same tool, another behaviour.
+    d.upstreamNames ?? null,
+    d.localParams ?? null,
+    d.shaping ? Object.keys(d.shaping) : null,
   ]);
 }
 
@@ -173,6 +178,8 @@ export class DatasetRegistry {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
+        // Only our own disk copy carries retirements: an upstream's document saying so is no evidence.
+        ...(fresh ? {} : { retired: retiredOf(source) }),
       });
     return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document);
   }
@@ -200,7 +207,9 @@ export class DatasetRegistry {
       kept_though_absent: report.keptAbsent,
       skipped: report.skipped.slice(0, 20),
     };
-    const accepted = acceptedDocument(document, report.accepted);
+    // What a fresh document retired goes to disk with it: the copy alone is no evidence, but
+    // the evidence it was accepted on still holds at the next start.
+    const accepted = acceptedDocument(document, report.accepted, report.retired);
     this.lastDocument = accepted;
     this.lastText = text;
     const change = this.reconcile(report.datasets);
@@ -296,12 +305,26 @@ export class DatasetRegistry {
   }
 }
 
-/** The document with only the operations we took (and the meta endpoints), its text cleaned. */
-function acceptedDocument(document: unknown, acceptedPaths: readonly string[]): unknown {
+/** The document with only the operations we took (and the meta endpoints), its text cleaned, and what it retired. */
+function acceptedDocument(document: unknown, acceptedPaths: readonly string[], retired: ImportReport['retired']): unknown {
   const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
   const keep = new Set([...acceptedPaths, '/v1/discover', '/v1/health', '/v1/openapi.json']);
   const paths = Object.fromEntries(Object.entries(source.paths ?? {}).filter(([path]) => keep.has(path)));
-  return sanitizeDeep({ ...source, paths });
+  // The upstream's own key of that name, if any, is not ours: replaced, never carried over.
+  const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== RETIRED_KEY));
+  return { ...(sanitizeDeep({ ...rest, paths }) as Record<string, unknown>), ...(retired.length > 0 ? { [RETIRED_KEY]: retired } : {}) };
+}
+
+/** Where the disk copy keeps what the fresh document it was made of retired. */
+const RETIRED_KEY = 'x-market-data-mcp-retired';
+
+const retiredSchema = z.array(z.object({ operationId: z.string().max(100), reason: z.string().max(300) })).max(100);
+
+/** The retirements a disk copy carries; none when it carries none, or nothing we wrote. */
+function retiredOf(document: unknown): ImportReport['retired'] {
+  const value = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)[RETIRED_KEY] : undefined;
+  const parsed = retiredSchema.safeParse(value);
+  return parsed.success ? parsed.data : [];
 }
 
 /** The import of the catalog's own document, known without importing it. */

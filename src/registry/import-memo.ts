@@ -179,7 +179,7 @@ function fromRecord(record: ImportRecord, document: unknown, importNow: ImportNo
 
 /**
  * A dataset whose text is known and whose parameters are imported when first read: the
- * fields the tool list needs are plain, `ticker` and `query` (and, for a catalog dataset
+ * fields the tool list needs are plain, `ticker`, `query` and where its parameters go (and, for a catalog dataset
  * the upstream changed, the catalog's own fields) come from the import of its operation.
  */
 function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): DatasetDefinition {
@@ -194,7 +194,8 @@ function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): Dat
     onDemand: entry.onDemand,
     cacheClass: entry.cacheClass,
   } as DatasetDefinition;
-  for (const field of ['ticker', 'query'] as const)
+  // Where parameters go (renamed, applied here) is part of the import, not of the catalog.
+  for (const field of ['ticker', 'query', 'shaping', 'upstreamNames', 'localParams'] as const)
     Object.defineProperty(dataset, field, { enumerable: true, configurable: true, get: () => full()[field] });
   return dataset;
 }

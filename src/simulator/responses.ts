@@ -4,7 +4,8 @@
  */
 import { buildOpenApiDocument, scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
-import { publishedDataset, type Dialect } from './dialect.js';
+import { pagesAtFixedSize, publishedDataset, type Dialect } from './dialect.js';
+import { fixedSizePage } from './fixed-pages.js';
 import { ApiRefusal } from './api-error.js';
 import { latestSession } from './calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
@@ -47,7 +48,11 @@ export function datasetReply(
   try {
     const ctx = { seed: settings.seed, now, session: latestSession(now), symbol, query };
     const limit = query['limit'];
-    if (typeof limit === 'number' && !('cursor' in dataset.query)) {
+    if (pagesAtFixedSize(dataset, dialect))
+      generated = fixedSizePage(dataset, query, dialect.fixedPageSize ?? 25, (q) =>
+        applyQueryFilters(dataset.operationId, { ...ctx, query: q }, generate),
+      );
+    else if (typeof limit === 'number' && !('cursor' in dataset.query)) {
       // One row past the limit tells whether the limit hid rows (`_meta.truncated`), as an
       // upstream's LIMIT n+1 does; datasets with a cursor say so through next_cursor instead.
       const probe = applyQueryFilters(dataset.operationId, { ...ctx, query: { ...query, limit: limit + 1 } }, generate);

@@ -86,3 +86,26 @@ export async function dialectSnapshots(sim: RunningSimulator, ticker: string): P
   } while (cursor);
   return all;
 }
+
+/**
+ * The first `limit` rows of a general list, read straight from the simulator in its
+ * dialect: our names sent under its names, and, where it takes no page size, its fixed
+ * pages read with its cursor. Also how many requests that took: what a walk over the
+ * same rows through the server should cost.
+ */
+export async function dialectList(sim: RunningSimulator, path: string, limit: number): Promise<{ rows: unknown[]; requests: number }> {
+  const { params } = sim.api.dialect;
+  const rows: unknown[] = [];
+  let cursor: string | undefined;
+  let requests = 0;
+  do {
+    const query = new URLSearchParams();
+    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', String(limit));
+    if (cursor) query.set('cursor', cursor);
+    const parts = payloadParts((await get(sim, `${path}?${query.toString()}`)).body);
+    requests += 1;
+    rows.push(...(rowsIn(parts.data) ?? []));
+    cursor = params['limit'] === null ? parts.nextCursor : undefined;
+  } while (cursor && rows.length < limit);
+  return { rows: rows.slice(0, limit), requests };
+}

@@ -4,9 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
-import { get } from '../helpers/http.js';
-import { upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
+import { dialectList, upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
 
 /** Every snapshot instant the upstream holds for a ticker, newest first. */
 async function upstreamHistory(session: Session, ticker: string): Promise<string[]> {
@@ -55,9 +53,12 @@ test('levels of three sessions, cut to a small budget, follow to every snapshot 
 
 test('a trimmed page of a dataset the upstream does not page continues after its last row, to the end', async () => {
   await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
-    const direct = await get(session.sim, '/v1/congress/recent-trades?limit=200');
-    // Read as the client reads it, in whatever wrapper the simulator's dialect uses.
-    const expected = rowsIn(payloadParts(direct.body).data) ?? [];
+    // Read as the client reads it, in whatever names, wrapper and pages the simulator's dialect uses.
+    // Where the upstream pages the list itself, limit is the rows of each answer (as the
+    // dealer's is) and the cursor goes on to the end of the list.
+    const pagedUpstream = session.sim.api.dialect.params['limit'] === null;
+    const direct = await dialectList(session.sim, '/v1/congress/recent-trades', pagedUpstream ? 100_000 : 200);
+    const expected = direct.rows;
     const requestsBefore = session.sim.api.requests.length;
     const answers = await follow(session, 'congress_recent_trades', { limit: 200 });
     const rows = answers.flatMap((a) => a.data as unknown[]);
@@ -67,8 +68,9 @@ test('a trimmed page of a dataset the upstream does not page continues after its
       'each cut answer says rows were left out',
     );
     assert.deepEqual(rows, expected, 'every row once, in order');
-    // The repeats come from the cache: one upstream request for the whole walk.
-    assert.equal(session.sim.api.requests.length - requestsBefore, 1, 'later pages cost no unit');
+    // The repeats come from the cache: the walk costs what reading the rows once costs (one
+    // request, or the upstream's fixed pages where it takes no page size).
+    assert.equal(session.sim.api.requests.length - requestsBefore, direct.requests, 'later pages cost no unit');
   });
 });
 
@@ -126,6 +128,18 @@ test('a limit that hides rows says so (has_more, and how to reach them); a limit
       ['shorts_short_screener', { tickers: 'GME,AMC,SPY' }],
       ['market_oi_change', { tickers: 'SPY,QQQ' }],
     ] as const) {
+      if (session.sim.api.dialect.params['limit'] === null) {
+        // An upstream that takes no page size or ticker list: the server reads its pages, and
+        // what a limit hides is reached by the cursor, not by a larger limit.
+        const whole = (await follow(session, name, { ...narrow, limit: 500 })).flatMap((a) => a.data as unknown[]);
+        const short = await session.answer(name, { ...narrow, limit: whole.length - 1 });
+        assert.equal(short.meta.has_more, true, `${name}: a limit one short of the rows says more remain`);
+        const rest = short.meta.next_cursor
+          ? (await follow(session, name, { cursor: short.meta.next_cursor })).flatMap((a) => a.data as unknown[])
+          : [];
+        assert.deepEqual([...(short.data as unknown[]), ...rest], whole, `${name}: the cursor reaches the rest, once`);
+        continue;
+      }
       const all = await session.answer(name, { ...narrow, limit: 500 });
       const count = (all.data as unknown[]).length;
       assert.ok(count >= 2 && count < 500, `${name}: the filtered rows fit one page (${count})`);

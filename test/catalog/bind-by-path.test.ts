@@ -8,9 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { upstreamQuery } from '../../src/catalog/upstream-names.js';
 import { MarketDataClient } from '../../src/api/client.js';
 import { ConfigSchema } from '../../src/config.js';
-import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
+import { DATASETS, paramJsonSchema, screenToolArguments, validateToolArguments } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi, portableOperationId } from '../../src/catalog/openapi-import.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
@@ -50,7 +51,11 @@ for (const [form, rename] of Object.entries(FORMS)) {
     assert.deepEqual(report.datasets.map((d) => d.operationId).sort(), DATASETS.map((d) => d.operationId).sort());
     const bound = report.datasets.find((d) => d.path === DEALER);
     assert.ok(bound?.toolOutput, 'the dealer keeps its output and shaping');
-    assert.deepEqual(Object.keys(bound.query), ['page_token'], "the dealer's upstream parameters are the document's");
+    assert.deepEqual(
+      Object.keys(upstreamQuery(bound, Object.fromEntries(Object.keys(bound.query).map((name) => [name, 'x'])))),
+      ['page_token'],
+      "the dealer's upstream parameters are the document's",
+    );
   });
 }
 
@@ -172,4 +177,61 @@ test("the registry's notes (api_status server.catalog) name a retired dataset an
       await client.close();
     }
   });
+});
+
+test('camelCase parameter names are imported: the tool takes their snake_case form and sends the upstream its own names', () => {
+  const doc = catalogDocument();
+  doc.paths['/v1/etf/flows'] = {
+    get: {
+      operationId: 'getEtfFlows',
+      parameters: [
+        { name: 'pageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } },
+        { name: 'startDate', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+        { name: 'fund-family', in: 'query', required: false, schema: { type: 'string', enum: ['spdr', 'ishares'] } },
+      ],
+    },
+  };
+  const report = datasetsFromOpenApi(doc, { fresh: true });
+  assert.deepEqual(report.skipped, []);
+  const flows = report.datasets.find((d) => d.operationId === 'etf_flows');
+  assert.ok(flows, 'imported');
+  assert.deepEqual(Object.keys(flows.query).sort(), ['fund_family', 'page_size', 'start_date']);
+  const checked = validateToolArguments(flows, { page_size: 10, start_date: '2026-10-01', fund_family: 'spdr' });
+  assert.ok(checked.ok, JSON.stringify(checked));
+  assert.deepEqual(upstreamQuery(flows, checked.query), { pageSize: 10, startDate: '2026-10-01', 'fund-family': 'spdr' });
+});
+
+test('two upstream parameters that would take the same name skip the operation, saying why', () => {
+  const doc = catalogDocument();
+  doc.paths['/v1/etf/flows'] = {
+    get: {
+      operationId: 'getEtfFlows',
+      parameters: [
+        { name: 'startDate', in: 'query', required: false, schema: { type: 'string' } },
+        { name: 'start_date', in: 'query', required: false, schema: { type: 'string' } },
+      ],
+    },
+  };
+  const report = datasetsFromOpenApi(doc, { fresh: true });
+  assert.ok(!report.datasets.some((d) => d.operationId === 'etf_flows'));
+  assert.match(report.skipped.map((s) => s.reason).join(), /declared twice/);
+});
+
+test("a dealer history whose document lists a parameter of its own: the tool refuses it by its own list, the upstream's names never offered", () => {
+  const doc = catalogDocument();
+  const dealer = doc.paths[DEALER];
+  assert.ok(dealer);
+  dealer.get.parameters = [
+    { name: 'ticker', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Z]{1,5}$' } },
+    { name: 'pageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 60 } },
+    { name: 'pageToken', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } },
+    { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['json', 'csv'] } },
+  ];
+  const bound = datasetsFromOpenApi(doc, { fresh: true }).datasets.find((d) => d.path === DEALER);
+  assert.ok(bound?.toolOutput);
+  const screened = screenToolArguments(bound, { ticker: 'SPY', format: 'csv' });
+  assert.equal(screened.ok, false);
+  const hint = screened.ok ? '' : screened.refusal.hint;
+  assert.doesNotMatch(hint, /pageSize|pageToken|format/);
+  assert.match(hint, /view/);
 });

@@ -1,0 +1,237 @@
+/**
+ * A tool's own parameters the upstream's document does not offer (`dataset.localParams`:
+ * a page size, a ticker list, a side, a session or a range), applied here over the
+ * upstream's pages, read with its own cursor. Nothing the document does not list is sent.
+ *
+ * Rows are collected page by page until the call's `limit` is met, the upstream has no
+ * more, or MAX_PAGES pages were read (each a unit). The cursor handed back names the
+ * upstream page and the row within it where the next answer starts, so following it from
+ * any answer reads the whole set once: no row skipped, none repeated.
+ */
+import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
+import { rowsIn } from '../api/payload-parts.js';
+import type { ResultMeta } from '../api/result-meta.js';
+import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
+import { encodePageCursor } from './paging.js';
+import type { Paging } from './results.js';
+import type { RowFilter } from './row-filters.js';
+import { refusalError } from './tool-errors.js';
+
+type Row = Record<string, unknown>;
+
+/** Upstream pages one answer reads at most: each is a unit of the caller's quota. */
+export const MAX_PAGES = 10;
+/** Rows gathered when the tool takes no limit at all. */
+const ROWS_WITHOUT_LIMIT = 100;
+/** Page size asked where the upstream takes one and rows are filtered here: enough to choose from. */
+const FILTER_PAGE_ROWS = 1000;
+
+const ET_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' });
+/** A row's date, by the fields public data APIs commonly use, first found wins. */
+const DATE_FIELDS = [
+  'session_date',
+  'session_date_et',
+  'date',
+  'trade_date',
+  'disclosed_on',
+  'traded_on',
+  'as_of',
+  'executed_at',
+  'timestamp',
+];
+const TICKER_FIELDS = ['ticker', 'symbol', 'underlying'];
+const SIDE_FIELDS = ['side', 'transaction_type'];
+
+function stringField(row: Row, names: readonly string[]): string | undefined {
+  for (const name of names) if (typeof row[name] === 'string') return row[name];
+  return undefined;
+}
+
+/** YYYY-MM-DD (ET) of a row: a date as is, a date-time in New York's calendar. */
+function etDateOf(row: Row): string | undefined {
+  const value = stringField(row, DATE_FIELDS);
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ET_DATE.format(new Date(ms));
+}
+
+export function readsLocally(dataset: DatasetDefinition): boolean {
+  return (dataset.localParams?.length ?? 0) > 0;
+}
+
+/** The local parameters of a call, checked as every tool parameter is. */
+export function localValues(dataset: DatasetDefinition, args: Readonly<Record<string, unknown>>): QueryValues {
+  const values: Record<string, string | number> = {};
+  for (const name of dataset.localParams ?? []) {
+    const schema = dataset.shaping?.[name];
+    if (!schema) continue;
+    const checked = validateAgentParam(dataset, name, schema, args[name]);
+    if (!checked.ok) throw refusalError(checked.refusal);
+    if (typeof checked.value === 'string' || typeof checked.value === 'number') values[name] = checked.value;
+  }
+  const from = values['from'];
+  const to = values['to'];
+  if (typeof from === 'string' && typeof to === 'string' && from > to)
+    throw refusalError({
+      code: 'VALIDATION_ERROR',
+      param: 'from',
+      message: `"from" (${from}) is after "to" (${to}).`,
+      hint: 'Swap the dates or widen the range.',
+    });
+  return values;
+}
+
+/** The row test of the local filters (the page size is not a filter); undefined when none is set. */
+function localFilter(values: QueryValues): RowFilter | undefined {
+  const checks: ((row: Row) => boolean)[] = [];
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'limit' || typeof value !== 'string') continue;
+    words.push(`${name}=${value}`);
+    if (name === 'tickers') {
+      const wanted = new Set(value.split(','));
+      checks.push((row) => wanted.has(stringField(row, TICKER_FIELDS) ?? ''));
+    } else if (name === 'side') checks.push((row) => stringField(row, SIDE_FIELDS) === value);
+    else if (name === 'session_date') checks.push((row) => etDateOf(row) === value);
+    else if (name === 'from') checks.push((row) => (etDateOf(row) ?? '') >= value);
+    else if (name === 'to') checks.push((row) => (etDateOf(row) ?? '9999') <= value);
+  }
+  if (checks.length === 0) return undefined;
+  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', ') };
+}
+
+export interface LocalRead {
+  /** The rows gathered, as one answer: its meta the first page's, with the quota left after the last. */
+  result: ApiResult;
+  /** Our cursor to the row after the first `kept` rows, or undefined when nothing follows. */
+  cursorAfter: (kept: number) => string | undefined;
+  /** Upstream requests spent (cache hits cost nothing). */
+  units: number;
+}
+
+export interface LocalReadDeps {
+  client: MarketDataClient;
+  signal: AbortSignal;
+  onProgress: ((event: ProgressEvent) => void) | undefined;
+}
+
+interface Position {
+  /** Upstream cursor of the page; absent for the first. */
+  u: string | undefined;
+  /** Row within that page. */
+  s: number;
+}
+
+/**
+ * Reads the upstream's pages from `paging`'s position. `query` holds what the upstream
+ * offers (MCP-side names, its cursor excluded); `local` what is done here; `extra` a row
+ * filter of the tool's own (src/mcp/row-filters.ts).
+ */
+export async function readLocally(
+  dataset: DatasetDefinition,
+  ticker: string | undefined,
+  query: QueryValues,
+  local: QueryValues,
+  paging: Paging,
+  extra: RowFilter | undefined,
+  deps: LocalReadDeps,
+): Promise<LocalRead> {
+  const roles = upstreamRoles(dataset);
+  const own = localFilter(local);
+  const filters = [own, extra].filter((f): f is RowFilter => f !== undefined);
+  const keep = (row: unknown): boolean =>
+    filters.length === 0 || (typeof row === 'object' && row !== null && filters.every((f) => f.keep(row as Row)));
+  const upstreamLimit = roles.pageSize ? query[roles.pageSize] : undefined;
+  const limit = local['limit'] ?? upstreamLimit;
+  const wanted = typeof limit === 'number' ? limit : ROWS_WITHOUT_LIMIT;
+  // Rows picked here from a page the upstream sizes: ask for a large one, within its maximum.
+  const sent: Record<string, string | number> = { ...query };
+  if (roles.pageSize && filters.length > 0) sent[roles.pageSize] = Math.min(pageSizeMaximum(dataset) ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
+
+  const gathered: { row: unknown; at: Position }[] = [];
+  let first: ResultMeta | undefined;
+  let last: ResultMeta | undefined;
+  let units = 0;
+  let read = 0;
+  let whole = true;
+  /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
+  let resume: Position | undefined;
+  let page: Position = { u: paging.upstreamCursor, s: paging.skip };
+  /** The oldest date a row may have, from the session or range asked. */
+  const earliest =
+    typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined;
+  let newestFirst = true;
+  let latest: string | undefined;
+  for (let index = 0; index < MAX_PAGES; index += 1) {
+    const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
+    const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
+    first ??= result.meta;
+    last = result.meta;
+    if (!result.meta.cache_hit) units += 1;
+    const rows = rowsIn(result.data);
+    // Not a list: nothing to filter or page here; the answer is the upstream's, whole.
+    if (!rows) return { result, cursorAfter: () => undefined, units };
+    let stopped = false;
+    for (let at = page.s; at < rows.length; at += 1) {
+      if (gathered.length >= wanted) {
+        resume = { u: page.u, s: at };
+        stopped = true;
+        break;
+      }
+      read += 1;
+      const row = rows[at];
+      // Rows newest first so far, and this one older than the session or range: none older can match.
+      const date = earliest && typeof row === 'object' && row !== null ? etDateOf(row as Row) : undefined;
+      if (date !== undefined) {
+        newestFirst &&= latest === undefined || date <= latest;
+        latest = date;
+        if (newestFirst && earliest !== undefined && date < earliest) {
+          stopped = true;
+          whole = true;
+          break;
+        }
+      }
+      if (keep(row)) gathered.push({ row, at: { u: page.u, s: at } });
+    }
+    if (stopped) break;
+    const next = result.meta.next_cursor;
+    // A next page the document gives no cursor to reach is out of reach: the upstream cut here.
+    if (!next || !roles.cursor) {
+      whole = !result.meta.truncated;
+      break;
+    }
+    page = { u: next, s: 0 };
+    // Enough rows, or the pages one answer may read are spent: the next answer starts there.
+    if (gathered.length >= wanted || index === MAX_PAGES - 1) {
+      resume = page;
+      break;
+    }
+  }
+
+  const meta = first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+  const notice =
+    filters.length > 0
+      ? `${gathered.length} of ${read} rows read matched ${filters.map((f) => f.words).join(', ')} (filtered by this server).`
+      : undefined;
+  const merged: ResultMeta = {
+    ...meta,
+    cache_hit: units === 0,
+    truncated: !whole,
+    ...(notice ? { notice: [notice, meta.notice].filter(Boolean).join(' ') } : {}),
+    // The quota and rate left after the last request, not the first.
+    ...(last?.quota_remaining !== undefined ? { quota_remaining: last.quota_remaining } : {}),
+    ...(last?.quota_remaining_pct !== undefined ? { quota_remaining_pct: last.quota_remaining_pct } : {}),
+    ...(last?.rate_limit_remaining !== undefined ? { rate_limit_remaining: last.rate_limit_remaining } : {}),
+  };
+  delete merged.next_cursor;
+  const base = paging.base;
+  const cursorAt = (position: Position | undefined): string | undefined =>
+    position && base ? encodePageCursor({ ...base, ...(position.u !== undefined ? { u: position.u } : {}), s: position.s }) : undefined;
+  return {
+    result: { data: gathered.map((g) => g.row), meta: merged },
+    cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
+    units,
+  };
+}
