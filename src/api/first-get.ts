@@ -25,32 +25,22 @@ export interface FirstGetOptions {
 
 export async function firstGet(url: URL, options: FirstGetOptions): Promise<SentResponse> {
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const once = (): Promise<SentResponse> =>
-    new Promise((resolve, reject) => {
-      const sent = request(
-        url,
-        { method: 'GET', headers: options.headers, signal: options.signal, agent: options.agent ?? false },
-        (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: readable(response) }),
-      );
-      sent.setTimeout(options.idleTimeoutMs, () =>
-        sent.destroy(Object.assign(new Error('the API did not answer in time'), { code: 'ETIMEDOUT' })),
-      );
-      sent.once('error', (error) => reject(Object.assign(error, { staleConnection: sent.reusedSocket && isReset(error) })));
-      sent.end();
-    });
-  try {
-    return await once();
-  } catch (error) {
-    // A kept-alive connection the server closed as we reused it: the request never reached
-    // it, so it is sent again, once, on a new connection (node's documented remedy).
-    if ((error as { staleConnection?: boolean }).staleConnection && !options.signal.aborted) return once();
-    throw error;
-  }
-}
-
-function isReset(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
+  // A kept-alive connection the server closes as we reuse it fails like any reset: it is not
+  // sent again here, since the request may have reached the API and been charged; the
+  // client's retry policy decides, and counts it (node closes idle connections before the
+  // server's announced keep-alive ends, which makes this rare).
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      url,
+      { method: 'GET', headers: options.headers, signal: options.signal, agent: options.agent ?? false },
+      (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: readable(response) }),
+    );
+    sent.setTimeout(options.idleTimeoutMs, () =>
+      sent.destroy(Object.assign(new Error('the API did not answer in time'), { code: 'ETIMEDOUT' })),
+    );
+    sent.once('error', reject);
+    sent.end();
+  });
 }
 
 function readable(response: IncomingMessage): SentResponse['body'] {

@@ -1,13 +1,15 @@
 /**
  * Data calls go through node:http with a keep-alive agent of the transport's own
- * (src/api/first-get.ts, src/api/transport.ts): connections are reused, capped, and a
- * kept-alive connection the server closed under a request is replaced without the caller
- * seeing it.
+ * (src/api/first-get.ts, src/api/transport.ts): connections are reused and capped, and a
+ * kept-alive connection the server drops under a request is a recoverable NETWORK_ERROR
+ * (the client's retry policy decides: the request may have been charged), after which the
+ * next call gets a new connection.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
+import { ApiError } from '../../src/api/errors.js';
 import { HttpTransport } from '../../src/api/transport.js';
 
 async function withUpstream(
@@ -91,7 +93,7 @@ test('calls at once open no more connections than the cap', async () => {
   );
 });
 
-test('a kept-alive connection the server drops under a request is replaced: the caller gets its answer', async () => {
+test('a kept-alive connection the server drops under a request is a NETWORK_ERROR, and the next call gets a new one', async () => {
   await withUpstream(
     (request, response, requestsOnSocket) => {
       // The second request on a connection meets a server that has just closed it.
@@ -102,9 +104,15 @@ test('a kept-alive connection the server drops under a request is replaced: the 
       const http = transport(url);
       try {
         await http.get('/v1/market/oi-change', new AbortController().signal);
+        const dropped = await http.get('/v1/market/oi-change', new AbortController().signal).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        assert.ok(dropped instanceof ApiError);
+        assert.equal(dropped.code, 'NETWORK_ERROR');
+        assert.equal(dropped.recoverable, true);
         const again = await http.get('/v1/market/oi-change', new AbortController().signal);
-        assert.equal(again.status, 200);
-        assert.deepEqual(again.body, { data: [{ n: 1 }] });
+        assert.deepEqual(again.body, { data: [{ n: 1 }] }, 'answered on a new connection');
         assert.equal(connections(), 2);
       } finally {
         await http.close();
