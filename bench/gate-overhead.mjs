@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // What the account gate costs per call, beside what bottleneck's queue cost in its place,
 // and the client's whole overhead per call against a local upstream (the simulator with
-// its limits lifted), beside a bare undici GET of the same URL.
+// its limits lifted), beside a bare node:http keep-alive GET of the same URL.
 // Usage: node bench/gate-overhead.mjs   (build first: npm run build)
 import { Writable } from 'node:stream';
-import { Pool } from 'undici';
+import { Agent, get } from 'node:http';
 import { MarketDataClient } from '../dist/api/client.js';
 import { InProcessAccountGate } from '../dist/api/gate/in-process-gate.js';
 import { DATASETS } from '../dist/catalog/index.js';
@@ -50,7 +50,7 @@ async function bottleneckCost(n) {
 
 async function callOverhead(n) {
   const sim = await startSimulator({ materializationMs: 0, limits: { perWindow: 1_000_000, perIpPerWindow: 1_000_000 } });
-  const pool = new Pool(sim.url, { connections: 1 });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const client = new MarketDataClient({
     config: ConfigSchema.parse({ apiKey: 'sim-live-key', baseUrl: sim.url, cacheEntries: 0 }),
     log: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
@@ -60,19 +60,20 @@ async function callOverhead(n) {
   const viaClient = [];
   for (let i = 0; i < n; i += 1) {
     let start = process.hrtime.bigint();
-    const response = await pool.request({
-      method: 'GET',
-      path: `/v1/market/oi-change?limit=${1 + (i % 50)}`,
-      headers: { authorization: 'Bearer sim-live-key' },
-    });
-    await response.body.text();
+    await new Promise((resolve, reject) =>
+      get(
+        `${sim.url}/v1/market/oi-change?limit=${1 + (i % 50)}`,
+        { agent, headers: { authorization: 'Bearer sim-live-key' } },
+        (response) => response.resume().once('end', resolve).once('error', reject),
+      ).once('error', reject),
+    );
     bare.push(ms(start));
     start = process.hrtime.bigint();
     await client.dataset(dataset, undefined, { limit: 1 + (i % 50) });
     viaClient.push(ms(start));
   }
   await client.close();
-  await pool.close();
+  agent.destroy();
   await sim.close();
   return { bare: median(bare), viaClient: median(viaClient) };
 }
@@ -87,7 +88,7 @@ console.log(
     : `bottleneck schedule (no-op job), 5 at once    ${(bottleneck * 1000).toFixed(1).padStart(8)} µs per call`,
 );
 const overhead = await callOverhead(400);
-console.log(`bare undici GET to the local simulator        ${overhead.bare.toFixed(2).padStart(8)} ms`);
+console.log(`bare node:http GET to the local simulator     ${overhead.bare.toFixed(2).padStart(8)} ms`);
 console.log(
   `client.dataset(), same request, no cache      ${overhead.viaClient.toFixed(2).padStart(8)} ms  (overhead ${(overhead.viaClient - overhead.bare).toFixed(2)} ms)`,
 );

@@ -5,8 +5,13 @@
 // reads it again once idle (after load). Cases run in turn within each round
 // (interleaved), and each round prints the machine's load average beside its figures,
 // so a busy shared machine shows. Medians over rounds with their ratio to the floor.
-// Usage: node bench/soak-memory.mjs [calls] [rounds] [concurrency] [idle-ms] [baseline-cli.js]   (build first: npm run build)
+// Usage: node bench/soak-memory.mjs [--mix agent|big-pages] [calls] [rounds] [concurrency] [idle-ms] [baseline-cli.js]
+//   (build first: npm run build). The three figures of issue 22:
+//   node bench/soak-memory.mjs 5000 5 8                  a 5,000-call soak (after load)
+//   node bench/soak-memory.mjs 500 5 500                 500 concurrent calls (peak)
+//   node bench/soak-memory.mjs --mix big-pages 60 5 4    10,000-row pages (peak)
 // With a baseline (dist/cli.js of another build), its cache-on case joins the same rounds.
+// "V8 default heap" is this build without its heap policy (src/heap-policy.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,11 +20,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../dist/simulator/server.js';
 
-const calls = Number(process.argv[2] ?? 5000);
-const rounds = Number(process.argv[3] ?? 3);
-const concurrency = Number(process.argv[4] ?? 8);
-const idleMs = Number(process.argv[5] ?? 3000);
-const baseline = process.argv[6];
+const mixAt = process.argv.indexOf('--mix');
+const mix = mixAt >= 0 ? process.argv[mixAt + 1] : 'agent';
+const positional = mixAt >= 0 ? process.argv.slice(2).filter((_, k) => k !== mixAt - 2 && k !== mixAt - 1) : process.argv.slice(2);
+const calls = Number(positional[0] ?? 5000);
+const rounds = Number(positional[1] ?? 3);
+const concurrency = Number(positional[2] ?? 8);
+const idleMs = Number(positional[3] ?? 3000);
+const baseline = positional[4];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli.js');
 
@@ -52,6 +60,14 @@ function marketCall(i) {
   }
 }
 
+/** The largest pages the catalog allows: the ticker directory at 9,001 to 10,000 rows, too large to cache. */
+function bigPageCall(i) {
+  return { name: 'stocks_ticker_exchanges', arguments: { limit: 10_000 - (i % 1000) } };
+}
+
+if (mix !== 'agent' && mix !== 'big-pages') throw new Error(`--mix is agent or big-pages, not ${mix}`);
+const callOf = mix === 'big-pages' ? bigPageCall : marketCall;
+
 const echoCall = (i) => ({ name: 'echo', arguments: { text: `call ${i}` } });
 
 /** Spawns a server, makes `calls` tool calls, and reports peak RSS and RSS once idle after them. */
@@ -63,6 +79,7 @@ function soak(args, env, callOf) {
       cwd: root,
     });
     let peak = 0;
+    const started = Date.now();
     const poll = setInterval(() => (peak = Math.max(peak, rssMiB(child.pid) || 0)), 50);
     const timer = setTimeout(() => {
       clearInterval(poll);
@@ -96,14 +113,16 @@ function soak(args, env, callOf) {
             if (process.env.SOAK_SHOW_ERRORS) process.stderr.write(`${line.slice(0, 300)}\n`);
           }
           if (answered < calls) next();
-          else
+          else {
+            const seconds = (Date.now() - started) / 1000;
             setTimeout(() => {
               const idle = rssMiB(child.pid);
               clearInterval(poll);
               clearTimeout(timer);
               child.kill();
-              resolve({ peak, idle, errors });
+              resolve({ peak, idle, errors, seconds });
             }, idleMs);
+          }
         }
       }
     });
@@ -137,17 +156,25 @@ const sim = await startSimulator({
   port: 0,
   materializationMs: 0,
   limits: { perWindow: 1_000_000, perIpPerWindow: 1_000_000, inFlight: 1000 },
+  // The API's 256 KiB ceiling refuses a 10,000-row page; an upstream that sends them is the case to measure.
+  ...(mix === 'big-pages' ? { responseCeilingBytes: 64 * 1024 * 1024 } : {}),
 });
 try {
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
   const cases = [
     { label: 'bare SDK server, one tool (floor)', args: [bare], callOf: echoCall },
-    { label: 'market-data-mcp, cache on', args: [cli], env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'on') }, callOf: marketCall },
+    { label: 'market-data-mcp, cache on', args: [cli], env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'on') }, callOf },
     {
       label: 'market-data-mcp, cache off',
       args: [cli],
       env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'off'), MARKET_DATA_CACHE_ENTRIES: '0' },
-      callOf: marketCall,
+      callOf,
+    },
+    {
+      label: 'market-data-mcp, V8 default heap',
+      args: [cli],
+      env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'v8'), MARKET_DATA_V8_DEFAULT_HEAP: '1' },
+      callOf,
     },
   ];
   if (baseline) {
@@ -155,12 +182,12 @@ try {
       label: 'baseline, cache on',
       args: [baseline],
       env: { ...upstream, MARKET_DATA_CACHE_DIR: join(dir, 'base') },
-      callOf: marketCall,
+      callOf,
     });
   }
-  for (const c of cases) Object.assign(c, { peak: [], idle: [], errors: 0 });
+  for (const c of cases) Object.assign(c, { peak: [], idle: [], seconds: [], errors: 0 });
   console.log(
-    `node ${process.version}, ${calls} calls a case, ${concurrency} at a time, ${rounds} interleaved rounds; RSS ${idleMs} ms after the last answer`,
+    `node ${process.version}, ${mix} mix, ${calls} calls a case, ${concurrency} at a time, ${rounds} interleaved rounds; RSS ${idleMs} ms after the last answer`,
   );
   for (let round = 0; round < rounds; round += 1) {
     const figures = [];
@@ -169,15 +196,16 @@ try {
       const result = await soak(c.args, c.env, c.callOf);
       c.peak.push(result.peak);
       c.idle.push(result.idle);
+      c.seconds.push(result.seconds);
       c.errors += result.errors;
       figures.push(
-        `${c === cases[0] ? 'floor' : c.label.replace('market-data-mcp, ', '')} ${result.idle.toFixed(0)}/${result.peak.toFixed(0)} MiB`,
+        `${c === cases[0] ? 'floor' : c.label.replace('market-data-mcp, ', '')} ${result.idle.toFixed(0)}/${result.peak.toFixed(0)} MiB ${result.seconds.toFixed(0)} s`,
       );
     }
     console.log(
       `round ${round + 1}: load average ${loadavg()
         .map((l) => l.toFixed(2))
-        .join(' ')}; after/peak ${figures.join(', ')}`,
+        .join(' ')}; after/peak/time ${figures.join(', ')}`,
     );
   }
   const floorIdle = median(cases[0].idle);
@@ -187,7 +215,8 @@ try {
     const peak = median(c.peak);
     console.log(
       `${c.label.padEnd(36)} after load ${idle.toFixed(1).padStart(6)} MiB ${(idle / floorIdle).toFixed(2)}x   ` +
-        `peak ${peak.toFixed(1).padStart(6)} MiB ${(peak / floorPeak).toFixed(2)}x   error results ${c.errors}`,
+        `peak ${peak.toFixed(1).padStart(6)} MiB ${(peak / floorPeak).toFixed(2)}x   ` +
+        `calls took ${median(c.seconds).toFixed(1).padStart(5)} s   error results ${c.errors}`,
     );
   }
 } finally {

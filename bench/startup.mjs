@@ -154,6 +154,7 @@ try {
 
   const loads = [];
   for (const c of cases) Object.assign(c, { ms: [], mib: [], peak: [], tools: 0 });
+  console.log(`cases: ${cases.map((c, k) => `[${k}] ${c.label}`).join('; ')}`);
   for (let round = 0; round < rounds; round += 1) {
     loads.push(loadavg()[0]);
     // Rotate the order too, so no case always runs right after the same neighbour.
@@ -166,6 +167,17 @@ try {
       c.peak.push(result.peak);
       c.tools = result.tools;
     }
+    // This round's time and peak of each case beside the same round's floor, with the load it ran at.
+    const floor = cases[0];
+    console.log(
+      `round ${round + 1}: load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; floor ${floor.ms[round].toFixed(0)} ms ${floor.peak[round].toFixed(0)} MiB; time/peak vs floor ` +
+        cases
+          .slice(1)
+          .map((c, k) => `[${k + 1}] ${(c.ms[round] / floor.ms[round]).toFixed(2)}/${(c.peak[round] / floor.peak[round]).toFixed(2)}`)
+          .join(' '),
+    );
   }
   const floorMs = median(cases[0].ms);
   const floorMib = median(cases[0].mib);
@@ -176,12 +188,12 @@ try {
   console.log(
     `load average (1 min) before each round: median ${median(loads).toFixed(1)}, min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`,
   );
-  for (const c of cases) {
+  for (const [k, c] of cases.entries()) {
     const ms = median(c.ms);
     const mib = median(c.mib);
     const peak = median(c.peak);
     console.log(
-      `${c.label.padEnd(58)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
+      `[${k}] ${c.label.padEnd(58)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
         `min ${Math.min(...c.ms)
           .toFixed(0)
           .padStart(5)}  max ${Math.max(...c.ms)

@@ -2,10 +2,9 @@
 // After tsc: the work a start need not redo (dist/prebuilt.json, see src/prebuilt.ts),
 // then dist/cli.js rebuilt as one bundle with esbuild, so a start reads one file instead
 // of resolving ~45 modules one by one. Dynamic imports (simulator, HTTP transport, demo)
-// stay separate chunks in dist/, loaded only when their mode asks; undici stays a
-// package, loaded with the first request. Measured in BENCHMARKS.md.
-// Every dependency but undici is inside the bundle, so undici is the package's only
-// runtime dependency; the chunks are named bundle-*.js so that package.json's "files"
+// stay separate chunks in dist/, loaded only when their mode asks. Measured in BENCHMARKS.md.
+// Every dependency is inside the bundle (HTTP to the API is node's own), so the package has
+// no runtime dependency; the chunks are named bundle-*.js so that package.json's "files"
 // ships them and cli.js, and none of tsc's per-module output that tests and bench read.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +29,6 @@ await build({
   platform: 'node',
   target: 'node20.18',
   chunkNames: 'bundle-[name]-[hash]',
-  external: ['undici'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',

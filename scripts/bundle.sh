@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs the MCPB bundle for Claude Desktop through the official mcpb CLI: exactly the files
 # the npm package ships (package.json "files": the esbuild bundle, its views and manifest)
-# plus the production dependencies, which is undici alone, since everything else is inside
+# plus the production dependencies, of which there are none, since everything is inside
 # the bundle. Prints the bundle's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
+import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { oauthSettings } from './auth/settings.js';
 import { createRuntime, packageVersion } from './runtime.js';
@@ -53,6 +54,7 @@ async function runSimulator(args: string[]): Promise<void> {
 }
 
 async function runServer(args: string[]): Promise<void> {
+  favourSmallHeap(process.env);
   const { values } = parseArgs({
     args,
     options: {

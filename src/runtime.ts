@@ -111,7 +111,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     toolsets: config.toolsets,
     refreshMs: config.catalogRefreshS * 1000,
     // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
-    // the HTTP client (undici, ~11 MiB resident) loads neither before the first answer nor
+    // the keep-alive HTTP agent is made neither before the first answer nor
     // while the server idles right after start; a tool call loads it sooner anyway.
     firstRefreshDelayMs: 30_000,
     catalogDocumentSha256: prebuilt?.catalogDocumentSha256,

@@ -1,11 +1,12 @@
 /**
- * A GET through node:http(s), for the one request a first start waits on: the upstream's
- * openapi.json when no disk copy exists. undici costs 60 to 150 ms and about 20 MiB to
- * load; node:http is part of node and costs a few ms (start-up time, BENCHMARKS.md).
- * undici still serves every data call; it loads with the first one. The answer has the
- * shape HttpTransport reads from undici, so status, caps and errors are judged the same.
+ * A GET through node:http(s): every request to the API, the first start's openapi.json
+ * and every data call. undici served the data calls until it was measured: loading it and
+ * compiling its WebAssembly HTTP parser cost about 26 MiB resident for good and more at
+ * the peak (bench/soak-memory.mjs), which node:http, part of node with a native parser,
+ * does not. The answer has the shape HttpTransport reads, so status, caps and errors are
+ * judged the same whichever request it was.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 export interface SentResponse {
   statusCode: number;
@@ -16,16 +17,23 @@ export interface SentResponse {
 export interface FirstGetOptions {
   headers: Record<string, string>;
   signal: AbortSignal;
-  /** Longest silence on the socket (connect, headers or body), as undici's timeouts bound it. */
+  /** Longest silence on the socket (connect, headers or body). */
   idleTimeoutMs: number;
+  /** Keep-alive connections to the origin; without one, one connection closed after the answer. */
+  agent?: Agent | undefined;
 }
 
 export async function firstGet(url: URL, options: FirstGetOptions): Promise<SentResponse> {
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // A kept-alive connection the server closes as we reuse it fails like any reset: it is not
+  // sent again here, since the request may have reached the API and been charged; the
+  // client's retry policy decides, and counts it (node closes idle connections before the
+  // server's announced keep-alive ends, which makes this rare).
   return new Promise((resolve, reject) => {
-    // agent: false: one connection, closed after the answer, so nothing keeps the process alive.
-    const sent = request(url, { method: 'GET', headers: options.headers, signal: options.signal, agent: false }, (response) =>
-      resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: readable(response) }),
+    const sent = request(
+      url,
+      { method: 'GET', headers: options.headers, signal: options.signal, agent: options.agent ?? false },
+      (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: readable(response) }),
     );
     sent.setTimeout(options.idleTimeoutMs, () =>
       sent.destroy(Object.assign(new Error('the API did not answer in time'), { code: 'ETIMEDOUT' })),

@@ -1,9 +1,9 @@
 /**
- * HTTP to the API through undici, with a dispatcher of our own for the API's origin
- * (never the global one). The key travels only in the Authorization header; every
+ * HTTP to the API through node:http(s), with a keep-alive agent of our own for the API's
+ * origin (never the global one). The key travels only in the Authorization header; every
  * body is read to the end or dumped; a body larger than the cap is cut off unread.
  */
-import type { Pool } from 'undici';
+import type { Agent } from 'node:http';
 import { isLoopbackHost } from '../config.js';
 import { abortError, ApiError } from './errors.js';
 import { firstGet, type SentResponse } from './first-get.js';
@@ -32,9 +32,14 @@ export interface RawResponse {
   requestId: string | undefined;
 }
 
+/** Longest silence on a connection: connecting, waiting for headers, or between two chunks of a body. */
+const IDLE_TIMEOUT_MS = 30_000;
+/** A kept-alive connection unused this long is closed (sooner when the server announces a shorter keep-alive). */
+const KEEP_ALIVE_MS = 10_000;
+
 export class HttpTransport {
-  /** undici loads with the first request, not before the server's first answer (start-up time). */
-  private pool: Promise<Pool> | undefined;
+  /** Made with the first request: node:https (tls) loads only for an https origin. */
+  private agent: Promise<Agent> | undefined;
   private readonly basePath: string;
   private readonly host: string;
 
@@ -44,20 +49,17 @@ export class HttpTransport {
     this.host = url.hostname;
   }
 
-  private connect(): Promise<Pool> {
-    this.pool ??= import('undici').then(
-      ({ Pool }) =>
-        new Pool(new URL(this.options.baseUrl).origin, {
-          connections: this.options.connections ?? 8,
-          keepAliveTimeout: 10_000,
-          keepAliveMaxTimeout: 60_000,
-          connectTimeout: 10_000,
-          headersTimeout: 30_000,
-          // bodyTimeout measures gaps between chunks only; the caller's signal bounds the whole call.
-          bodyTimeout: 30_000,
+  private connect(): Promise<Agent> {
+    this.agent ??= (new URL(this.options.baseUrl).protocol === 'https:' ? import('node:https') : import('node:http')).then(
+      ({ Agent }) =>
+        new Agent({
+          keepAlive: true,
+          maxSockets: this.options.connections ?? 8,
+          // The timeout of a connection at rest in the pool; a request sets its own (IDLE_TIMEOUT_MS).
+          timeout: KEEP_ALIVE_MS,
         }),
     );
-    return this.pool;
+    return this.agent;
   }
 
   /** One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts. */
@@ -114,16 +116,15 @@ export class HttpTransport {
   }
 
   private async send(pathAndQuery: string, signal: AbortSignal): Promise<SentResponse> {
-    const path = `${this.basePath}${pathAndQuery}`;
+    const url = new URL(`${this.basePath}${pathAndQuery}`, new URL(this.options.baseUrl).origin);
     const headers = { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent };
-    // A first start waits on the document alone: it need not load undici for it (first-get.ts).
-    if (this.pool === undefined && pathAndQuery === '/v1/openapi.json')
-      return firstGet(new URL(path, new URL(this.options.baseUrl).origin), { headers, signal, idleTimeoutMs: 30_000 });
-    return (await this.connect()).request({ method: 'GET', path, headers, signal });
+    // A first start waits on the document alone: one connection, closed after it, keeps nothing alive.
+    const agent = this.agent === undefined && pathAndQuery === '/v1/openapi.json' ? undefined : await this.connect();
+    return firstGet(url, { headers, signal, idleTimeoutMs: IDLE_TIMEOUT_MS, agent });
   }
 
   async close(): Promise<void> {
-    await (await this.pool)?.close().catch(() => undefined);
+    (await this.agent)?.destroy();
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * A fresh transport fetches the upstream's openapi.json through node:http, not undici
- * (src/api/first-get.ts): the request a first start waits on. It must be judged exactly as
- * undici's answers are: key in the header only, base path kept, redirects and oversized
+ * A fresh transport fetches the upstream's openapi.json through node:http
+ * (src/api/first-get.ts), on a connection of its own: the request a first start waits on.
+ * It is judged as every answer is: key in the header only, base path kept, redirects and oversized
  * bodies refused, network failures named.
  */
 import assert from 'node:assert/strict';
