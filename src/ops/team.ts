@@ -6,6 +6,7 @@
 import type { AccountGate } from '../api/gate/account-gate.js';
 import { currentCaller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
+import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
 import type { OAuthSettings } from '../auth/settings.js';
 import { createLogger } from '../log.js';
 import type { ServerDeps } from '../mcp/server.js';
@@ -70,14 +71,17 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
         };
         runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');
       }
+      const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
       const ready = readinessProbe({
         baseUrl: runtime.deps.baseUrl,
         gate: gate ?? runtime.client.gate,
         redisConfigured: Boolean(runtime.config.redisUrl),
+        issuer: verifier ? () => verifier.keysReachable() : undefined,
       });
       return createFrontDoor({
         staticToken: bearerGuard(access.token),
         oauth,
+        verifier,
         endpoints: [operationsEndpoints({ metrics, ready })],
       });
     },
