@@ -17,7 +17,9 @@ import { operationsEndpoints, readinessProbe } from './health.js';
 import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
 import { observeToolCalls } from './tool-observer.js';
+import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
 import { KeyDirectory, keyMapSettings } from './key-directory.js';
+import { RedisBudgetLedger } from './redis-budget-ledger.js';
 import { accountNameOf, userAccounts, type UserAccounts } from './user-accounts.js';
 
 export interface TeamOps {
@@ -30,18 +32,23 @@ export interface TeamOps {
   serverDeps(): Promise<ServerDeps>;
 }
 
-/** Throws when the key map is configured but cannot be used: a node must not start spending the wrong key. */
+/** Throws when the key map or the daily budget is configured but cannot be used: a node must not start spending wrongly. */
 export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   const metrics = new TeamMetrics();
   const keyMap = keyMapSettings(env);
   if (!keyMap.ok) throw new Error(keyMap.problem);
   // Opened before anything starts: a map that does not open stops the start with its reason.
   const directory = keyMap.settings ? new KeyDirectory(keyMap.settings, createLogger()) : undefined;
+  const budget = dailyUnits(env);
+  if (!budget.ok) throw new Error(budget.problem);
+  let ledger: BudgetLedger = new InProcessLedger();
   let gate: AccountGate | undefined;
   let team: Runtime | undefined;
   let users: UserAccounts | undefined;
-  const observe = (inner: AccountGate): AccountGate =>
-    new ObservedGate(new FairShareGate(inner, { who: () => currentCaller()?.subject }), metrics);
+  const observe = (inner: AccountGate): AccountGate => {
+    const observed = new ObservedGate(new FairShareGate(inner, { who: () => currentCaller()?.subject }), metrics);
+    return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
+  };
   return {
     metrics,
     wrapGate(inner) {
@@ -61,16 +68,25 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
       runtime.deps = { ...runtime.deps, instrument: instrument(accountNameOf(apiKey, runtime.config.accountId)) };
       team = runtime;
+      const closing: (() => Promise<void>)[] = [];
       if (directory) {
-        users = userAccounts({ runtime, directory, observe, instrument });
-        const closeTeam = runtime.close.bind(runtime);
-        const closeUsers = users.close.bind(users);
-        runtime.close = async () => {
-          await closeUsers();
-          await closeTeam();
-        };
+        const accounts = userAccounts({ runtime, directory, observe, instrument });
+        users = accounts;
+        closing.push(() => accounts.close());
         runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');
       }
+      const redisUrl = runtime.config.redisUrl;
+      if (budget.units && redisUrl) {
+        // Its own link: the budget is the team's, not any one account's.
+        const link = import('../api/gate/redis-connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
+        void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
+        closing.push(() => link.then((redis) => redis.close()));
+      }
+      const closeRuntime = runtime.close.bind(runtime);
+      runtime.close = async () => {
+        for (const close of closing) await close();
+        await closeRuntime();
+      };
       const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
       const ready = readinessProbe({
         baseUrl: runtime.deps.baseUrl,
