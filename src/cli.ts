@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
 import { createLogger } from './log.js';
 import { oauthSettings } from './auth/settings.js';
+import { tracingWanted } from './ops/tracing-settings.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
@@ -89,6 +90,10 @@ async function runServer(args: string[]): Promise<void> {
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
+  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/ops/tracing-settings.ts).
+  if (tracingWanted(process.env)) {
+    (await import('./ops/tracing.js')).enableTracing(runtime, packageVersion(), values.http ? 'tcp' : 'pipe');
+  }
   if (access?.ok && team) {
     const { serveHttp } = await import('./transports/http.js');
     const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);

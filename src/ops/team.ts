@@ -60,10 +60,14 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       return users ? users.depsFor(currentCaller()) : Promise.resolve(team.deps);
     },
     attach(runtime, access, oauth) {
+      // What the runtime already instruments (traces) stays, for the team key's servers and each user key's.
+      const before = runtime.deps.instrument;
       const instrument =
         (account: string): NonNullable<ServerDeps['instrument']> =>
-        (server) =>
+        (server) => {
+          before?.(server);
           observeToolCalls(server, { metrics, log: runtime.log, account: () => account });
+        };
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
       runtime.deps = { ...runtime.deps, instrument: instrument(accountNameOf(apiKey, runtime.config.accountId)) };
