@@ -7,7 +7,11 @@ import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { runAsCaller } from '../../src/auth/caller.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/ops/daily-budget.js';
 import { RedisBudgetLedger } from '../../src/ops/redis-budget-ledger.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startFakeUpstream } from '../faults/fake-upstream.js';
+import { errorOf } from '../helpers/mcp.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
+import { freePort, serveHttp } from './serve.js';
 
 const UNITS = 3;
 // 22:00 UTC: the budget resets two hours later.
@@ -92,6 +96,44 @@ describe('a per-user daily budget in units', () => {
     } finally {
       for (const link of links) await link.close();
       await redis.kill();
+    }
+  });
+});
+
+describe('the daily budget on the built --http server', () => {
+  test('a member over budget is refused before any request, while cached answers stay free', async () => {
+    const token = 'a-static-token-for-the-budget-test-0123456789';
+    const upstream = await startFakeUpstream();
+    const served = await serveHttp(await freePort(), {
+      MARKET_DATA_HTTP_TOKEN: token,
+      MARKET_DATA_BASE_URL: upstream.url,
+      MARKET_DATA_API_KEY: 'team-account-key-0001',
+      MARKET_DATA_USER_DAILY_UNITS: '1',
+    });
+    const client = new Client({ name: 'budget-test', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      const data = (): number => upstream.dataRequests().filter((r) => !r.path.startsWith('/v1/discover')).length;
+      const first = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
+      assert.notEqual(first.isError, true, JSON.stringify(first.content));
+      const spent = data();
+      assert.ok(spent > 0, 'the first call went upstream');
+
+      const refused = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 3 } });
+      assert.equal(refused.isError, true);
+      const error = errorOf(refused);
+      assert.equal(error.code, 'USER_BUDGET_EXHAUSTED');
+      assert.match(JSON.stringify(refused.content), /resets at \d{4}-\d{2}-\d{2}T00:00:00\.000Z/);
+      assert.equal(data(), spent, 'the refused call reached no upstream');
+
+      const cached = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 2 } });
+      assert.notEqual(cached.isError, true, 'a cached answer is free, and not refused');
+    } finally {
+      await client.close();
+      await served.stop();
+      await upstream.close();
     }
   });
 });
