@@ -8,6 +8,8 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
 import { CLI, errorOf } from '../helpers/mcp.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
+import { RedisLink } from '../../src/api/gate/redis-connection.js';
+import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 import { freePort, serveHttp, type Served } from './serve.js';
 
 const TEAM_KEY = 'team-account-key-0001';
@@ -173,5 +175,69 @@ describe('whose key pays: a sealed per-user key map', () => {
       }),
       /MARKET_DATA_KEY_MAP_FILE: the key map does not open with this secret/,
     );
+  });
+});
+
+describe('per-user keys on Redis, across two nodes', () => {
+  redisTest("one member's answer cached on Redis is served to that member on another node, never to another member", {}, async () => {
+    const redis = await ThrowawayRedis.start();
+    const idp = await startIdentityProvider();
+    const upstream = await startFakeUpstream();
+    const file = join(mkdtempSync(join(tmpdir(), 'key-map-')), 'keys.sealed');
+    const [alice, bob] = DESK;
+    assert.ok(alice && bob);
+    keys(file, ['set', alice.id], ALICE_KEY);
+    keys(file, ['set', bob.id], BOB_KEY);
+    const nodes: Served[] = [];
+    const clients: Client[] = [];
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const port = await freePort();
+        nodes.push(
+          await serveHttp(port, {
+            MARKET_DATA_OAUTH_ISSUER: idp.issuer,
+            MARKET_DATA_OAUTH_RESOURCE: `http://127.0.0.1:${port}/mcp`,
+            MARKET_DATA_BASE_URL: upstream.url,
+            MARKET_DATA_API_KEY: TEAM_KEY,
+            MARKET_DATA_REDIS_URL: redis.url,
+            MARKET_DATA_KEY_MAP_FILE: file,
+            MARKET_DATA_KEY_MAP_SECRET: SECRET,
+          }),
+        );
+      }
+      const [first, second] = nodes;
+      assert.ok(first && second);
+      const call = async (node: Served, member: TestClient): Promise<string[]> => {
+        const client = await signIn(node, idp, member);
+        clients.push(client);
+        const from = upstream.dataRequests().length;
+        const result = await client.callTool({ name: TOOL, arguments: { limit: 4 } });
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        return keysSeen(upstream, from);
+      };
+      assert.deepEqual(await call(first, alice), [`Bearer ${ALICE_KEY}`]);
+      assert.deepEqual(
+        await call(second, bob),
+        [`Bearer ${BOB_KEY}`],
+        "bob's call on the other node is not served alice's answer from Redis",
+      );
+      assert.deepEqual(await call(second, alice), [], "alice's answer, cached on Redis by the first node, serves her on the second");
+
+      const link = new RedisLink({ url: redis.url });
+      try {
+        assert.ok(await link.waitUntilReady(5000));
+        const names = (await link.sendCommand(['KEYS', '*'])) as string[];
+        assert.ok(names.length > 0, 'the nodes keep state on Redis');
+        for (const name of names)
+          for (const secret of [ALICE_KEY, BOB_KEY, alice.id, bob.id]) assert.ok(!name.includes(secret), `${name} names no key or subject`);
+      } finally {
+        await link.close();
+      }
+    } finally {
+      for (const client of clients) await client.close();
+      for (const node of nodes) await node.stop();
+      await Promise.all([idp.close(), upstream.close()]);
+      await redis.kill();
+    }
   });
 });
