@@ -4,12 +4,14 @@
  *   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]    stdio (default)
  *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--allowed-hosts a,b] [--demo]  Streamable HTTP
  *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
+ *   market-data-mcp keys …                                             the per-user key map (src/ops/keys-command.ts)
  */
 import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { oauthSettings } from './auth/settings.js';
+import { tracingWanted } from './ops/tracing-settings.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
@@ -27,6 +29,7 @@ Usage:
        a non-loopback --host also needs --allowed-hosts or ${HTTP_ALLOWED_HOSTS_ENV})
   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
   market-data-mcp demo                                              a short scripted session on the simulator
+  market-data-mcp keys set|remove|list|new-secret                   the per-user key map of --http (README)
 
 Environment: ${Object.values(ENV).join(', ')}.
 Logs go to stderr.`;
@@ -81,7 +84,7 @@ async function runServer(args: string[]): Promise<void> {
   const oauth = values.http ? oauthSettings(process.env) : undefined;
   if (oauth && !oauth.ok) throw new Error(oauth.problem);
   // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
-  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps() : undefined;
+  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps(process.env) : undefined;
   const runtime = await createRuntime(process.env, {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
     demo: values.demo,
@@ -89,10 +92,20 @@ async function runServer(args: string[]): Promise<void> {
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
+  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/ops/tracing-settings.ts).
+  if (tracingWanted(process.env)) {
+    (await import('./ops/tracing.js')).enableTracing(runtime, packageVersion(), values.http ? 'tcp' : 'pipe');
+  }
   if (access?.ok && team) {
     const { serveHttp } = await import('./transports/http.js');
     const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
-    await serveHttp(runtime, { port: port(values.port, '--port'), host: values.host, access: access.access, door });
+    await serveHttp(runtime, {
+      port: port(values.port, '--port'),
+      host: values.host,
+      access: access.access,
+      door,
+      deps: () => team.serverDeps(),
+    });
   } else serveOverStdio(runtime);
 }
 
@@ -100,6 +113,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'simulator') return runSimulator(rest);
   if (command === 'demo') return (await import('./demo.js')).runDemo();
+  if (command === 'keys') return (await import('./ops/keys-command.js')).runKeysCommand(rest, process.env);
   return runServer(argv);
 }
 

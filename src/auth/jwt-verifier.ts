@@ -12,6 +12,8 @@ import type { OAuthSettings } from './settings.js';
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 /** Clocks of the nodes and of the identity provider differ by a little. */
 const CLOCK_TOLERANCE_S = 5;
+/** A load balancer's readiness probe waits on the key fetch: it must answer in a few seconds. */
+const JWKS_TIMEOUT_MS = 2000;
 
 export interface JwtVerifierOptions {
   settings: OAuthSettings;
@@ -65,10 +67,24 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
     };
   }
 
+  /**
+   * For /readyz: the issuer's keys can be fetched now. A node that cannot check a token
+   * (the identity provider or its JWKS unreachable) refuses every caller, so it is not ready.
+   */
+  async keysReachable(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      const keys = await this.jwks();
+      await keys.reload();
+      return { ok: true, detail: `${keys.jwks()?.keys.length ?? 0} signing keys` };
+    } catch (error) {
+      return { ok: false, detail: `the issuer's keys could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
   /** The key set, found through the issuer's metadata unless configured; retried after a failure. */
   private jwks(): Promise<ReturnType<typeof createRemoteJWKSet>> {
     this.keys ??= this.discoverJwksUrl().then(
-      (url) => createRemoteJWKSet(url, { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }),
+      (url) => createRemoteJWKSet(url, { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: JWKS_TIMEOUT_MS }),
       (error: unknown) => {
         this.keys = undefined;
         throw error;

@@ -1,6 +1,7 @@
 /**
  * What a load balancer and Prometheus ask of a node, open without a token: /healthz (the
- * process answers), /readyz (Redis and the upstream reachable: send it traffic),
+ * process answers), /readyz (Redis, the upstream and the identity provider's keys
+ * reachable: send it traffic),
  * /metrics (Prometheus text). Readiness never spends the account: the upstream is probed
  * without the key (any HTTP answer below 500 proves it reachable) and the answer is kept
  * for a few seconds, so frequent probes cost the upstream little.
@@ -16,6 +17,8 @@ export interface ReadinessDeps {
   gate: AccountGate;
   /** Redis is configured: the gate must be on it for the node to count as ready. */
   redisConfigured: boolean;
+  /** With OAuth: whether the issuer's keys can be fetched (a node that cannot check tokens refuses everyone). */
+  issuer?: (() => Promise<Check>) | undefined;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -31,6 +34,7 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Record<string
   const now = deps.now ?? Date.now;
   const get = deps.fetch ?? fetch;
   let upstream: { at: number; check: Promise<Check> } | undefined;
+  let issuer: { at: number; check: Promise<Check> } | undefined;
   const probeUpstream = async (): Promise<Check> => {
     if (!deps.baseUrl) return { ok: false, detail: 'no upstream configured' };
     try {
@@ -43,7 +47,10 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Record<string
   };
   return async () => {
     if (!upstream || now() - upstream.at > PROBE_CACHE_MS) upstream = { at: now(), check: probeUpstream() };
+    const probeIssuer = deps.issuer;
+    if (probeIssuer && (!issuer || now() - issuer.at > PROBE_CACHE_MS)) issuer = { at: now(), check: probeIssuer() };
     const checks: Record<string, Check> = { upstream: await upstream.check };
+    if (issuer) checks['issuer'] = await issuer.check;
     if (deps.redisConfigured) {
       const view = await deps.gate.view();
       checks['redis'] = { ok: view.mode === 'redis', detail: view.mode_reason ?? view.mode };

@@ -9,7 +9,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { runAsCaller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
-import { createServer } from '../mcp/server.js';
+import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
@@ -21,9 +21,17 @@ const SHUTDOWN_ANSWER_MS = 1000;
 
 export async function serveHttp(
   runtime: Runtime,
-  options: { port: number; host: string; access: HttpAccess; door?: FrontDoor | undefined },
+  options: {
+    port: number;
+    host: string;
+    access: HttpAccess;
+    door?: FrontDoor | undefined;
+    /** The dependencies of the request being served (the caller's own key: src/ops/user-accounts.ts). */
+    deps?: (() => Promise<ServerDeps>) | undefined;
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const handler = createMcpHandler(() => createServer(runtime.deps));
+  const depsFor = options.deps;
+  const handler = createMcpHandler(async () => createServer(depsFor ? await depsFor() : runtime.deps));
   runtime.registry.onChange(() => handler.notify.toolsChanged());
   const nodeHandler = toNodeHandler(handler);
   const validateHost = hostHeaderValidation(options.access.allowedHosts);

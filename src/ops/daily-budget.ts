@@ -1,0 +1,118 @@
+/**
+ * A per-user daily budget in units (MARKET_DATA_USER_DAILY_UNITS): each signed-in subject
+ * may spend that many units of the account a day (UTC), so one member cannot use up the
+ * month's quota for the desk. A unit is reserved when a data request is let through and
+ * given back unless the answer was charged (a 200), so the count is exact under
+ * concurrency and free answers (cache hits, discover, errors) never count. With Redis the
+ * count is shared by every node; while Redis is unreachable, each node counts alone.
+ */
+import type { PermitRequest, SendPermit, AccountGate } from '../api/gate/account-gate.js';
+import { GateDecorator } from '../api/gate/gate-decorator.js';
+import { ApiError } from '../api/errors.js';
+import { currentCaller, digestOf } from '../auth/caller.js';
+
+export const DAILY_UNITS_ENV = 'MARKET_DATA_USER_DAILY_UNITS';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Undefined when unset (no budget); a value that is not a positive integer stops the start. */
+export function dailyUnits(env: NodeJS.ProcessEnv): { ok: true; units: number | undefined } | { ok: false; problem: string } {
+  const raw = env[DAILY_UNITS_ENV]?.trim();
+  if (!raw) return { ok: true, units: undefined };
+  const units = Number(raw);
+  if (!Number.isSafeInteger(units) || units < 1)
+    return { ok: false, problem: `${DAILY_UNITS_ENV} must be a whole number of units, 1 or more.` };
+  return { ok: true, units };
+}
+
+/** Where the day's spending is counted: per subject and UTC day. */
+export interface BudgetLedger {
+  /** Takes one unit if `limit` allows it: the units spent after taking it, or undefined when refused. */
+  reserve(subject: string, day: string, limit: number, expiresInMs: number): Promise<number | undefined>;
+  /** Gives back a unit reserved for a request that was not charged. */
+  refund(subject: string, day: string): Promise<void>;
+}
+
+export class InProcessLedger implements BudgetLedger {
+  private readonly spent = new Map<string, number>();
+  private day: string | undefined;
+
+  reserve(subject: string, day: string, limit: number): Promise<number | undefined> {
+    // Yesterday's counts are of no use once the day turned.
+    if (day !== this.day) this.spent.clear();
+    this.day = day;
+    const after = (this.spent.get(subject) ?? 0) + 1;
+    if (after > limit) return Promise.resolve(undefined);
+    this.spent.set(subject, after);
+    return Promise.resolve(after);
+  }
+
+  refund(subject: string, day: string): Promise<void> {
+    const spent = this.spent.get(subject);
+    if (day === this.day && spent !== undefined) this.spent.set(subject, Math.max(0, spent - 1));
+    return Promise.resolve();
+  }
+}
+
+export interface BudgetGateOptions {
+  units: number;
+  /** Asked at each call: the team server moves the count to Redis once it knows the Redis URL. */
+  ledger: () => BudgetLedger;
+  now?: () => number;
+}
+
+/** The subject's budget, checked before the account's gate: a refused call waits for nothing. */
+export class BudgetGate extends GateDecorator {
+  private readonly now: () => number;
+
+  constructor(
+    inner: AccountGate,
+    private readonly options: BudgetGateOptions,
+  ) {
+    super(inner);
+    this.now = options.now ?? Date.now;
+  }
+
+  override async acquire(request: PermitRequest): Promise<SendPermit> {
+    const subject = currentCaller()?.subject;
+    if (request.free || subject === undefined) return this.inner.acquire(request);
+    const now = this.now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    const resetAt = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
+    const { units } = this.options;
+    const ledger = this.options.ledger();
+    // The ledger names the subject by a hash: Redis key names carry no one's identity.
+    const who = digestOf(`subject:${subject}`);
+    if ((await ledger.reserve(who, day, units, resetAt - now + DAY_MS)) === undefined) throw budgetSpent(units, resetAt, now);
+    let permit: SendPermit;
+    try {
+      permit = await this.inner.acquire(request);
+    } catch (error) {
+      await ledger.refund(who, day);
+      throw error;
+    }
+    let released = false;
+    return {
+      release: (outcome) => {
+        if (!released && outcome.status !== 200) void ledger.refund(who, day);
+        released = true;
+        permit.release(outcome);
+      },
+    };
+  }
+}
+
+function budgetSpent(units: number, resetAtMs: number, now: number): ApiError {
+  const resetAt = new Date(resetAtMs).toISOString();
+  return new ApiError({
+    code: 'USER_BUDGET_EXHAUSTED',
+    // Acts as the account's quota does: not retried, recoverable after the reset.
+    kind: 'QUOTA_EXHAUSTED',
+    status: 429,
+    message: `Your daily budget of ${units} units on this server is spent; it resets at ${resetAt} (midnight UTC).`,
+    hint: `No request was sent. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${DAILY_UNITS_ENV}.`,
+    recoverable: true,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
+    local: true,
+  });
+}

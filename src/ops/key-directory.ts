@@ -1,0 +1,110 @@
+/**
+ * Whose key pays, as the operator configured it: the sealed per-user key map
+ * (MARKET_DATA_KEY_MAP_FILE, opened with MARKET_DATA_KEY_MAP_SECRET) and what happens to
+ * a subject the map does not name (MARKET_DATA_KEY_MAP_UNMAPPED: `refuse`, the default,
+ * or `team`, the team's key). The map is read again when its file changes, so
+ * `market-data-mcp keys set` takes effect on running nodes without a restart.
+ */
+import { statSync } from 'node:fs';
+import type { Logger } from '../log.js';
+import { KeyMapError, readKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
+
+export const KEY_MAP_ENV = {
+  file: 'MARKET_DATA_KEY_MAP_FILE',
+  secret: 'MARKET_DATA_KEY_MAP_SECRET',
+  unmapped: 'MARKET_DATA_KEY_MAP_UNMAPPED',
+} as const;
+
+export type UnmappedPolicy = 'refuse' | 'team';
+
+export interface KeyMapSettings {
+  file: string;
+  secret: string;
+  unmapped: UnmappedPolicy;
+}
+
+/** How often, at most, a lookup looks at the file's modification time. */
+const RECHECK_MS = 2000;
+
+/** Undefined when no map is configured (the team's key pays for everyone); a problem stops the start. */
+export function keyMapSettings(
+  env: NodeJS.ProcessEnv,
+): { ok: true; settings: KeyMapSettings | undefined } | { ok: false; problem: string } {
+  const file = env[KEY_MAP_ENV.file]?.trim();
+  const secret = env[KEY_MAP_ENV.secret];
+  const unmapped = env[KEY_MAP_ENV.unmapped]?.trim() || 'refuse';
+  if (!file) {
+    if (secret || env[KEY_MAP_ENV.unmapped])
+      return { ok: false, problem: `${KEY_MAP_ENV.file} is required with ${KEY_MAP_ENV.secret} or ${KEY_MAP_ENV.unmapped}.` };
+    return { ok: true, settings: undefined };
+  }
+  if (!secret) return { ok: false, problem: `${KEY_MAP_ENV.secret} is required to open ${KEY_MAP_ENV.file}.` };
+  if (unmapped !== 'refuse' && unmapped !== 'team')
+    return { ok: false, problem: `${KEY_MAP_ENV.unmapped} must be "refuse" or "team" (what a subject the key map does not name gets).` };
+  return { ok: true, settings: { file, secret, unmapped } };
+}
+
+export class KeyDirectory {
+  private map: KeyMap;
+  private modifiedMs: number;
+  private checkedAt: number;
+
+  /** Throws a KeyMapError when the file cannot be read or opened: a node must not start on a map it cannot use. */
+  constructor(
+    private readonly settings: KeyMapSettings,
+    private readonly log: Pick<Logger, 'info' | 'error'>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.modifiedMs = this.mtime();
+    this.map = this.read();
+    this.checkedAt = now();
+  }
+
+  get unmapped(): UnmappedPolicy {
+    return this.settings.unmapped;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  lookup(subject: string): UserKey | undefined {
+    this.refresh();
+    return this.map.get(subject);
+  }
+
+  /** A file that changed is read again; one that no longer opens leaves the last good map in use, and says so. */
+  private refresh(): void {
+    if (this.now() - this.checkedAt < RECHECK_MS) return;
+    this.checkedAt = this.now();
+    try {
+      const modified = this.mtime();
+      if (modified === this.modifiedMs) return;
+      this.map = this.read();
+      this.modifiedMs = modified;
+      this.log.info({ subjects: this.map.size }, 'key map changed on disk; read again');
+    } catch (error) {
+      this.log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'key map changed but cannot be read; the last good one stays in use',
+      );
+    }
+  }
+
+  private mtime(): number {
+    try {
+      return statSync(this.settings.file).mtimeMs;
+    } catch {
+      throw new KeyMapError(`${KEY_MAP_ENV.file} names a file that cannot be read`);
+    }
+  }
+
+  private read(): KeyMap {
+    try {
+      return readKeyMap(this.settings.file, this.settings.secret);
+    } catch (error) {
+      if (error instanceof KeyMapError) throw new KeyMapError(`${KEY_MAP_ENV.file}: ${error.message}`);
+      throw new KeyMapError(`${KEY_MAP_ENV.file} names a file that cannot be read`);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `market-data-mcp keys …`: how an operator creates and updates the sealed per-user key
+ * map. The API key is read from stdin, never from the command line (where `ps` and shell
+ * history would keep it), and no command prints a key.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { digestOf } from '../auth/caller.js';
+import { KEY_MAP_ENV } from './key-directory.js';
+import { KeyMapError, readKeyMap, writeKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
+
+export const KEYS_USAGE = `market-data-mcp keys: the per-user key map (${KEY_MAP_ENV.file}, sealed with ${KEY_MAP_ENV.secret})
+
+  market-data-mcp keys new-secret                       print a fresh secret for ${KEY_MAP_ENV.secret}
+  market-data-mcp keys set <subject> [--account NAME]   assign the API key read from stdin to a subject
+  market-data-mcp keys remove <subject>                 remove a subject
+  market-data-mcp keys list                             subjects, their account and a key fingerprint
+
+<subject> is the access token's "sub" claim as the identity provider issues it.`;
+
+// Not the MCP server: a command whose output (a secret, a listing) is meant for a pipe or `$( )`.
+// eslint-disable-next-line no-restricted-properties
+const output = process.stdout;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+function location(env: NodeJS.ProcessEnv): { file: string; secret: string } {
+  const file = env[KEY_MAP_ENV.file]?.trim();
+  const secret = env[KEY_MAP_ENV.secret];
+  if (!file || !secret) throw new KeyMapError(`set ${KEY_MAP_ENV.file} and ${KEY_MAP_ENV.secret} (the same values the server gets)`);
+  return { file, secret };
+}
+
+function current(file: string, secret: string): Map<string, UserKey> {
+  return new Map(existsSync(file) ? readKeyMap(file, secret) : []);
+}
+
+function describe(map: KeyMap): string {
+  if (map.size === 0) return 'no subjects\n';
+  return [...map]
+    .map(([subject, entry]) => `${subject}\taccount=${entry.account ?? '(by key)'}\tkey=sha256:${digestOf(entry.key)}`)
+    .join('\n')
+    .concat('\n');
+}
+
+export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { account: { type: 'string' } }, strict: true });
+  const [command, subject, ...extra] = positionals;
+  if (command === 'new-secret') {
+    output.write(`${randomBytes(32).toString('base64url')}\n`);
+    return;
+  }
+  if (!command || !['set', 'remove', 'list'].includes(command) || extra.length > 0) throw new KeyMapError(KEYS_USAGE);
+  const { file, secret } = location(env);
+  const map = current(file, secret);
+  if (command === 'list') {
+    output.write(describe(map));
+    return;
+  }
+  if (!subject) throw new KeyMapError(`keys ${command} needs the subject (the token's "sub")`);
+  if (command === 'remove') {
+    if (!map.delete(subject)) throw new KeyMapError(`${subject} is not in the key map`);
+  } else {
+    const key = await readStdin();
+    if (key.length < 8 || /\s/.test(key))
+      throw new KeyMapError('pipe the API key on stdin (one line, no spaces): echo "$KEY" | market-data-mcp keys set …');
+    map.set(subject, { key, account: values.account?.trim() || undefined });
+  }
+  writeKeyMap(file, map, secret);
+  process.stderr.write(`${command === 'set' ? 'set' : 'removed'} ${subject}; ${map.size} subject${map.size === 1 ? '' : 's'} in ${file}\n`);
+}

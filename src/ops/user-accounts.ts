@@ -1,0 +1,136 @@
+/**
+ * One client per API key of the per-user key map, built the first time its subject calls:
+ * each key gets its own cache (in process, and its own names and seal on Redis) and each
+ * account its own gate, so nothing cached for one key is served to another and one
+ * account's window never holds another's calls. Keys the operator names as one account
+ * share that account's gate, in process as on Redis.
+ */
+import type { SharedRedis } from './shared-turns.js';
+import { MarketDataClient, type ApiResult } from '../api/client.js';
+import type { AccountGate } from '../api/gate/account-gate.js';
+import { InProcessAccountGate } from '../api/gate/in-process-gate.js';
+import type { SharedAccount } from '../api/gate/redis-factory.js';
+import { accountTag } from '../api/gate/redis-keys.js';
+import { digestOf, type Caller } from '../auth/caller.js';
+import type { ServerDeps } from '../mcp/server.js';
+import { packageVersion, type Runtime } from '../runtime.js';
+import { KEY_MAP_ENV, type KeyDirectory } from './key-directory.js';
+import type { UserKey } from './key-map-file.js';
+
+export interface UserAccountsDeps {
+  runtime: Runtime;
+  directory: KeyDirectory;
+  /** The account gate with the team's eyes and fair shares (team.ts). */
+  observe: (gate: AccountGate, redis?: SharedRedis) => AccountGate;
+  /** Audit and metrics for a server whose calls the named account pays (by its one-way name). */
+  instrument: (account: string) => NonNullable<ServerDeps['instrument']>;
+}
+
+interface KeyClient {
+  client: MarketDataClient;
+  account: string;
+  shared: SharedAccount<ApiResult> | undefined;
+}
+
+export interface UserAccounts {
+  /** The server's dependencies for this caller: its own key's client, the team's, or a refusal. */
+  depsFor(caller: Caller | undefined): Promise<ServerDeps>;
+  close(): Promise<void>;
+}
+
+/** The one-way name of the account a key pays for: the operator's account name, else the key's tag. */
+export function accountNameOf(apiKey: string, accountId: string | undefined): string {
+  return digestOf(`account:${accountId ?? accountTag(apiKey)}`);
+}
+
+/** The team key's discover decided `hidden`: another key's scopes are its own, and its calls say so. */
+function teamDepsWithoutHidden(deps: ServerDeps): ServerDeps {
+  const rest = { ...deps };
+  delete rest.hidden;
+  return rest;
+}
+
+export function userAccounts(deps: UserAccountsDeps): UserAccounts {
+  const { runtime, directory } = deps;
+  const byKey = new Map<string, Promise<KeyClient>>();
+  // In process, keys of one account share one gate (on Redis its key names do the same).
+  const gates = new Map<string, AccountGate>();
+  const refusedSubjects = new Set<string>();
+
+  const gateOf = (account: string): AccountGate => {
+    const known = gates.get(account);
+    if (known) return known;
+    const gate = deps.observe(new InProcessAccountGate());
+    gates.set(account, gate);
+    return gate;
+  };
+
+  const build = async (entry: UserKey): Promise<KeyClient> => {
+    const { config, log } = runtime;
+    const account = accountNameOf(entry.key, entry.account);
+    let shared: SharedAccount<ApiResult> | undefined;
+    if (config.redisUrl) {
+      const { createSharedAccount } = await import('../api/gate/redis-factory.js');
+      const { teamAccountKeys } = await import('./account-keys.js');
+      const { sealFor } = await import('./sealed-values.js');
+      shared = await createSharedAccount<ApiResult>({
+        redisUrl: config.redisUrl,
+        apiKey: entry.key,
+        keys: teamAccountKeys(entry.key, entry.account),
+        seal: sealFor(entry.key),
+        fallback: new InProcessAccountGate(),
+        log,
+        cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
+      });
+    }
+    const client = new MarketDataClient({
+      config,
+      log,
+      ...(runtime.deps.baseUrl ? { baseUrl: runtime.deps.baseUrl } : {}),
+      apiKey: entry.key,
+      userAgent: `market-data-mcp/${packageVersion()}`,
+      gate: shared ? deps.observe(shared.gate, shared.redis) : gateOf(account),
+      sharedCache: shared?.cache,
+    });
+    return { client, account, shared };
+  };
+
+  const keyClient = (entry: UserKey): Promise<KeyClient> => {
+    const known = byKey.get(entry.key);
+    if (known) return known;
+    const made = build(entry);
+    byKey.set(entry.key, made);
+    return made;
+  };
+
+  // A client without a transport: every data call answers CONFIG_INVALID with this hint, and nothing reaches the upstream.
+  const refused = (subject: string): ServerDeps => {
+    const client = new MarketDataClient({
+      config: runtime.config,
+      log: runtime.log,
+      configProblem: `No API key is assigned to your sign-in (subject "${subject}") on this server, and it refuses signed-in users without one (${KEY_MAP_ENV.unmapped}=refuse). Ask the operator to run: market-data-mcp keys set ${subject}`,
+    });
+    if (!refusedSubjects.has(subject))
+      runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
+    refusedSubjects.add(subject);
+    return { ...teamDepsWithoutHidden(runtime.deps), client, keyConfigured: false };
+  };
+
+  return {
+    async depsFor(caller) {
+      if (!caller) return runtime.deps;
+      const entry = directory.lookup(caller.subject);
+      if (!entry) return directory.unmapped === 'team' ? runtime.deps : refused(caller.subject);
+      const { client, account } = await keyClient(entry);
+      return { ...teamDepsWithoutHidden(runtime.deps), client, keyConfigured: true, instrument: deps.instrument(account) };
+    },
+    async close() {
+      const clients = await Promise.allSettled(byKey.values());
+      for (const made of clients) {
+        if (made.status !== 'fulfilled') continue;
+        await made.value.client.close();
+        await made.value.shared?.close();
+      }
+    },
+  };
+}
