@@ -9,11 +9,12 @@ import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { knownScopeRefusal } from './scope-refusal.js';
 import { ApiError } from '../api/errors.js';
-import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema } from './input-schema.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
+import { validateToolArguments } from './tool-arguments.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 const MAX_TICKERS = 10;
