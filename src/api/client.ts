@@ -19,7 +19,7 @@ import { buildPath, datasetTarget, metaTarget, type RequestTarget } from './requ
 import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
-import { readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
+import { apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
 export type { ApiResult };
@@ -178,9 +178,15 @@ export class MarketDataClient {
       // An error envelope under a 200 is never data (the LRU refuses it too).
       const shared = await tier.readThrough(key, target.cacheTtlMs, join, { signal, now: this.now, cacheable: (r) => !isErrorEnvelope(r) });
       const age = Math.max(0, Math.round((this.now() - shared.storedAt) / 1000));
-      result = shared.fromPeer
-        ? { data: shared.value.data, meta: { ...shared.value.meta, cache_hit: true, age_seconds: age } }
-        : shared.value;
+      // What another process left in Redis is read back from JSON: used only when it has a result's shape.
+      const peers = shared.fromPeer ? apiResultSchema.safeParse(shared.value) : undefined;
+      if (peers?.success === false) this.deps.log.debug({ op: target.operationId }, 'shared cache entry not a result; sent instead');
+      result =
+        peers === undefined
+          ? shared.value
+          : peers.success
+            ? { data: peers.data.data, meta: { ...peers.data.meta, cache_hit: true, age_seconds: age } }
+            : await join();
       this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
     } else result = await join();
     if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);

@@ -3,13 +3,17 @@
  * data and meta the caller gets (result mapping). Pure functions of the answer, apart
  * from the client's orchestration, so that each rule can be read and tested on its own.
  */
+import * as z from 'zod';
 import { MAX_DEPTH, nestedDeeperThan, sanitizeDeep, sanitizeText } from '../sanitize.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
 import type { PermitOutcome } from './gate/account-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
 import { payloadParts } from './payload-parts.js';
-import { knownOnly, type ResultMeta } from './result-meta.js';
+import { knownOnly, resultMetaSchema, type ResultMeta } from './result-meta.js';
 import type { RawResponse } from './transport.js';
+
+/** A successful answer: the data and the meta the client gives it. */
+export const apiResultSchema = z.object({ data: z.unknown(), meta: resultMetaSchema });
 
 export interface ApiResult {
   data: unknown;
@@ -43,6 +47,9 @@ export function transportFailure(error: unknown, signal: AbortSignal): ApiError 
   return new ApiError({ code: 'NETWORK_ERROR', status: null });
 }
 
+/** A 202's body: its wait, when it gives one (clamped as the headers' are). */
+const notReadyBody = z.looseObject({ retry_after_seconds: z.unknown() });
+
 /** The failure an answer with a status line carries, or undefined when it is data. */
 export function classify(response: RawResponse): ApiError | undefined {
   if (response.status === 200) {
@@ -67,12 +74,12 @@ export function classify(response: RawResponse): ApiError | undefined {
     return undefined;
   }
   if (response.status === 202) {
-    const body = response.body as { retry_after_seconds?: unknown } | undefined;
+    const body = notReadyBody.safeParse(response.body);
     return new ApiError({
       code: 'NOT_READY',
       status: 202,
       hint: 'Call again shortly; waiting for it is not charged.',
-      retryAfterSeconds: clampWaitSeconds(body?.retry_after_seconds) ?? response.retryAfterSeconds,
+      retryAfterSeconds: (body.success ? clampWaitSeconds(body.data.retry_after_seconds) : undefined) ?? response.retryAfterSeconds,
       requestId: response.requestId ?? null,
     });
   }
