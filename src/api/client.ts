@@ -12,7 +12,7 @@ import { redactEverywhere } from '../sanitize.js';
 import { isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { abortError, ApiError, cancelledError } from './errors.js';
 import type { AccountGate, GateView } from './gate/account-gate.js';
-import type { SharedCacheTier } from './cache-redis.js';
+import type { SharedCacheTier } from '../redis/cache.js';
 import { systemClock } from './gate/clock.js';
 import { InProcessAccountGate } from './gate/in-process-gate.js';
 import { buildPath, datasetTarget, metaTarget, type RequestTarget } from './request-target.js';

@@ -4,7 +4,7 @@
  * the audit line and metrics of every call.
  */
 import type { AccountGate } from '../api/gate/account-gate.js';
-import { accountTag } from '../api/gate/redis-keys.js';
+import { accountTag } from '../redis/keys.js';
 import { currentCaller, digestOf } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import type { OAuthSettings } from '../auth/settings.js';

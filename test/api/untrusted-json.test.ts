@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApiResult } from '../../src/api/client.js';
-import type { SharedCacheTier } from '../../src/api/cache-redis.js';
+import type { SharedCacheTier } from '../../src/redis/cache.js';
 import { classify } from '../../src/api/upstream-answer.js';
 import { discoveredOutOfScope } from '../../src/catalog/index.js';
 import { withSimulator } from '../helpers/http.js';

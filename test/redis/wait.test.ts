@@ -1,7 +1,7 @@
 /** Wait or fail on the shared window: the expected wait of a queued request, on a fake clock. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectedWaitMs, type WaitPicture } from '../../src/api/gate/redis-wait.js';
+import { expectedWaitMs, type WaitPicture } from '../../src/redis/wait.js';
 
 const SLACK = 50;
 const seen = (over: Partial<WaitPicture> & { used?: number; resetInMs?: number }, at = 1_000_000): WaitPicture => ({

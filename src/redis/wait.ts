@@ -3,7 +3,7 @@
  * expect to wait, from the last picture of the account's window a gate script returned.
  * Pure arithmetic on a local clock, so it is tested on a fake one.
  */
-import type { WaitReason, WindowSnapshot } from './redis-scripts.js';
+import type { WaitReason, WindowSnapshot } from './scripts.js';
 
 /** What the last refused acquire saw, and when (local epoch ms). */
 export interface WaitPicture {
