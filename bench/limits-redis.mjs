@@ -91,7 +91,7 @@ async function main(calls) {
 }
 
 async function roundTrip(redisUrl) {
-  const { createAccountGate } = await import('../dist/api/gate/redis-factory.js');
+  const { createAccountGate } = await import('../dist/redis/factory.js');
   const gate = await createAccountGate({ redisUrl, apiKey: 'bench-round-trip-key', fallback: refusingFallback(), perWindow: 1_000_000 });
   const signal = new AbortController().signal;
   for (let i = 0; i < 200; i += 1) (await gate.acquire({ free: false, deadline: Date.now() + 5000, signal })).release({ status: 200 });
@@ -113,7 +113,7 @@ function runChild(settings) {
 
 /** One process of the account: permits from the Redis gate, requests to the simulator, the 429 policy. */
 async function child({ redisUrl, simUrl, calls, concurrency }) {
-  const { createAccountGate } = await import('../dist/api/gate/redis-factory.js');
+  const { createAccountGate } = await import('../dist/redis/factory.js');
   const { HttpTransport } = await import('../dist/api/transport.js');
   const gate = await createAccountGate({ redisUrl, apiKey: 'sim-live-key', fallback: refusingFallback() });
   const transport = new HttpTransport({

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { MarketDataClient, type ApiResult } from './api/client.js';
 import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
-import type { SharedAccount } from './api/gate/redis-factory.js';
+import type { SharedAccount } from './redis/factory.js';
 import { DATASETS, inaccessibleOperations, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
@@ -174,7 +174,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
  */
 async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
-  const { createSharedAccount } = await import('./api/gate/redis-factory.js');
+  const { createSharedAccount } = await import('./redis/factory.js');
   const { teamAccountKeys } = await import('./ops/account-keys.js');
   const { sealFor } = await import('./ops/sealed-values.js');
   const fallback = new InProcessAccountGate();

@@ -5,10 +5,19 @@
  */
 import * as z from 'zod';
 
-/** One dataset of discover's list: its operation id and whether this key can call it. */
-const discoveredDataset = z.looseObject({ operation_id: z.string(), accessible: z.boolean() });
+/** One dataset of discover's list: its operation id, whether this key can call it, and the scope it needs. */
+const discoveredDataset = z.looseObject({
+  operation_id: z.string(),
+  accessible: z.boolean(),
+  // A scope that is not text is unknown, not a reason to skip the entry.
+  scope: z.string().optional().catch(undefined),
+});
 
-const discoverBody = z.looseObject({ datasets: z.array(z.unknown()) });
+const discoverBody = z.looseObject({
+  datasets: z.array(z.unknown()),
+  /** The scopes the key holds. */
+  access_scope: z.array(z.unknown()).optional().catch(undefined),
+});
 
 /** Operation ids discover says this key cannot call; none when the body is not discover's. */
 export function inaccessibleOperations(body: unknown): Set<string> {
@@ -20,4 +29,22 @@ export function inaccessibleOperations(body: unknown): Set<string> {
       return dataset.success && !dataset.data.accessible ? [dataset.data.operation_id] : [];
     }),
   );
+}
+
+/**
+ * The scope discover says this key lacks for `operationId` (undefined inside when it names
+ * none); undefined when the key is not known to lack it. An administrator-only dataset
+ * whose scope the key holds is not out of scope (its refusal is another matter).
+ */
+export function discoveredOutOfScope(body: unknown, operationId: string): { scope: string | undefined } | undefined {
+  const parsed = discoverBody.safeParse(body);
+  if (!parsed.success) return undefined;
+  const held = parsed.data.access_scope ?? [];
+  for (const entry of parsed.data.datasets) {
+    const dataset = discoveredDataset.safeParse(entry);
+    if (!dataset.success || dataset.data.operation_id !== operationId || dataset.data.accessible) continue;
+    const scope = dataset.data.scope;
+    return scope !== undefined && held.includes(scope) ? undefined : { scope };
+  }
+  return undefined;
 }

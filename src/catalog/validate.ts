@@ -5,7 +5,7 @@
  * VALIDATION_ERROR), each with a hint that names the fix.
  *
  * One path for both callers: `validateRequest` takes what arrives on the wire (path
- * ticker, query strings), `validateToolArguments` what an agent sends (one JSON object);
+ * ticker, query strings), `checkAgentArguments` what an agent sends (one JSON object, screened first);
  * both end in the same per-parameter check, which looks at a value's type before any
  * schema coerces it, caps its length before any pattern runs on it, and reads only
  * properties the caller really sent.
@@ -30,24 +30,11 @@ export type ValidatedRequest =
   | { readonly ok: true; readonly ticker: string | undefined; readonly query: QueryValues }
   | { readonly ok: false; readonly refusal: ParamRefusal };
 
-/**
- * Properties some hosts add to every tool's arguments for their own use; they are not
- * parameters of any dataset and are dropped rather than refused. Gemini CLI injects
- * `wait_for_previous` into every tool schema and forwards it with each call.
- */
-export const HOST_CONTROL_PROPERTIES: readonly string[] = ['wait_for_previous'];
-
 /** A string parameter with no `maxLength` of its own is refused above this many characters. */
 export const DEFAULT_MAX_STRING_LENGTH = 256;
 
-/**
- * What an own `__proto__` argument is renamed to as the message arrives (src/mcp/prototype-guard.ts):
- * the SDK's parse would drop the key itself, and the call would run as if it had not been sent.
- */
-export const PROTO_ARGUMENT = '\u0000__proto__';
-
 /** Names that would reach an object's prototype: never a parameter unless a dataset declares it. */
-const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** What a query string may hold for a number: plain decimal, no hex, exponent or blanks. */
@@ -63,61 +50,21 @@ export type InputSource = 'wire' | 'agent';
 /** A request as it arrives on the wire: the path's ticker and the query string's values. */
 export function validateRequest(dataset: DatasetDefinition, ticker: unknown, query: Readonly<Record<string, unknown>>): ValidatedRequest {
   const unknown = Object.keys(query).find((name) => !Object.hasOwn(dataset.query, name));
-  if (unknown !== undefined) return refuseUnknown(dataset, unknown, Object.keys(dataset.query), 'wire');
+  if (unknown !== undefined) return refuseUnknownParam(dataset, unknown, Object.keys(dataset.query), 'wire');
   return checkParams(dataset, ticker, query, 'wire');
 }
 
-export interface ToolArgumentsOptions {
-  /** Parameters the tool adds beyond the dataset's own (e.g. `fields`), taken out before this check. */
-  readonly extraParams?: readonly string[];
-}
-
-/** An agent's arguments after screening: what the dataset and the tool take, nulls and host properties gone. */
-export type ScreenedArguments =
-  { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly refusal: ParamRefusal };
-
 /**
- * An agent's arguments: `null` means omitted (OpenAI strict mode sends it for every
- * optional property), host control properties are dropped, and every other name the
- * dataset does not take is refused, `ticker` on a market-wide dataset included. Tools
- * that shape answers on this side (`dataset.shaping`, `fields`) screen first, take out
- * their own parameters, then validate the rest.
+ * An agent's arguments, already screened (src/mcp/tool-arguments.ts: names, nulls, host
+ * properties), checked as the wire is, with every value typed as JSON. `local` names the
+ * tool's own parameters, taken out here; names the dataset does not take are not read.
  */
-export function screenToolArguments(
+export function checkAgentArguments(
   dataset: DatasetDefinition,
   args: Readonly<Record<string, unknown>>,
-  options: ToolArgumentsOptions = {},
-): ScreenedArguments {
-  const extra = [...Object.keys(dataset.shaping ?? {}), ...(options.extraParams ?? [])];
-  // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
-  // (the SDK parses arguments as a record): a foreign prototype means one was sent.
-  const prototype: unknown = Object.getPrototypeOf(args);
-  if (prototype !== Object.prototype && prototype !== null)
-    return refuseUnknown(dataset, '__proto__', acceptedParams(dataset, extra), 'agent');
-  const screened: Record<string, unknown> = {};
-  for (const name of Object.keys(args)) {
-    const value = args[name];
-    if (HOST_CONTROL_PROPERTIES.includes(name)) continue;
-    const declared =
-      (name === 'ticker' && dataset.ticker !== undefined) ||
-      Object.hasOwn(takenQuery(dataset), name) ||
-      (extra.includes(name) && !PROTOTYPE_KEYS.has(name));
-    if (!declared) return refuseUnknown(dataset, name, acceptedParams(dataset, extra), 'agent');
-    if (value !== null) Object.defineProperty(screened, name, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return { ok: true, args: screened };
-}
-
-/** Screens an agent's arguments (see screenToolArguments), then checks them as the wire does. */
-export function validateToolArguments(
-  dataset: DatasetDefinition,
-  args: Readonly<Record<string, unknown>>,
-  options: ToolArgumentsOptions = {},
+  local: ReadonlySet<string>,
 ): ValidatedRequest {
-  const screened = screenToolArguments(dataset, args, options);
-  if (!screened.ok) return screened;
-  const local = new Set([...Object.keys(dataset.shaping ?? {}), ...(options.extraParams ?? [])]);
-  const sent = new Map(Object.entries(screened.args).filter(([name]) => !local.has(name) || Object.hasOwn(dataset.query, name)));
+  const sent = new Map(Object.entries(args).filter(([name]) => !local.has(name) || Object.hasOwn(dataset.query, name)));
   // `ticker` goes in the path when the path has one; an upstream may take it in the query instead.
   const ticker = dataset.ticker ? sent.get('ticker') : undefined;
   if (dataset.ticker) sent.delete('ticker');
@@ -154,18 +101,18 @@ export function acceptedParams(dataset: DatasetDefinition, extra: readonly strin
  * The upstream parameters an agent may name: none for a tool that answers with its own
  * shape (the dealer history drives the upstream's paging itself, under the upstream's names).
  */
-function takenQuery(dataset: DatasetDefinition): DatasetDefinition['query'] {
+export function takenQuery(dataset: DatasetDefinition): DatasetDefinition['query'] {
   return dataset.toolOutput ? {} : dataset.query;
 }
 
-function refuseUnknown(
+/** The refusal of a parameter name the dataset does not take, with the names it does. */
+export function refuseUnknownParam(
   dataset: DatasetDefinition,
   name: string,
   accepted: readonly string[],
   source: InputSource,
 ): { ok: false; refusal: ParamRefusal } {
   const hint = accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
-  if (name === PROTO_ARGUMENT) return refuse('VALIDATION_ERROR', '__proto__', 'Parameter name "__proto__" is not allowed.', hint);
   if (PROTOTYPE_KEYS.has(name)) return refuse('VALIDATION_ERROR', name, `Parameter name ${quoteValue(name)} is not allowed.`, hint);
   if (name === 'ticker' && source === 'agent') {
     return refuse('VALIDATION_ERROR', name, `"ticker" does not apply: ${dataset.title} is market-wide, not per ticker.`, hint);

@@ -3,7 +3,7 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { paramJsonSchema, screenToolArguments, validateToolArguments, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { paramJsonSchema, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
@@ -16,9 +16,11 @@ import { portableOutputSchema } from './output-schema.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
 import { localValues, readLocally, readsLocally, type LocalRead } from './local-pages.js';
 import { pagingOf, shapingCovers } from './page-args.js';
+import { isOurCursor } from './paging.js';
 import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
+import { checkScreenedArguments, screenToolArguments } from './tool-arguments.js';
 
 export interface ToolDeps {
   client: MarketDataClient;
@@ -144,8 +146,12 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     });
   }
   const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
-  const { args: resolved, paging } = pagingOf(dataset, given);
-  const checked = validateToolArguments(dataset, resolved);
+  const { args: paged, paging } = pagingOf(dataset, given);
+  // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
+  const reopened = isOurCursor(given['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
+  if (!reopened.ok) throw refusalError(reopened.refusal);
+  const resolved = reopened.args;
+  const checked = checkScreenedArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
   // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
   const local = readsLocally(dataset) ? localValues(dataset, resolved) : undefined;

@@ -4,6 +4,7 @@
  * the scope check read this memory and ask again at most once a minute.
  */
 import type { MarketDataClient } from '../api/client.js';
+import { discoveredOutOfScope } from '../catalog/index.js';
 import { asApiError } from './tool-errors.js';
 import type { ApiError } from '../api/errors.js';
 
@@ -44,21 +45,7 @@ export async function recentDiscover(
   return memories.get(client) ?? { at };
 }
 
-/**
- * The scope a dataset needs, when discover says this key lacks it; undefined when the key
- * is not known to lack it. An administrator-only dataset whose scope the key holds is not
- * out of scope (its refusal is another matter).
- */
+/** The scope a dataset needs, when the remembered discover says this key lacks it (catalog/discover.ts). */
 export function knownOutOfScope(client: MarketDataClient, operationId: string): { scope: string | undefined } | undefined {
-  const data = memories.get(client)?.data;
-  const datasets = Array.isArray(data?.['datasets']) ? (data['datasets'] as unknown[]) : [];
-  const scopes = Array.isArray(data?.['access_scope']) ? (data['access_scope'] as unknown[]) : [];
-  for (const item of datasets) {
-    if (typeof item !== 'object' || item === null) continue;
-    const d = item as Json;
-    if (d['operation_id'] !== operationId || d['accessible'] !== false) continue;
-    const scope = typeof d['scope'] === 'string' ? d['scope'] : undefined;
-    return scope !== undefined && scopes.includes(scope) ? undefined : { scope };
-  }
-  return undefined;
+  return discoveredOutOfScope(memories.get(client)?.data, operationId);
 }

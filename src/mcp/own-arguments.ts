@@ -5,7 +5,8 @@
  * list of those it does, before anything else runs.
  */
 import { ApiError } from '../api/errors.js';
-import { HOST_CONTROL_PROPERTIES, PROTO_ARGUMENT } from '../catalog/index.js';
+import { PROTO_ARGUMENT } from './prototype-guard.js';
+import { HOST_CONTROL_PROPERTIES } from './tool-arguments.js';
 import { quoteValue } from '../sanitize.js';
 
 export function ownArguments(raw: Readonly<Record<string, unknown>>, accepted: readonly string[]): Record<string, unknown> {

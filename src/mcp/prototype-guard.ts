@@ -2,10 +2,12 @@
  * An own `__proto__` key in a call's arguments is dropped by the SDK's schema parse
  * (zod never copies it), so a tool would run as if it had not been sent. The README
  * promises a refusal: the key is renamed, as the message arrives, to one the parse keeps
- * and the screening refuses by its real name (src/catalog/validate.ts).
+ * and the screening refuses by its real name (src/mcp/tool-arguments.ts).
  */
 import type { JSONRPCMessage, McpServer, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
-import { PROTO_ARGUMENT } from '../catalog/index.js';
+
+/** What an own `__proto__` argument is renamed to as the message arrives. */
+export const PROTO_ARGUMENT = '\u0000__proto__';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

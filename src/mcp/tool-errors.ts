@@ -11,8 +11,9 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError } from '../api/errors.js';
-import { guidanceFor, nextActionFor, type NextAction, type ParamRefusal } from '../catalog/index.js';
+import { nextActionFor, type NextAction, type ParamRefusal } from '../catalog/index.js';
 import type { Logger } from '../log.js';
+import { guidanceFor } from './guidance.js';
 
 /** What the agent should do, by code: the error table's column. */
 export type { NextAction };

@@ -11,12 +11,13 @@ import { knownScopeRefusal } from './scope-refusal.js';
 import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
 import type { ResultMeta } from '../api/result-meta.js';
-import { SECTORS, TICKER_LIST, validateToolArguments, type DatasetDefinition } from '../catalog/index.js';
+import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../catalog/index.js';
 import { quoteValue } from '../sanitize.js';
 import { advertisedSchema } from './input-schema.js';
 import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
+import { validateToolArguments } from './tool-arguments.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 const MAX_TICKERS = 10;

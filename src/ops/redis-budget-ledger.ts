@@ -4,7 +4,7 @@
  * ends. While Redis does not answer, the node counts in process (the budget then holds
  * per node, not across them) rather than refusing or waiting.
  */
-import type { RedisCommander } from '../api/gate/redis-scripts.js';
+import type { RedisCommander } from '../redis/scripts.js';
 import { InProcessLedger, type BudgetLedger } from './daily-budget.js';
 
 const RESERVE = `

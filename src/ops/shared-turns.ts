@@ -13,8 +13,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '../api/gate/clock.js';
 import { systemClock } from '../api/gate/clock.js';
-import type { AccountKeys } from '../api/gate/redis-keys.js';
-import { Script, type RedisCommander } from '../api/gate/redis-scripts.js';
+import type { AccountKeys } from '../redis/keys.js';
+import { Script, type RedisCommander } from '../redis/scripts.js';
 import type { Logger } from '../log.js';
 import { TURN_SCRIPT, turnKeys, type TurnKeys } from './shared-turns-script.js';
 import { LocalTurns, type Turn, type Turns } from './turns.js';
@@ -24,7 +24,7 @@ export interface TurnsLink extends RedisCommander {
   subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
 }
 
-/** The account as shared on Redis: its link and its key names (src/api/gate/redis-factory.ts). */
+/** The account as shared on Redis: its link and its key names (src/redis/factory.ts). */
 export interface SharedRedis {
   link: TurnsLink;
   keys: AccountKeys;

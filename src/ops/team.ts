@@ -87,7 +87,7 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       const redisUrl = runtime.config.redisUrl;
       if (budget.units && redisUrl) {
         // Its own link: the budget is the team's, not any one account's.
-        const link = import('../api/gate/redis-connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
+        const link = import('../redis/connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
         void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
         closing.push(() => link.then((redis) => redis.close()));
       }

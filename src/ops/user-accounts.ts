@@ -9,8 +9,8 @@ import type { SharedRedis } from './shared-turns.js';
 import { MarketDataClient, type ApiResult } from '../api/client.js';
 import type { AccountGate } from '../api/gate/account-gate.js';
 import { InProcessAccountGate } from '../api/gate/in-process-gate.js';
-import type { SharedAccount } from '../api/gate/redis-factory.js';
-import { accountTag } from '../api/gate/redis-keys.js';
+import type { SharedAccount } from '../redis/factory.js';
+import { accountTag } from '../redis/keys.js';
 import { digestOf, type Caller } from '../auth/caller.js';
 import type { ServerDeps } from '../mcp/server.js';
 import { packageVersion, type Runtime } from '../runtime.js';
@@ -70,7 +70,7 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     const account = accountNameOf(entry.key, entry.account);
     let shared: SharedAccount<ApiResult> | undefined;
     if (config.redisUrl) {
-      const { createSharedAccount } = await import('../api/gate/redis-factory.js');
+      const { createSharedAccount } = await import('../redis/factory.js');
       const { teamAccountKeys } = await import('./account-keys.js');
       const { sealFor } = await import('./sealed-values.js');
       shared = await createSharedAccount<ApiResult>({

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
-import { generalTicker, validateRequest, validateToolArguments, type DatasetDefinition } from '../../src/catalog/index.js';
+import { generalTicker, validateRequest, type DatasetDefinition } from '../../src/catalog/index.js';
+import { validateToolArguments } from '../../src/mcp/tool-arguments.js';
 import { dataset } from '../helpers/client.js';
 
 const WITH_FLAGS: DatasetDefinition = {

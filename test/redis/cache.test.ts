@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { createRedisCacheTier } from '../../src/api/cache-redis.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
-import { createSharedAccount } from '../../src/api/gate/redis-factory.js';
+import { createRedisCacheTier } from '../../src/redis/cache.js';
+import { RedisLink } from '../../src/redis/connection.js';
+import { createSharedAccount } from '../../src/redis/factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { StandInGate } from './helpers/local-gate.js';
 import type { DriverSettings } from './helpers/driver.js';

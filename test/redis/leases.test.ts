@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import type { SendPermit } from '../../src/api/gate/account-gate.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
-import { RedisAccountGate } from '../../src/api/gate/redis-gate.js';
-import { accountKeys } from '../../src/api/gate/redis-keys.js';
+import { RedisLink } from '../../src/redis/connection.js';
+import { RedisAccountGate } from '../../src/redis/gate.js';
+import { accountKeys } from '../../src/redis/keys.js';
 import { startDriver, stopDrivers } from './helpers/processes.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { createAccountGate } from '../../src/api/gate/redis-factory.js';
+import { createAccountGate } from '../../src/redis/factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { spawn } from 'node:child_process';
 import { CLI, serverEnv } from '../helpers/mcp.js';

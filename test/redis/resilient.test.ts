@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 import type { GateView, PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
-import { RedisUnavailableError } from '../../src/api/gate/redis-connection.js';
-import { ResilientGate, type SharedGate } from '../../src/api/gate/redis-resilient.js';
+import { RedisUnavailableError } from '../../src/redis/connection.js';
+import { ResilientGate, type SharedGate } from '../../src/redis/resilient.js';
 import { StandInGate } from './helpers/local-gate.js';
 
 class FakeShared implements SharedGate {

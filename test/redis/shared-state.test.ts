@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import type { PermitRequest } from '../../src/api/gate/account-gate.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
-import { RedisAccountGate, type RedisGateOptions } from '../../src/api/gate/redis-gate.js';
-import { accountKeys } from '../../src/api/gate/redis-keys.js';
+import { RedisLink } from '../../src/redis/connection.js';
+import { RedisAccountGate, type RedisGateOptions } from '../../src/redis/gate.js';
+import { accountKeys } from '../../src/redis/keys.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
 
 describe('account state shared on Redis', () => {

@@ -1,8 +1,8 @@
 /** Wait or fail on the shared window: the expected wait of a queued request, on a fake clock. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectedWait, type WaitContext, type WaitPicture } from '../../src/api/gate/redis-wait.js';
-import type { GateSnapshot } from '../../src/api/gate/redis-scripts.js';
+import { expectedWait, type WaitContext, type WaitPicture } from '../../src/redis/wait.js';
+import type { GateSnapshot } from '../../src/redis/scripts.js';
 
 const SLACK = 50;
 const T0 = 1_000_000;

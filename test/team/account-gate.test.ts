@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { createRedisCacheTier } from '../../src/api/cache-redis.js';
+import { createRedisCacheTier } from '../../src/redis/cache.js';
 import { ApiError } from '../../src/api/errors.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
-import { RedisAccountGate } from '../../src/api/gate/redis-gate.js';
+import { RedisLink } from '../../src/redis/connection.js';
+import { RedisAccountGate } from '../../src/redis/gate.js';
 import { teamAccountKeys } from '../../src/ops/account-keys.js';
 import { sealFor } from '../../src/ops/sealed-values.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PermitOutcome, PermitRequest } from '../../src/api/gate/account-gate.js';
 import { ApiError } from '../../src/api/errors.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
+import { RedisLink } from '../../src/redis/connection.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { runAsCaller } from '../../src/auth/caller.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/ops/daily-budget.js';

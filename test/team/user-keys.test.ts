@@ -8,7 +8,7 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
 import { CLI, errorOf } from '../helpers/mcp.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
-import { RedisLink } from '../../src/api/gate/redis-connection.js';
+import { RedisLink } from '../../src/redis/connection.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 import { freePort, serveHttp, type Served } from './serve.js';
 

@@ -6,11 +6,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountGate } from '../../../src/api/gate/account-gate.js';
-import { createAccountGate } from '../../../src/api/gate/redis-factory.js';
-import { ResilientGate } from '../../../src/api/gate/redis-resilient.js';
+import { createAccountGate } from '../../../src/redis/factory.js';
+import { ResilientGate } from '../../../src/redis/resilient.js';
 import { HttpTransport } from '../../../src/api/transport.js';
-import { createRedisCacheTier } from '../../../src/api/cache-redis.js';
-import { RedisLink } from '../../../src/api/gate/redis-connection.js';
+import { createRedisCacheTier } from '../../../src/redis/cache.js';
+import { RedisLink } from '../../../src/redis/connection.js';
 import { StandInGate } from './local-gate.js';
 
 export interface DriverSettings {

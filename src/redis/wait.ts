@@ -7,7 +7,7 @@
  * each taking a request's expected duration. Pure arithmetic on a local clock, so it is
  * tested on a fake one.
  */
-import type { GateSnapshot, WaitReason } from './redis-scripts.js';
+import type { GateSnapshot, WaitReason } from './scripts.js';
 
 /** What the last acquire saw, and when (local epoch ms). */
 export interface WaitPicture {

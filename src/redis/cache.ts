@@ -11,10 +11,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { abortError } from './errors.js';
-import { accountKeys, requestTag, type AccountKeys } from './gate/redis-keys.js';
-import { untilAborted } from './gate/until-aborted.js';
-import type { RedisCommander } from './gate/redis-scripts.js';
+import { abortError } from '../api/errors.js';
+import { accountKeys, requestTag, type AccountKeys } from './keys.js';
+import { untilAborted } from './until-aborted.js';
+import type { RedisCommander } from './scripts.js';
 
 /** What the tier needs from a Redis link (RedisLink has it). */
 export interface CacheLink extends RedisCommander {

@@ -5,7 +5,7 @@
  * is gone and falls back, rather than hanging.
  */
 import { createClient } from 'redis';
-import type { RedisCommander } from './redis-scripts.js';
+import type { RedisCommander } from './scripts.js';
 
 export interface RedisLinkOptions {
   url: string;

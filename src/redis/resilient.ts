@@ -4,9 +4,9 @@
  * connection refuses at once) and never goes out unguarded: the in-process gate takes
  * over with the same limits. A probe brings the process back to Redis when it answers.
  */
-import type { Logger } from '../../log.js';
-import type { AccountGate, GateView, PermitRequest, SendPermit } from './account-gate.js';
-import { describe, RedisUnavailableError } from './redis-connection.js';
+import type { Logger } from '../log.js';
+import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import { describe, RedisUnavailableError } from './connection.js';
 
 /** What the wrapper needs from the shared gate beyond AccountGate. */
 export interface SharedGate extends AccountGate {

@@ -3,7 +3,7 @@
  * Redis's command timeout bounds each command, but a call with less time left than that
  * must not wait for it.
  */
-import { abortError } from '../errors.js';
+import { abortError } from '../api/errors.js';
 
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;

@@ -10,14 +10,14 @@
  * the lease time.
  */
 import { randomUUID } from 'node:crypto';
-import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
-import type { AccountKeys } from './redis-keys.js';
-import { RedisUnavailableError, type RedisLink } from './redis-connection.js';
-import { GateScripts, type GateScriptSettings } from './redis-scripts.js';
-import { ExpectedLatency } from './latency.js';
-import { expectedWait, type ExpectedWait, type WaitPicture } from './redis-wait.js';
-import { SPEC_LIMITS } from '../../catalog/index.js';
+import { abortError, ApiError, cancelledError, quotaLatchedError } from '../api/errors.js';
+import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import type { AccountKeys } from './keys.js';
+import { RedisUnavailableError, type RedisLink } from './connection.js';
+import { GateScripts, type GateScriptSettings } from './scripts.js';
+import { ExpectedLatency } from '../api/gate/latency.js';
+import { expectedWait, type ExpectedWait, type WaitPicture } from './wait.js';
+import { SPEC_LIMITS } from '../catalog/index.js';
 
 export interface RedisGateOptions {
   link: RedisLink;

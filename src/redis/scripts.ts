@@ -5,7 +5,7 @@
  * travel as durations from now and are turned into Redis time inside the script.
  */
 import { createHash } from 'node:crypto';
-import type { AccountKeys } from './redis-keys.js';
+import type { AccountKeys } from './keys.js';
 
 /** The one thing the scripts need from a Redis connection (node-redis's client has it). */
 export interface RedisCommander {

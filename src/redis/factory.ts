@@ -2,13 +2,13 @@
  * The account gate a process should use: shared on Redis when MARKET_DATA_REDIS_URL is
  * set (with the in-process gate as the fallback), the in-process gate alone otherwise.
  */
-import type { Logger } from '../../log.js';
-import { createRedisCacheTier, type RedisCacheOptions, type RedisCacheTier } from '../cache-redis.js';
-import type { AccountGate } from './account-gate.js';
-import { RedisLink } from './redis-connection.js';
-import { RedisAccountGate } from './redis-gate.js';
-import { accountKeys, type AccountKeys } from './redis-keys.js';
-import { ResilientGate } from './redis-resilient.js';
+import type { Logger } from '../log.js';
+import { createRedisCacheTier, type RedisCacheOptions, type RedisCacheTier } from './cache.js';
+import type { AccountGate } from '../api/gate/account-gate.js';
+import { RedisLink } from './connection.js';
+import { RedisAccountGate } from './gate.js';
+import { accountKeys, type AccountKeys } from './keys.js';
+import { ResilientGate } from './resilient.js';
 
 export interface AccountGateFactoryOptions {
   redisUrl?: string | undefined;

@@ -1,0 +1,123 @@
+/**
+ * What one upstream answer means: a failure of the error table (classification) or the
+ * data and meta the caller gets (result mapping). Pure functions of the answer, apart
+ * from the client's orchestration, so that each rule can be read and tested on its own.
+ */
+import * as z from 'zod';
+import { MAX_DEPTH, nestedDeeperThan, sanitizeDeep, sanitizeText } from '../sanitize.js';
+import { abortError, ApiError, errorFromResponse } from './errors.js';
+import type { PermitOutcome } from './gate/account-gate.js';
+import { clampWaitSeconds } from './limit-headers.js';
+import { payloadParts } from './payload-parts.js';
+import { knownOnly, resultMetaSchema, type ResultMeta } from './result-meta.js';
+import type { RawResponse } from './transport.js';
+
+/** A successful answer: the data and the meta the client gives it. */
+export const apiResultSchema = z.object({ data: z.unknown(), meta: resultMetaSchema });
+
+export interface ApiResult {
+  data: unknown;
+  meta: ResultMeta;
+}
+
+/** One attempt's answer, read: data, or the table's failure; and what the gate is told of it. */
+export type ReadAnswer =
+  | { ok: true; answered: RawResponse; outcome: PermitOutcome }
+  | {
+      ok: false;
+      failed: ApiError;
+      /** The response when a status line came back. */
+      answered: RawResponse | undefined;
+      outcome: PermitOutcome;
+    };
+
+/** Reads what the transport gave: a response to classify, or a failure before any status. */
+export function readAnswer(response: RawResponse | ApiError): ReadAnswer {
+  if (response instanceof ApiError)
+    return { ok: false, failed: response, answered: undefined, outcome: { status: response.status ?? undefined, code: response.code } };
+  const failed = classify(response);
+  const outcome: PermitOutcome = { status: response.status, headers: response.limits, code: failed?.code };
+  return failed ? { ok: false, failed, answered: response, outcome } : { ok: true, answered: response, outcome };
+}
+
+/** A request that threw before any status line: cancelled, refused by the transport, or a network failure. */
+export function transportFailure(error: unknown, signal: AbortSignal): ApiError {
+  if (signal.aborted) return abortError(signal);
+  if (error instanceof ApiError) return error;
+  return new ApiError({ code: 'NETWORK_ERROR', status: null });
+}
+
+/** A 202's body: its wait, when it gives one (clamped as the headers' are). */
+const notReadyBody = z.looseObject({ retry_after_seconds: z.unknown() });
+
+/** The failure an answer with a status line carries, or undefined when it is data. */
+export function classify(response: RawResponse): ApiError | undefined {
+  if (response.status === 200) {
+    if (response.bodyInvalid || typeof response.body !== 'object' || response.body === null) {
+      return new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: 200,
+        message: 'The API answered 200 with a body that broke off or is not valid JSON; the unit was charged, so it is not retried.',
+        hint: 'Call again later if you need it; report the request id if it persists.',
+        requestId: response.requestId ?? null,
+      });
+    }
+    if (nestedDeeperThan(response.body, MAX_DEPTH)) {
+      return new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: 200,
+        message: `The API answered 200 with JSON nested deeper than ${MAX_DEPTH} levels; it was not used.`,
+        hint: 'Retry later; report the request id if it persists.',
+        requestId: response.requestId ?? null,
+      });
+    }
+    return undefined;
+  }
+  if (response.status === 202) {
+    const body = notReadyBody.safeParse(response.body);
+    return new ApiError({
+      code: 'NOT_READY',
+      status: 202,
+      hint: 'Call again shortly; waiting for it is not charged.',
+      retryAfterSeconds: (body.success ? clampWaitSeconds(body.data.retry_after_seconds) : undefined) ?? response.retryAfterSeconds,
+      requestId: response.requestId ?? null,
+    });
+  }
+  if (response.status > 200 && response.status < 300) {
+    return new ApiError({
+      code: 'RESPONSE_INVALID',
+      status: response.status,
+      message: `The API answered ${response.status}, which this client does not expect.`,
+      requestId: response.requestId ?? null,
+    });
+  }
+  return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
+}
+
+/** The data and meta of a 200 that classify found no failure in. */
+export function toResult(operationId: string, response: RawResponse): ApiResult {
+  // Rows, meta and cursor wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
+  const parts = payloadParts(response.body);
+  const upstream = parts.meta;
+  const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
+  const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
+  const data = sanitizeDeep(parts.data);
+  return {
+    data,
+    meta: knownOnly<ResultMeta>({
+      operation_id: operationId,
+      request_id: str(upstream['request_id'], 100) ?? response.requestId ?? null,
+      cache_hit: false,
+      age_seconds: 0,
+      data_freshness_seconds: num(upstream['data_freshness_seconds']),
+      next_cursor: str(parts.nextCursor, 512),
+      truncated: upstream['truncated'] === true,
+      notice: str(upstream['notice']),
+      rate_limit_remaining: response.limits.rateRemaining ?? num(upstream['rate_limit_remaining']),
+      quota_remaining: response.limits.quotaRemaining ?? null,
+      quota_remaining_pct: num(upstream['quota_remaining_pct']),
+      data_source: str(upstream['data_source'], 100),
+    }),
+  };
+}
