@@ -16,8 +16,12 @@ const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, im
 const readme = readFileSync(root('README.md'), 'utf8');
 const benchmarks = readFileSync(root('BENCHMARKS.md'), 'utf8');
 /** The README's row of the retry table whose first cell matches `first`. */
+/** A row of the README's retry table: its first cell starts with the HTTP status (the error-code table's starts with an anchor). */
 function retryRow(first: RegExp): string {
-  const row = readme.split('\n').find((line) => line.startsWith('| ') && first.test(line.split('|')[1] ?? ''));
+  const row = readme.split('\n').find((line) => {
+    const cell = line.split('|')[1] ?? '';
+    return line.startsWith('| ') && /^\s*\d{3}/.test(cell) && first.test(cell);
+  });
   assert.ok(row, `the README's table has a row for ${String(first)}`);
   return row;
 }

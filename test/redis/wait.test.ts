@@ -66,6 +66,18 @@ test('until the window length is known, a queued request is promised no more tha
   assert.equal(ms(picture, 121, T0, known), 16_050);
 });
 
+test('a reset guessed on this side promises no wait: a window opened before the server named one, or one past the last it named', () => {
+  // Cold start: the gate's own window (the spec's minute) is spent before the first headers
+  // arrive; they realign it to the server's reset, seconds away. Refusing on the guess
+  // refused calls that a 6 s window served in time.
+  const cold = seen({ used: 60, resetInMs: 60_000, windowMs: 60_000, serverAligned: false, lengthLearned: false });
+  assert.equal(ms(cold, 1, T0, { ...known, windowKnown: false }), 0);
+  // The server's window seen has ended and its length is not learned: when the next one ends is unknown.
+  const ended = seen({ used: 60, resetInMs: 1000, windowMs: 60_000, lengthLearned: false });
+  assert.equal(ms(ended, 61, T0 + 2000, { ...known, windowKnown: false }), 0);
+  assert.ok(ms(ended, 61, T0 + 2000, known) > 0, 'with the length known, the window after is promised');
+});
+
 test('the queue behind the in-flight leases: each wave of the cap takes a request duration', () => {
   // Five leases held for the account, room in the window, requests take 2 s.
   const picture = seen({ reason: 'slot', used: 10, inFlight: 5, cap: 5 });
