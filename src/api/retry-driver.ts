@@ -144,18 +144,23 @@ export class CallRetries {
     const refused: GateNote | undefined = rule.kind === 'in-flight' ? { kind: 'in-flight-refused' } : undefined;
     // A code this client does not know acts by its status, and a refusal (4xx) is final.
     const unknownRefusal = error.code !== error.kind && error.status !== null && error.status >= 400 && error.status < 500;
-    if (unknownRefusal || !mayRetry(rule, this.retries)) return { act: 'fail', error, note: refused };
+    if (unknownRefusal) return { act: 'fail', error, note: refused };
     const waits = (this.waits.get(rule.kind) ?? 0) + 1;
-    this.waits.set(rule.kind, waits);
     const serverWait = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
     const wait = retryDelayMs(rule, waits, serverWait, this.deps.random);
+    // The API asked the whole account to wait: the calls queued behind this one wait too, even
+    // when this one answers now (they would only meet the same refusal, each one a request).
+    const accountWaits = rule.kind === 'wait-server' && rule.pauseAccount;
+    const failNote: GateNote | undefined = accountWaits ? { kind: 'pause', untilMs: now + wait } : refused;
+    if (!mayRetry(rule, this.retries)) return { act: 'fail', error, note: failNote };
+    this.waits.set(rule.kind, waits);
     if (now + wait > this.call.flight.deadline()) {
       // Answer now rather than let the host time the call out.
-      return { act: 'fail', error: recoverableAfter(error, wait), note: refused };
+      return { act: 'fail', error: recoverableAfter(error, wait), note: failNote };
     }
     if (rule.kind !== 'poll') this.retries += 1;
     const seconds = Math.ceil(wait / 1000);
-    if (rule.kind === 'wait-server' && rule.pauseAccount) {
+    if (accountWaits) {
       // The whole account waits, not just this call: the gate holds every queued call.
       return {
         act: 'retry',

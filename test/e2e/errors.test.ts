@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RETRY_POLICY } from '../../src/api/retry-policy.js';
 import { API_ERROR_CODES, type ApiErrorCode, type NextAction } from '../../src/catalog/index.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
@@ -103,7 +104,8 @@ test('every upstream error code comes back structured with its guidance', async 
   );
   assert.equal(codes.length, Object.keys(EXPECTED_ACTION).length);
   await withSimulator({}, async (sim) => {
-    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-admin-key', env: { MARKET_DATA_DEADLINE_MS: '1500' } });
+    const connect = () => connectV2({ baseUrl: sim.url, key: 'sim-admin-key', env: { MARKET_DATA_DEADLINE_MS: '1500' } });
+    const { client, close } = await connect();
     try {
       const seen: ApiErrorCode[] = [];
       for (const [index, code] of codes.entries()) {
@@ -113,14 +115,30 @@ test('every upstream error code comes back structured with its guidance', async 
         sim.api.faults.inject({ kind: 'error', code, retryAfterSeconds: 30, hint: 'a hint from upstream' }, 5);
         // SERVICE_DISABLED is remembered per dataset: it gets one of its own.
         const name = code === 'SERVICE_DISABLED' ? 'congress_recent_trades' : 'market_oi_change';
-        const result = await client.callTool({ name, arguments: { limit: 10 + index } });
-        const error = errorOf(result);
-        assert.equal(error.code, code);
-        assert.equal(error.action, action, code);
-        assert.match(textOf(result), GUIDANCE[action], code);
-        assert.equal(error.hint, 'a hint from upstream', code);
-        assert.ok(error.docs_url?.endsWith(`#${code}`), code);
-        assert.ok(error.request_id, code);
+        // A code that pauses the whole account pauses it for the 30 s asked: a server of its own.
+        const rule = RETRY_POLICY[code];
+        const pauses = rule.kind === 'wait-server' && rule.pauseAccount;
+        const own = pauses ? await connect() : undefined;
+        try {
+          const result = await (own?.client ?? client).callTool({ name, arguments: { limit: 10 + index } });
+          const error = errorOf(result);
+          assert.equal(error.code, code);
+          assert.equal(error.action, action, code);
+          assert.match(textOf(result), GUIDANCE[action], code);
+          assert.equal(error.hint, 'a hint from upstream', code);
+          assert.ok(error.docs_url?.endsWith(`#${code}`), code);
+          assert.ok(error.request_id, code);
+          if (own) {
+            // The call queued behind it is not sent into the same refusal: the account waits as asked.
+            sim.api.faults.clear();
+            const sent = sim.api.requests.length;
+            const behind = errorOf(await own.client.callTool({ name, arguments: { limit: 100 + index } }));
+            assert.equal(behind.code, 'RATE_LIMITED', `${code}: the next call is told to wait`);
+            assert.equal(sim.api.requests.length, sent, `${code}: the next call reached no upstream`);
+          }
+        } finally {
+          await own?.close();
+        }
         seen.push(code);
       }
       assert.deepEqual(seen.sort(), Object.keys(API_ERROR_CODES).sort(), 'every code was tried');
