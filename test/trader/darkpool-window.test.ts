@@ -138,6 +138,10 @@ test('dark-pool time windows: read back with the upstream cursor until covered, 
   await withSimulator({}, windowsReadBack);
 });
 
+test('dark-pool time windows against an upstream that takes no page size and pages its prints at a fixed size (vendor dialect)', async () => {
+  await withSimulator({ dialect: 'vendor' }, windowsReadBack);
+});
+
 test('without an upstream cursor, a window past the prints read says which part was not read, with no advice that cannot reach it', () => {
   const at = (clock: string): string => `2026-11-20T${clock}:00-05:00`;
   const page: ApiResult = {
