@@ -15,7 +15,7 @@ import { validateAgentParam, type DatasetDefinition, type QueryValues } from '..
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
 import type { Paging } from './results.js';
-import type { RowFilter } from './row-filters.js';
+import { printTimeOf, readBackTo, type RowFilter } from './row-filters.js';
 import { refusalError } from './tool-errors.js';
 
 type Row = Record<string, unknown>;
@@ -164,6 +164,11 @@ export async function readLocally(
     typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined;
   let newestFirst = true;
   let latest: string | undefined;
+  /** A time window's start (dark-pool prints): passed once a print before it is read, while prints come newest first. */
+  const beforeWindow = extra?.before;
+  let printsNewestFirst = true;
+  let latestPrint: number | undefined;
+  let oldestRead: unknown;
   for (let index = 0; index < MAX_PAGES; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
     const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
@@ -182,6 +187,18 @@ export async function readLocally(
       }
       read += 1;
       const row = rows[at];
+      oldestRead = row;
+      if (beforeWindow && typeof row === 'object' && row !== null) {
+        const printed = printTimeOf(row as Row);
+        printsNewestFirst &&= printed === undefined || latestPrint === undefined || printed <= latestPrint;
+        latestPrint = printed ?? latestPrint;
+        // The rest lie further back still: nothing of the window is left, and no page past it is read.
+        if (printsNewestFirst && beforeWindow(row as Row)) {
+          stopped = true;
+          whole = true;
+          break;
+        }
+      }
       // Rows newest first so far, and this one older than the session or range: none older can match.
       const date = earliest && typeof row === 'object' && row !== null ? etDateOf(row as Row) : undefined;
       if (date !== undefined) {
@@ -213,7 +230,7 @@ export async function readLocally(
   const meta = first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
   const notice =
     filters.length > 0
-      ? `${gathered.length} of ${read} rows read matched ${filters.map((f) => f.words).join(', ')} (filtered by this server).`
+      ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, oldestRead === undefined ? [] : [oldestRead]) : ''} matched ${filters.map((f) => f.words).join(', ')} (filtered by this server).`
       : undefined;
   const merged: ResultMeta = {
     ...meta,

@@ -20,6 +20,11 @@ export interface RowFilter {
   /** The time window asked (ET HH:MM), when the call set one: whether the rows read cover it. */
   fromTime?: string | undefined;
   toTime?: string | undefined;
+  /**
+   * With a window start: whether a print lies before the window. Prints come newest first,
+   * so once one does, none after it can match and a reader of pages stops there.
+   */
+  before?: ((row: Row) => boolean) | undefined;
 }
 
 const ET_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -35,11 +40,17 @@ function stringField(row: Row, names: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** HH:MM in ET of a row's print time. */
-function etClockOf(row: Row): string | undefined {
+/** The instant of a row's print (ms), when it has one. */
+export function printTimeOf(row: Row): number | undefined {
   const at = stringField(row, ['executed_at', 'time', 'timestamp']);
   const ms = at ? Date.parse(at) : NaN;
-  return Number.isNaN(ms) ? undefined : ET_CLOCK.format(new Date(ms));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** HH:MM in ET of a row's print time. */
+function etClockOf(row: Row): string | undefined {
+  const ms = printTimeOf(row);
+  return ms === undefined ? undefined : ET_CLOCK.format(new Date(ms));
 }
 
 /** The row filters of a call, checked; undefined when it sets none. Only MCP-side names count (not an upstream's own `tickers`). */
@@ -77,7 +88,17 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
     }
   }
   if (checks.length === 0) return undefined;
-  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', '), ...window };
+  const start = window.fromTime;
+  // Strictly earlier: a print of from_time's own minute may lie just before one already read.
+  const before = start === undefined ? undefined : (row: Row): boolean => (etClockOf(row) ?? '99:99') < start;
+  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', '), ...window, before };
+}
+
+/** ` (back to HH:MM ET)` for a time window, from the prints read (newest first): how far back they reach. */
+export function readBackTo(filter: RowFilter, rows: readonly unknown[]): string {
+  if (filter.fromTime === undefined && filter.toTime === undefined) return '';
+  const oldest = oldestClock(rows);
+  return oldest ? ` (back to ${oldest} ET)` : '';
 }
 
 /**

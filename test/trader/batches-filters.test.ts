@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts } from '../../src/api/payload-parts.js';
-import { get, withSimulator } from '../helpers/http.js';
+import { dialectList } from '../answers/harness.js';
+import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
 
 type Row = Record<string, unknown>;
@@ -70,7 +70,8 @@ test('dark-pool prints by size, notional and time, lit prints by ticker, OI chan
       return (result.structuredContent as { data: Row[] }).data;
     };
     try {
-      const all = payloadParts((await get(sim, '/v1/darkpool/by-ticker/AAPL?limit=500')).body).data as Row[];
+      // The newest 500 prints, read from the simulator in its own dialect (its names, its pages).
+      const all = (await dialectList(sim, '/v1/darkpool/by-ticker/AAPL', 500)).rows as Row[];
       const big = await rowsOf('darkpool_by_ticker', { ticker: 'AAPL', limit: 500, min_notional_usd: 2_000_000, from_time: '15:00' });
       assert.ok(big.length > 0 && big.length < all.length, `${big.length} of ${all.length}`);
       for (const row of big) {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts } from '../../src/api/payload-parts.js';
+import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
 import type { ApiResult } from '../../src/api/client.js';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
@@ -24,7 +24,7 @@ const darkpool = ((): DatasetDefinition => {
 })();
 interface Answer {
   data: Row[];
-  meta: { truncated: boolean; has_more?: boolean; more_rows?: string; notice?: string; units?: number };
+  meta: { truncated: boolean; has_more?: boolean; next_cursor?: string; more_rows?: string; notice?: string; units?: number };
 }
 const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 const clockOf = (row: Row): string => ET.format(new Date(String(row['executed_at'])));
@@ -37,66 +37,109 @@ const later = (clock: string, minutes: number): string => {
   return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
 };
 
-/** Every print of the session, newest first, read from the upstream page by page with its own cursor. */
-async function wholeSession(sim: RunningSimulator, day: string): Promise<Row[]> {
-  const rows: Row[] = [];
+/**
+ * Every print of the session, newest first, page by page as the upstream serves them,
+ * read straight from the simulator in its dialect: our names sent under its names (a page
+ * size only where it takes one, its largest), its own cursor followed.
+ */
+async function sessionPages(sim: RunningSimulator, day: string): Promise<Row[][]> {
+  const { params } = sim.api.dialect;
+  const pages: Row[][] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < 10; page += 1) {
-    const query = `limit=500&session_date=${day}${cursor ? `&cursor=${cursor}` : ''}`;
-    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query}`)).body);
-    rows.push(...(parts.data as Row[]));
+  for (let page = 0; page < 60; page += 1) {
+    const query = new URLSearchParams({ [params['session_date'] ?? 'session_date']: day });
+    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', '500');
+    if (cursor) query.set('cursor', cursor);
+    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query.toString()}`)).body);
+    const rows = rowsIn(parts.data);
+    assert.ok(rows, `page ${page} holds rows: ${JSON.stringify(parts.data).slice(0, 200)}`);
+    pages.push(rows as Row[]);
     cursor = parts.nextCursor;
-    if (!cursor) return rows;
+    if (!cursor) return pages;
   }
-  throw new Error('the session did not end within 10 pages');
+  throw new Error('the session did not end within 60 pages');
 }
 
-test('dark-pool time windows: read back with the upstream cursor until covered, complete, units counted; a window the first page covers costs one page', async () => {
-  await withSimulator({}, async (sim) => {
-    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
-    const day = closedSession();
-    const call = async (args: Record<string, unknown>): Promise<Answer> => {
-      const mark = sim.api.requests.length;
-      const result = await client.callTool({
-        name: 'darkpool_by_ticker',
-        arguments: { ticker: 'AAPL', session_date: day, fields: ['executed_at', 'notional_usd', 'size'], ...args },
-      });
-      assert.notEqual(result.isError, true, JSON.stringify(result).slice(0, 300));
-      const answer = result.structuredContent as Answer;
-      const pages = sim.api.requests.slice(mark).filter((r) => r.path.startsWith('/v1/darkpool/') && r.charged).length;
-      assert.equal(answer.meta.units, pages, 'units count the pages read');
-      return answer;
-    };
-    try {
-      const session = await wholeSession(sim, day);
-      const firstPage = session.slice(0, 500);
-      const oldest = firstPage.map(clockOf).reduce((a, b) => (b < a ? b : a));
-      assert.ok(oldest > '10:30', `the newest 500 prints reach back to ${oldest}: the early window below must lie before them`);
+/** Upstream pages read, newest first, until one reaches before `from` (the window is then covered), or all of them. */
+const pagesToCover = (pages: readonly Row[][], from: string): number => {
+  const index = pages.findIndex((page) => page.some((row) => clockOf(row) < from));
+  return index < 0 ? pages.length : index + 1;
+};
 
-      const covered = await call({ from_time: later(oldest, 30), min_notional_usd: 1_000_000 });
-      assert.equal(covered.meta.units, 1, 'one page covers it');
-      assert.equal(covered.meta.has_more, false, 'the prints read reach past the window: nothing of it is left');
-      const inLate = firstPage.filter((r) => clockOf(r) >= later(oldest, 30) && Number(r['notional_usd']) >= 1_000_000);
-      assert.ok(inLate.length > 0);
-      assert.equal(covered.data.length, inLate.length, 'exactly the prints of the window');
-
-      const early = await call({ from_time: '09:30', to_time: '10:30', min_size: 5000 });
-      assert.ok(
-        sim.api.requests.some((r) => r.path.startsWith('/v1/darkpool/') && /(^|&)cursor=/.test(r.query)),
-        "read back past the first page with the upstream's cursor",
-      );
-      assert.equal(early.meta.has_more, false, 'the window is complete');
-      const inEarly = session.filter((r) => clockOf(r) >= '09:30' && clockOf(r) <= '10:30' && Number(r['size']) >= 5000);
-      assert.ok(inEarly.length > 0);
-      assert.deepEqual(
-        early.data.map((r) => r['executed_at']),
-        inEarly.map((r) => r['executed_at']),
-        'every print of the window, none from outside it',
-      );
-    } finally {
-      await close();
+/**
+ * Two windows of a closed session against its prints as the upstream pages them: a late one
+ * the newest 500 prints reach past (one answer covers it in any dialect: one page of 500, or
+ * ten of a fixed size), and an early one before them, read back with the upstream's cursor,
+ * following next_cursor where one answer's pages do not reach it.
+ */
+async function windowsReadBack(sim: RunningSimulator): Promise<void> {
+  const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
+  const day = closedSession();
+  const darkpoolPages = (from: number): number =>
+    sim.api.requests.slice(from).filter((r) => r.path.startsWith('/v1/darkpool/') && r.charged).length;
+  const call = async (args: Record<string, unknown>): Promise<Answer> => {
+    const mark = sim.api.requests.length;
+    const result = await client.callTool({ name: 'darkpool_by_ticker', arguments: { ticker: 'AAPL', ...args } });
+    assert.notEqual(result.isError, true, JSON.stringify(result).slice(0, 300));
+    const answer = result.structuredContent as Answer;
+    assert.equal(answer.meta.units, darkpoolPages(mark), 'units count the pages read');
+    return answer;
+  };
+  /** A window's answers, next_cursor followed until none is left (an answer holds at most its limit of prints). */
+  const window = async (args: Record<string, unknown>): Promise<{ rows: Row[]; units: number; last: Answer }> => {
+    let last = await call({ session_date: day, fields: ['executed_at', 'notional_usd', 'size'], ...args });
+    const rows = [...last.data];
+    let units = last.meta.units ?? 0;
+    for (let followed = 0; last.meta.next_cursor !== undefined && followed < 5; followed += 1) {
+      last = await call({ cursor: last.meta.next_cursor });
+      rows.push(...last.data);
+      units += last.meta.units ?? 0;
     }
-  });
+    return { rows, units, last };
+  };
+  try {
+    const pages = await sessionPages(sim, day);
+    const session = pages.flat();
+    const newest = session.slice(0, 500);
+    const oldest = newest.map(clockOf).reduce((a, b) => (b < a ? b : a));
+    assert.ok(oldest > '10:30', `the newest 500 prints reach back to ${oldest}: the early window below must lie before them`);
+
+    const from = later(oldest, 30);
+    const covered = await window({ from_time: from, min_notional_usd: 1_000_000 });
+    assert.equal(covered.units, pagesToCover(pages, from), 'the pages that reach back to the window, none past it');
+    assert.equal(covered.last.meta.has_more, false, 'the prints read reach past the window: nothing of it is left');
+    const inLate = session.filter((r) => clockOf(r) >= from && Number(r['notional_usd']) >= 1_000_000);
+    assert.ok(inLate.length > 0);
+    assert.deepEqual(
+      covered.rows.map((r) => r['executed_at']),
+      inLate.map((r) => r['executed_at']),
+      'exactly the prints of the window',
+    );
+
+    const early = await window({ from_time: '09:30', to_time: '10:30', min_size: 5000 });
+    assert.ok(
+      sim.api.requests.some((r) => r.path.startsWith('/v1/darkpool/') && /(^|[?&])cursor=/.test(r.query)),
+      "read back past the first page with the upstream's cursor",
+    );
+    assert.equal(early.last.meta.has_more, false, 'the window is complete');
+    const inEarly = session.filter((r) => clockOf(r) >= '09:30' && clockOf(r) <= '10:30' && Number(r['size']) >= 5000);
+    assert.ok(inEarly.length > 0);
+    assert.deepEqual(
+      early.rows.map((r) => r['executed_at']),
+      inEarly.map((r) => r['executed_at']),
+      'every print of the window, none from outside it',
+    );
+  } finally {
+    await close();
+  }
+}
+
+test('dark-pool time windows: read back with the upstream cursor until covered, complete, units counted; no page read past the window', async () => {
+  await withSimulator({}, windowsReadBack);
+});
+
+test('dark-pool time windows against an upstream that takes no page size and pages its prints at a fixed size (vendor dialect)', async () => {
+  await withSimulator({ dialect: 'vendor' }, windowsReadBack);
 });
 
 test('without an upstream cursor, a window past the prints read says which part was not read, with no advice that cannot reach it', () => {
