@@ -18,6 +18,7 @@ import type { ServerDeps } from './mcp/server.js';
 import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
 import { COMPARE_TOOL } from './mcp/volatility-compare.js';
+import { keyCursorsTo } from './mcp/cursor-seal.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
@@ -85,6 +86,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
       })
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
+  keyCursorsTo(simulator ? DEMO_KEY : config.apiKey);
   const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
   const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
   const client = new MarketDataClient({

@@ -47,7 +47,11 @@ export function pagingOf(
       local: true,
     });
   }
-  // No cursor, or the upstream's own: the query is what the caller gave.
+  // No cursor, or the upstream's own: the query is what the caller gave. A raw upstream
+  // cursor is forwarded unsigned on purpose: the upstream is the authority on its own
+  // cursors (it refuses a bad one as VALIDATION_ERROR), it steers nothing of ours (no
+  // offset, no query), and an agent may hold one legitimately from an answer that passed
+  // the upstream's cursor through or from the API itself. Only what we mint needs our tag.
   const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
   const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
   return {

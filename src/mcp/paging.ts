@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { ApiError } from '../api/errors.js';
+import { seal, unseal } from './cursor-seal.js';
 
 const PREFIX = 'mc1-';
 
@@ -33,7 +34,7 @@ export function isOurCursor(value: unknown): value is string {
 }
 
 export function encodePageCursor(cursor: PageCursor): string {
-  return PREFIX + Buffer.from(JSON.stringify(cursor)).toString('base64url');
+  return PREFIX + seal(Buffer.from(JSON.stringify(cursor)).toString('base64url'));
 }
 
 function invalid(why: string): ApiError {
@@ -57,9 +58,12 @@ const FIELD_PROBLEM: Record<string, string> = {
 export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
   // Ours stay well under this; anything longer is not worth decoding.
   if (value.length > 2048) throw invalid('too long');
+  // Checked before anything in it is read: an edited or hand-built cursor is refused whole.
+  const payload = unseal(value.slice(PREFIX.length));
+  if (payload === undefined) throw invalid('not one this server issued');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(value.slice(PREFIX.length), 'base64url').toString('utf8'));
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     throw invalid('not one this server issued');
   }

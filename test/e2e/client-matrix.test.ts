@@ -22,7 +22,9 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { generateText, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import { keyCursorsTo } from '../../src/mcp/cursor-seal.js';
 import { encodePageCursor } from '../../src/mcp/paging.js';
+import { DEMO_KEY } from '../../src/runtime.js';
 import { CLI, connectV1, connectV2, serverEnv, textOf } from '../helpers/mcp.js';
 
 interface Case {
@@ -34,6 +36,9 @@ interface Case {
 }
 
 const ERROR_FIELDS = [/"action":"fix_input"/, /"request_id":"req_\w+"/, /"retry_after_seconds":null/, /Fix the arguments/];
+
+// Signed as the --demo server signs, so the server opens it and the upstream judges its inside.
+keyCursorsTo(DEMO_KEY);
 
 const CASES: Case[] = [
   {
