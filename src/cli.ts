@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'simulator') return runSimulator(rest);
   if (command === 'demo') return (await import('./demo.js')).runDemo();
-  if (command === 'keys') return (await import('./ops/keys-command.js')).runKeysCommand(rest, process.env);
+  if (command === 'keys') return (await import('./ops/keys-command.js')).keysCommandLine(rest, process.env);
   return runServer(argv);
 }
 
