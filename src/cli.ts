@@ -35,8 +35,9 @@ Environment: ${Object.values(ENV).join(', ')}.
 Logs go to stderr.`;
 
 function port(value: string, flag: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`${flag} must be 0 to 65535, got ${value}`);
+  const parsed = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+    throw new Error(`${flag} must be a whole number from 0 to 65535, got ${value}`);
   return parsed;
 }
 
@@ -78,7 +79,9 @@ async function runServer(args: string[]): Promise<void> {
     process.stderr.write(`${values.help ? USAGE : packageVersion()}\n`);
     return;
   }
-  // Checked before anything starts: a server that cannot be reached safely does not start.
+  // Checked before anything starts: a server that cannot be reached safely does not start,
+  // and a bad --port is refused before --demo's simulator holds the process open.
+  const httpPort = values.http ? port(values.port, '--port') : undefined;
   const access = values.http ? httpAccess(values.host, process.env, values['allowed-hosts']) : undefined;
   if (access && !access.ok) throw new Error(access.problem);
   const oauth = values.http ? oauthSettings(process.env) : undefined;
@@ -96,11 +99,11 @@ async function runServer(args: string[]): Promise<void> {
   if (tracingWanted(process.env)) {
     (await import('./ops/tracing.js')).enableTracing(runtime, packageVersion(), values.http ? 'tcp' : 'pipe');
   }
-  if (access?.ok && team) {
+  if (access?.ok && team && httpPort !== undefined) {
     const { serveHttp } = await import('./transports/http.js');
     const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
     await serveHttp(runtime, {
-      port: port(values.port, '--port'),
+      port: httpPort,
       host: values.host,
       access: access.access,
       door,
@@ -113,7 +116,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'simulator') return runSimulator(rest);
   if (command === 'demo') return (await import('./demo.js')).runDemo();
-  if (command === 'keys') return (await import('./ops/keys-command.js')).runKeysCommand(rest, process.env);
+  if (command === 'keys') return (await import('./ops/keys-command.js')).keysCommandLine(rest, process.env);
   return runServer(argv);
 }
 

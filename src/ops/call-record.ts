@@ -9,6 +9,11 @@ export interface CallRecord {
   units: number;
   upstreamRequests: number;
   gateWaitMs: number;
+  /**
+   * The daily budget's decision for this call, taken at its first charged request: a call
+   * admitted reads all its pages, so rows already paid for are never thrown away.
+   */
+  budgetAdmission?: Promise<boolean>;
 }
 
 const context = new AsyncLocalStorage<CallRecord>();

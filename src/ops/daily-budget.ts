@@ -5,11 +5,17 @@
  * given back unless the answer was charged (a 200), so the count is exact under
  * concurrency and free answers (cache hits, discover, errors) never count. With Redis the
  * count is shared by every node; while Redis is unreachable, each node counts alone.
+ *
+ * The budget admits or refuses a whole tool call at its first charged request: a call that
+ * reads several pages (or tickers) and was admitted reads them all, counting each, so the
+ * day may end a call's pages over the limit. Refusing half-way would throw away rows
+ * already paid for; refusing at the first request means a refused call spent nothing.
  */
 import type { PermitRequest, SendPermit, AccountGate } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { ApiError } from '../api/errors.js';
 import { currentCaller, digestOf } from '../auth/caller.js';
+import { currentRecord } from './call-record.js';
 
 export const DAILY_UNITS_ENV = 'MARKET_DATA_USER_DAILY_UNITS';
 
@@ -83,7 +89,8 @@ export class BudgetGate extends GateDecorator {
     const ledger = this.options.ledger();
     // The ledger names the subject by a hash: Redis key names carry no one's identity.
     const who = digestOf(`subject:${subject}`);
-    if ((await ledger.reserve(who, day, units, resetAt - now + DAY_MS)) === undefined) throw budgetSpent(units, resetAt, now);
+    const expiresInMs = resetAt - now + DAY_MS;
+    if (!(await this.admit(ledger, who, day, expiresInMs))) throw budgetSpent(units, resetAt, now);
     let permit: SendPermit;
     try {
       permit = await this.inner.acquire(request);
@@ -100,6 +107,24 @@ export class BudgetGate extends GateDecorator {
       },
     };
   }
+
+  /**
+   * Takes this request's unit. The call's first charged request decides for the whole call
+   * (its other requests, even those sent at once, wait for that decision); once admitted,
+   * the call's later units are counted without a limit. Outside a tool call (no record),
+   * each request is decided alone.
+   */
+  private async admit(ledger: BudgetLedger, who: string, day: string, expiresInMs: number): Promise<boolean> {
+    const { units } = this.options;
+    const record = currentRecord();
+    if (!record) return (await ledger.reserve(who, day, units, expiresInMs)) !== undefined;
+    if (!record.budgetAdmission) {
+      record.budgetAdmission = ledger.reserve(who, day, units, expiresInMs).then((spent) => spent !== undefined);
+      return record.budgetAdmission;
+    }
+    if (!(await record.budgetAdmission)) return false;
+    return (await ledger.reserve(who, day, Number.MAX_SAFE_INTEGER, expiresInMs)) !== undefined;
+  }
 }
 
 function budgetSpent(units: number, resetAtMs: number, now: number): ApiError {
@@ -110,7 +135,7 @@ function budgetSpent(units: number, resetAtMs: number, now: number): ApiError {
     kind: 'QUOTA_EXHAUSTED',
     status: 429,
     message: `Your daily budget of ${units} units on this server is spent; it resets at ${resetAt} (midnight UTC).`,
-    hint: `No request was sent. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${DAILY_UNITS_ENV}.`,
+    hint: `This call was refused at its first charged request and spent no units. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${DAILY_UNITS_ENV}.`,
     recoverable: true,
     retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
     local: true,

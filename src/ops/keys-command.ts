@@ -10,15 +10,6 @@ import { digestOf } from '../auth/caller.js';
 import { KEY_MAP_ENV } from './key-directory.js';
 import { KeyMapError, readKeyMap, writeKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
 
-export const KEYS_USAGE = `market-data-mcp keys: the per-user key map (${KEY_MAP_ENV.file}, sealed with ${KEY_MAP_ENV.secret})
-
-  market-data-mcp keys new-secret                       print a fresh secret for ${KEY_MAP_ENV.secret}
-  market-data-mcp keys set <subject> [--account NAME]   assign the API key read from stdin to a subject
-  market-data-mcp keys remove <subject>                 remove a subject
-  market-data-mcp keys list                             subjects, their account and a key fingerprint
-
-<subject> is the access token's "sub" claim as the identity provider issues it.`;
-
 // Not the MCP server: a command whose output (a secret, a listing) is meant for a pipe or `$( )`.
 // eslint-disable-next-line no-restricted-properties
 const output = process.stdout;
@@ -48,14 +39,40 @@ function describe(map: KeyMap): string {
     .concat('\n');
 }
 
-export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+/**
+ * The `keys` command as the shell sees it: an operator's mistake is one line on stderr and
+ * exit 2, a file that cannot be read or written exit 1; never a stack or a start-up failure.
+ */
+export async function keysCommandLine(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    await runKeysCommand(args, env);
+  } catch (error) {
+    const usage = error instanceof KeyMapError || isParseArgsError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`market-data-mcp keys: ${message.split('\n')[0] ?? ''}\n`);
+    process.exitCode = usage ? 2 : 1;
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS_');
+}
+
+async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { account: { type: 'string' } }, strict: true });
   const [command, subject, ...extra] = positionals;
   if (command === 'new-secret') {
     output.write(`${randomBytes(32).toString('base64url')}\n`);
     return;
   }
-  if (!command || !['set', 'remove', 'list'].includes(command) || extra.length > 0) throw new KeyMapError(KEYS_USAGE);
+  if (!command || !['set', 'remove', 'list'].includes(command))
+    throw new KeyMapError(
+      `${command ? `unknown command "${command}"` : 'a command is needed'}; commands: new-secret, set <subject> [--account NAME], remove <subject>, list`,
+    );
+  if (extra.length > 0 || (command === 'list' && subject))
+    throw new KeyMapError(
+      `keys ${command} takes ${command === 'list' ? 'no' : 'one'} subject; unexpected: ${[...(command === 'list' ? [subject] : []), ...extra].join(' ')}`,
+    );
   const { file, secret } = location(env);
   const map = current(file, secret);
   if (command === 'list') {
