@@ -15,7 +15,7 @@ import { validateAgentParam, type DatasetDefinition, type QueryValues } from '..
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
 import type { Paging } from './results.js';
-import { printTimeOf, readBackTo, type RowFilter } from './row-filters.js';
+import { printTimeOf, readBackTo, WINDOW_PAGES, type RowFilter } from './row-filters.js';
 import { refusalError } from './tool-errors.js';
 
 type Row = Record<string, unknown>;
@@ -191,7 +191,9 @@ export async function readLocally(
   let oldestDate: string | undefined;
   let passedEarliest = false;
   let pageBound = false;
-  for (let index = 0; index < MAX_PAGES; index += 1) {
+  // A time window reads back as far as the cursor reader does (README: at most WINDOW_PAGES pages).
+  const maxPages = extra?.fromTime !== undefined || extra?.toTime !== undefined ? WINDOW_PAGES : MAX_PAGES;
+  for (let index = 0; index < maxPages; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
     const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
     first ??= result.meta;
@@ -246,7 +248,7 @@ export async function readLocally(
     }
     page = { u: next, s: 0 };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
-    if (gathered.length >= wanted || index === MAX_PAGES - 1) {
+    if (gathered.length >= wanted || index === maxPages - 1) {
       pageBound = gathered.length < wanted;
       resume = page;
       break;
@@ -264,7 +266,7 @@ export async function readLocally(
     reachedBackTo === undefined
       ? undefined
       : pageBound
-        ? `The ${MAX_PAGES} pages one answer may read reach back only to ${reachedBackTo}: follow next_cursor to read further back toward ${earliest}.`
+        ? `The ${maxPages} pages one answer may read reach back only to ${reachedBackTo}: follow next_cursor to read further back toward ${earliest}.`
         : `The upstream's list reaches back only to ${reachedBackTo}: rows before it could not be read through this API.`;
   const matched =
     filters.length > 0

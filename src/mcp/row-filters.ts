@@ -88,6 +88,14 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
     }
   }
   if (checks.length === 0) return undefined;
+  // An inverted window matches no print: refused before any request, as `from` after `to` is.
+  if (window.fromTime !== undefined && window.toTime !== undefined && window.fromTime > window.toTime)
+    throw refusalError({
+      code: 'VALIDATION_ERROR',
+      param: 'from_time',
+      message: `"from_time" (${window.fromTime}) is after "to_time" (${window.toTime}).`,
+      hint: 'Swap the times: from_time is the start of the window, to_time its end (ET, HH:MM).',
+    });
   const start = window.fromTime;
   // Strictly earlier: a print of from_time's own minute may lie just before one already read.
   const before = start === undefined ? undefined : (row: Row): boolean => (etClockOf(row) ?? '99:99') < start;
@@ -162,7 +170,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
 }
 
 /** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
-const WINDOW_PAGES = 4;
+export const WINDOW_PAGES = 4;
 
 /** Whether prints read back to `oldest` cover the window (a print of from_time's own minute may lie just before: strictly earlier). */
 function reachesBack(oldest: string, filter: RowFilter): boolean {
