@@ -23,7 +23,7 @@ test('vendor: an early dark-pool window reads at most the pages one answer may, 
         name: 'darkpool_by_ticker',
         arguments: { ticker: 'AAPL', session_date: closedSession(), from_time: '09:30', to_time: '10:00' },
       });
-      assert.notEqual(result.isError, true, textOf(result as never).slice(0, 300));
+      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
       const meta = (result.structuredContent as { meta: Record<string, unknown> }).meta;
       const spent = darkpoolRequests() - before;
       assert.ok(spent <= WINDOW_PAGES, `${spent} pages read: README says a window reads at most ${WINDOW_PAGES}`);
@@ -36,8 +36,8 @@ test('vendor: an early dark-pool window reads at most the pages one answer may, 
         arguments: { ticker: 'AAPL', from_time: '10:00', to_time: '09:30' },
       });
       assert.equal(refused.isError, true, 'an inverted window is refused');
-      assert.match(textOf(refused as never), /VALIDATION_ERROR/);
-      assert.match(textOf(refused as never), /from_time/);
+      assert.match(textOf(refused), /VALIDATION_ERROR/);
+      assert.match(textOf(refused), /from_time/);
       assert.equal(darkpoolRequests(), inverted, 'refused before any request');
     } finally {
       await close();
