@@ -165,8 +165,17 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
     delete meta.next_cursor;
     return { result: noticed(meta) };
   }
+  // The upstream applied the limit to the rows it sent, before this filter: say so, or "ask a larger limit" reads as the whole story.
+  if (!timed && result.meta.truncated === true && read.limit !== undefined && kept.length < rows.length)
+    return { result: noticed(result.meta), moreRows: limitBeforeFilter(filter, read, kept.length, rows.length) };
   if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
   return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
+}
+
+function limitBeforeFilter(filter: RowFilter, read: PageRead, kept: number, rows: number): string {
+  const cursor = ' or follow next_cursor where one is given';
+  const larger = read.limitMax !== undefined ? `, or ask a larger limit (up to ${read.limitMax})` : '';
+  return `limit=${String(read.limit)} counted the rows read before the filter ${filter.words}: ${kept} of ${rows} matched. More matching rows may follow: ask without limit (this server then reads up to ${FILTER_PAGE_ROWS} rows and filters them)${larger},${cursor}.`;
 }
 
 /** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
