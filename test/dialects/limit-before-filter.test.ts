@@ -20,15 +20,20 @@ for (const dialect of DIALECT_NAMES) {
         const cases: [string, Record<string, unknown>, string][] = [
           ['market_oi_change', { direction: 'decrease', limit: 5 }, 'direction='],
           ['stocks_lit_trades_recent', { tickers: 'AAPL,TSLA', limit: 5 }, 'tickers='],
+          // vendor: tickers both a local parameter and a row filter of the tool's own
+          ['congress_recent_trades', { tickers: 'AAPL,MSFT,NVDA', side: 'buy' }, 'tickers='],
         ];
         for (const [name, args, filterWord] of cases) {
           const result = await server.client.callTool({ name, arguments: args });
           assert.notEqual(result.isError, true, textOf(result as never).slice(0, 300));
           const answer = result.structuredContent as { data: unknown[]; meta: Record<string, unknown> };
           const notice = String(answer.meta['notice']);
-          assert.equal(notice.split(filterWord).length - 1, 1, `${dialect} ${name}: the filter is named once: ${notice}`);
+          assert.ok(
+            notice.split(filterWord).length - 1 <= 1,
+            `${dialect} ${name}: the filter is named at most once (none where the upstream filtered): ${notice}`,
+          );
           // Fewer rows than asked and more left: the answer says why and how to read on.
-          if (answer.data.length < 5 && answer.meta['has_more'] === true && answer.meta['next_cursor'] === undefined)
+          if (args['limit'] === 5 && answer.data.length < 5 && answer.meta['has_more'] === true && answer.meta['next_cursor'] === undefined)
             assert.match(String(answer.meta['more_rows']), /before the filter/, `${dialect} ${name}: ${String(answer.meta['more_rows'])}`);
         }
       } finally {
