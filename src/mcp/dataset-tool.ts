@@ -14,7 +14,7 @@ import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } 
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
-import { localValues, readLocally, readsLocally, type LocalRead } from './local-pages.js';
+import { coversReached, localValues, readLocally, readsLocally, type LocalRead } from './local-pages.js';
 import { pagingOf, shapingCovers } from './page-args.js';
 import { isOurCursor } from './paging.js';
 import { advertisedMetaSchema, successResult } from './results.js';
@@ -222,7 +222,11 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       simulated: deps.simulated,
       // Rows gathered over pages start where the cursor pointed: nothing of them to skip again.
       paging: pages && paging ? { ...paging, skip: 0 } : paging,
-      covers: shapingCovers(asked),
+      // Rows that never reached back to the range's start cover only what was read.
+      covers:
+        pages?.reachedBackTo !== undefined
+          ? coversReached(pages.reachedBackTo, asked['to'] ?? asked['session_date'])
+          : shapingCovers(asked),
       ...adviceOf(dataset),
       used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: sentLimit,

@@ -15,7 +15,7 @@ import { validateAgentParam, type DatasetDefinition, type QueryValues } from '..
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
 import type { Paging } from './results.js';
-import { printTimeOf, readBackTo, type RowFilter } from './row-filters.js';
+import { printTimeOf, readBackTo, WINDOW_PAGES, type RowFilter } from './row-filters.js';
 import { refusalError } from './tool-errors.js';
 
 type Row = Record<string, unknown>;
@@ -102,6 +102,12 @@ function localFilter(values: QueryValues): RowFilter | undefined {
   return { keep: (row) => checks.every((check) => check(row)), words: words.join(', ') };
 }
 
+/** The filters in words, each named once: a tool's own filter may repeat a local one. */
+function filterWords(filters: readonly RowFilter[]): string {
+  const words = filters.flatMap((f) => f.words.split(', '));
+  return [...new Set(words)].join(', ');
+}
+
 export interface LocalRead {
   /** The rows gathered, as one answer: its meta the first page's, with the quota left after the last. */
   result: ApiResult;
@@ -109,6 +115,18 @@ export interface LocalRead {
   cursorAfter: (kept: number) => string | undefined;
   /** Upstream requests spent (cache hits cost nothing). */
   units: number;
+  /**
+   * The oldest date the rows read reach, when the read ended (the upstream's list, or the
+   * pages one answer may read) before the session or range start asked: nothing before it was seen.
+   */
+  reachedBackTo?: string;
+}
+
+/** The range an answer covers when its rows reach back only to `reached`: never the part not read. */
+export function coversReached(reached: string, to: string | number | undefined): string {
+  const end = typeof to === 'string' ? to : 'latest';
+  if (typeof to === 'string' && reached > to) return `none of the range: the rows read reach back only to ${reached}`;
+  return `${reached} to ${end}`;
 }
 
 export interface LocalReadDeps {
@@ -169,7 +187,13 @@ export async function readLocally(
   let printsNewestFirst = true;
   let latestPrint: number | undefined;
   let oldestRead: unknown;
-  for (let index = 0; index < MAX_PAGES; index += 1) {
+  /** The oldest date among the rows read, and whether the read stopped because it passed `earliest`. */
+  let oldestDate: string | undefined;
+  let passedEarliest = false;
+  let pageBound = false;
+  // A time window reads back as far as the cursor reader does (README: at most WINDOW_PAGES pages).
+  const maxPages = extra?.fromTime !== undefined || extra?.toTime !== undefined ? WINDOW_PAGES : MAX_PAGES;
+  for (let index = 0; index < maxPages; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
     const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
     first ??= result.meta;
@@ -194,6 +218,7 @@ export async function readLocally(
         latestPrint = printed ?? latestPrint;
         // The rest lie further back still: nothing of the window is left, and no page past it is read.
         if (printsNewestFirst && beforeWindow(row as Row)) {
+          passedEarliest = true;
           stopped = true;
           whole = true;
           break;
@@ -201,10 +226,12 @@ export async function readLocally(
       }
       // Rows newest first so far, and this one older than the session or range: none older can match.
       const date = earliest && typeof row === 'object' && row !== null ? etDateOf(row as Row) : undefined;
+      if (date !== undefined && (oldestDate === undefined || date < oldestDate)) oldestDate = date;
       if (date !== undefined) {
         newestFirst &&= latest === undefined || date <= latest;
         latest = date;
         if (newestFirst && earliest !== undefined && date < earliest) {
+          passedEarliest = true;
           stopped = true;
           whole = true;
           break;
@@ -221,17 +248,31 @@ export async function readLocally(
     }
     page = { u: next, s: 0 };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
-    if (gathered.length >= wanted || index === MAX_PAGES - 1) {
+    if (gathered.length >= wanted || index === maxPages - 1) {
+      pageBound = gathered.length < wanted;
       resume = page;
       break;
     }
   }
 
   const meta = first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
-  const notice =
-    filters.length > 0
-      ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, oldestRead === undefined ? [] : [oldestRead]) : ''} matched ${filters.map((f) => f.words).join(', ')} (filtered by this server).`
+  // The read ended short of the session or range start (not because the limit was met): say how far back it reached.
+  const listEnded = resume === undefined && !passedEarliest && whole;
+  const reachedBackTo =
+    earliest !== undefined && oldestDate !== undefined && oldestDate > earliest && !passedEarliest && (listEnded || pageBound)
+      ? oldestDate
       : undefined;
+  const short =
+    reachedBackTo === undefined
+      ? undefined
+      : pageBound
+        ? `The ${maxPages} pages one answer may read reach back only to ${reachedBackTo}: follow next_cursor to read further back toward ${earliest}.`
+        : `The upstream's list reaches back only to ${reachedBackTo}: rows before it could not be read through this API.`;
+  const matched =
+    filters.length > 0
+      ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, oldestRead === undefined ? [] : [oldestRead]) : ''} matched ${filterWords(filters)} (filtered by this server).`
+      : undefined;
+  const notice = [matched, short].filter(Boolean).join(' ') || undefined;
   const merged: ResultMeta = {
     ...meta,
     cache_hit: units === 0,
@@ -250,5 +291,6 @@ export async function readLocally(
     result: { data: gathered.map((g) => g.row), meta: merged },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
     units,
+    ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
   };
 }

@@ -88,6 +88,14 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
     }
   }
   if (checks.length === 0) return undefined;
+  // An inverted window matches no print: refused before any request, as `from` after `to` is.
+  if (window.fromTime !== undefined && window.toTime !== undefined && window.fromTime > window.toTime)
+    throw refusalError({
+      code: 'VALIDATION_ERROR',
+      param: 'from_time',
+      message: `"from_time" (${window.fromTime}) is after "to_time" (${window.toTime}).`,
+      hint: 'Swap the times: from_time is the start of the window, to_time its end (ET, HH:MM).',
+    });
   const start = window.fromTime;
   // Strictly earlier: a print of from_time's own minute may lie just before one already read.
   const before = start === undefined ? undefined : (row: Row): boolean => (etClockOf(row) ?? '99:99') < start;
@@ -157,12 +165,21 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
     delete meta.next_cursor;
     return { result: noticed(meta) };
   }
+  // The upstream applied the limit to the rows it sent, before this filter: say so, or "ask a larger limit" reads as the whole story.
+  if (!timed && result.meta.truncated === true && read.limit !== undefined && kept.length < rows.length)
+    return { result: noticed(result.meta), moreRows: limitBeforeFilter(filter, read, kept.length, rows.length) };
   if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
   return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
 }
 
+function limitBeforeFilter(filter: RowFilter, read: PageRead, kept: number, rows: number): string {
+  const cursor = ' or follow next_cursor where one is given';
+  const larger = read.limitMax !== undefined ? `, or ask a larger limit (up to ${read.limitMax})` : '';
+  return `limit=${String(read.limit)} counted the rows read before the filter ${filter.words}: ${kept} of ${rows} matched. More matching rows may follow: ask without limit (this server then reads up to ${FILTER_PAGE_ROWS} rows and filters them)${larger},${cursor}.`;
+}
+
 /** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
-const WINDOW_PAGES = 4;
+export const WINDOW_PAGES = 4;
 
 /** Whether prints read back to `oldest` cover the window (a print of from_time's own minute may lie just before: strictly earlier). */
 function reachesBack(oldest: string, filter: RowFilter): boolean {
