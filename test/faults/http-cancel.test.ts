@@ -14,6 +14,8 @@ import { postCall, readUntil, startHttp, stopHttp } from './helpers/http-server.
 const TOKEN = 'cancel-http-token-0123456789';
 const GC_OFTEN = fileURLToPath(new URL('./helpers/gc-often.js', import.meta.url));
 const CALLERS = 20;
+/** The account's in-flight cap. */
+const IN_FLIGHT = 5;
 
 test('--http callers who hang up are not sent upstream, their requests in flight are aborted, and a new caller does not wait behind them', async () => {
   await withFakeUpstream(async (fake) => {
@@ -44,7 +46,14 @@ test('--http callers who hang up are not sent upstream, their requests in flight
           // hung up
         }
       });
-      await eventually(() => queued + fake.dataRequests().length >= CALLERS, 20_000, 'every call to be in flight or queued');
+      // Steady state: the account's in-flight slots all hold a 4 s request and every other
+      // caller has been told it is queued. (A progress note alone does not mean "still
+      // queued": a call told it is taking turns may be sent a moment later.)
+      await eventually(
+        () => fake.dataRequests().length >= IN_FLIGHT && queued >= CALLERS - IN_FLIGHT,
+        20_000,
+        'the in-flight slots to fill and the other calls to queue',
+      );
       const sentAtHangUp = fake.dataRequests().length;
       for (const hangUp of hangUps) hangUp.abort();
       await Promise.all(calls);
@@ -55,7 +64,15 @@ test('--http callers who hang up are not sent upstream, their requests in flight
       assert.match(await fresh.text(), /req-slow/, 'the new caller got its data');
 
       const forHungUp = fake.dataRequests().filter((r) => !r.path.includes('limit=50'));
-      assert.equal(forHungUp.length, sentAtHangUp, 'no call was sent upstream after its caller hung up');
+      // The server hears each hang-up when its connection closes, a few milliseconds apart
+      // under load: a slot freed by an aborted request may pass to a queued caller whose
+      // own hang-up is not heard yet (that request is then aborted too). No more than that:
+      // without the release of queued calls, all 15 would be sent, and answered.
+      const sentAfter = forHungUp.length - sentAtHangUp;
+      assert.ok(
+        sentAfter <= sentAtHangUp,
+        `${sentAfter} calls were sent upstream after their callers hung up, more than the ${sentAtHangUp} slots their hang-ups freed (server: ${server.stderr().slice(-1200)})`,
+      );
       assert.ok(queued > 0, 'some calls were queued at the hang-up');
       const answered = forHungUp.filter((r) => !r.closedEarly).map((r) => r.path);
       assert.deepEqual(answered, [], 'every request in flight for a caller who left was aborted');
