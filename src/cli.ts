@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { ENV } from './config.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
-import { oauthSettings } from './auth/settings.js';
+import { OAUTH_ENV, oauthSettings } from './auth/settings.js';
 import { tracingWanted } from './ops/tracing-settings.js';
 import { createRuntime, packageVersion } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
@@ -31,8 +31,26 @@ Usage:
   market-data-mcp demo                                              a short scripted session on the simulator
   market-data-mcp keys set|remove|list|new-secret                   the per-user key map of --http (README)
 
-Environment: ${Object.values(ENV).join(', ')}.
-Logs go to stderr.`;
+Environment: ${Object.values(ENV).join(', ')}.`;
+
+/** The variables of --http and the simulator, from the modules that read them: loaded only for --help. */
+async function moreEnvironment(): Promise<string> {
+  const [{ HTTP_MAX_CONNECTIONS_ENV }, { KEY_MAP_ENV }, { DAILY_UNITS_ENV }, { DIALECT_ENV, DIALECT_NAMES }] = await Promise.all([
+    import('./transports/http-limits.js'),
+    import('./ops/key-directory.js'),
+    import('./ops/daily-budget.js'),
+    import('./simulator/dialect.js'),
+  ]);
+  const http = [
+    HTTP_TOKEN_ENV,
+    HTTP_ALLOWED_HOSTS_ENV,
+    HTTP_MAX_CONNECTIONS_ENV,
+    ...Object.values(OAUTH_ENV),
+    ...Object.values(KEY_MAP_ENV),
+    DAILY_UNITS_ENV,
+  ];
+  return `--http also reads: ${http.join(', ')}.\nThe simulator reads: ${DIALECT_ENV} (${DIALECT_NAMES.join(', ')}).\nLogs go to stderr.`;
+}
 
 function port(value: string, flag: string): number {
   const parsed = /^\d+$/.test(value) ? Number(value) : NaN;
@@ -76,7 +94,7 @@ async function runServer(args: string[]): Promise<void> {
     strict: true,
   });
   if (values.help || values.version) {
-    process.stderr.write(`${values.help ? USAGE : packageVersion()}\n`);
+    process.stderr.write(`${values.help ? `${USAGE}\n${await moreEnvironment()}` : packageVersion()}\n`);
     return;
   }
   // Checked before anything starts: a server that cannot be reached safely does not start,

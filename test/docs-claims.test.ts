@@ -4,6 +4,7 @@
  * here until both agree.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { CACHE_TTL_MS } from '../src/api/cache.js';
 import { RETRY_POLICY } from '../src/api/retry-policy.js';
 import { codeForStatus } from '../src/catalog/index.js';
 import { ConfigSchema, ENV } from '../src/config.js';
+import { CLI } from './helpers/mcp.js';
 
 const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, import.meta.url));
 const readme = readFileSync(root('README.md'), 'utf8');
@@ -87,4 +89,16 @@ test("the README's retry table says what the policy table does", () => {
   for (const status of statuses) assert.equal(RETRY_POLICY[codeForStatus(status)].kind, 'never', `${status} is never retried`);
   assert.match(retryRow(/QUOTA_EXHAUSTED/), /no retry/);
   assert.equal(RETRY_POLICY.QUOTA_EXHAUSTED.kind, 'latch-quota');
+});
+
+test('--help names every environment variable the README documents, and the README every one --help names', () => {
+  const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' }).stderr;
+  const named = (text: string): Set<string> => new Set([...text.matchAll(/\bMARKET_DATA_[A-Z0-9_]*[A-Z0-9]\b/g)].map((m) => m[0]));
+  const inHelp = named(help);
+  assert.ok(inHelp.has('MARKET_DATA_HTTP_TOKEN') && inHelp.has('MARKET_DATA_API_KEY'), `--help lists the variables: ${help}`);
+  // The test runner's own switch, documented beside the test command: not the server's.
+  const inReadme = named(readme);
+  inReadme.delete('MARKET_DATA_SKIP_SCALE_TESTS');
+  assert.deepEqual([...inReadme].filter((name) => !inHelp.has(name)).sort(), [], 'documented in the README, missing from --help');
+  assert.deepEqual([...inHelp].filter((name) => !inReadme.has(name)).sort(), [], 'in --help, not documented in the README');
 });

@@ -22,6 +22,8 @@ import { cursor as cursorSchema } from '../catalog/params.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 
 export const DIALECT_NAMES = ['spec', 'camel', 'vendor', 'kebab'] as const;
+/** The variable that picks the simulator's dialect. */
+export const DIALECT_ENV = 'MARKET_DATA_SIM_DIALECT';
 export type DialectName = (typeof DIALECT_NAMES)[number];
 
 /** The dealer history's paging parameters in a dialect: our name → theirs; `null`: not offered. */
@@ -111,7 +113,7 @@ export function dialectNamed(name: string | undefined): Dialect {
 
 /** The dialect MARKET_DATA_SIM_DIALECT names (the spec's own when unset). */
 export function dialectFromEnv(env: NodeJS.ProcessEnv = process.env): Dialect {
-  return dialectNamed(env['MARKET_DATA_SIM_DIALECT']);
+  return dialectNamed(env[DIALECT_ENV]);
 }
 
 /** Whether the dialect pages this dataset itself, at its fixed size behind a cursor (it takes no page size). */
