@@ -12,7 +12,8 @@ import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
-import { DATASETS, paramJsonSchema, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
+import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
 import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
@@ -67,12 +68,12 @@ export function defaultCacheDir(): string {
 
 /** What a tool shows and does, as one string: equal strings mean nothing to tell the client. */
 function fingerprint(d: DatasetDefinition): string {
-  const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchema(schema), schema.safeParse(undefined).success]);
+  const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchemaOnce(schema), schema.safeParse(undefined).success]);
   return JSON.stringify([
     d.path,
     d.title,
     d.description,
-    d.ticker ? paramJsonSchema(d.ticker) : null,
+    d.ticker ? paramJsonSchemaOnce(d.ticker) : null,
     params,
     d.onDemand,
     d.cacheClass,
@@ -90,7 +91,8 @@ export class DatasetRegistry {
   private readonly listeners = new Set<(change: CatalogChange) => void>();
   private timer: NodeJS.Timeout | undefined;
   private firstRefresh: NodeJS.Timeout | undefined;
-  private lastDocument: unknown = undefined;
+  /** The document last applied, as accepted: made when first read (a start from disk need not clean it again). */
+  private lastDocument: (() => unknown) | undefined;
   private underWay: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
@@ -106,7 +108,7 @@ export class DatasetRegistry {
 
   /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
   document(): unknown {
-    return this.lastDocument;
+    return this.lastDocument?.();
   }
 
   /** What the last document applied did to the catalog. */
@@ -127,7 +129,7 @@ export class DatasetRegistry {
   async start(waitMs: number): Promise<void> {
     const cached = await this.readDiskCopy();
     if (cached !== undefined) {
-      this.apply(cached, 'disk');
+      this.apply(cached.document, 'disk', cached.text);
       this.firstRefresh = setTimeout(() => void this.refresh(), this.options.firstRefreshDelayMs ?? 0).unref();
     } else await Promise.race([this.refresh(), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
     const every = this.options.refreshMs ?? 15 * 60_000;
@@ -161,14 +163,14 @@ export class DatasetRegistry {
       return;
     }
     const accepted = this.apply(document, 'upstream');
-    if (accepted !== undefined) await this.writeDiskCopy(accepted);
+    if (accepted !== undefined) await this.writeDiskCopy(accepted());
   }
 
   /** Why a document cannot be used at all, or undefined. */
-  private refusal(document: unknown): string | undefined {
+  private refusal(document: unknown, text: string): string | undefined {
     if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not a JSON object';
     if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
-    if (JSON.stringify(document).length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
+    if (text.length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
     return undefined;
   }
 
@@ -184,14 +186,17 @@ export class DatasetRegistry {
     return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document);
   }
 
-  /** Applies a document; returns what of it was accepted (to keep on disk), or undefined. */
-  private apply(document: unknown, source: 'disk' | 'upstream'): unknown {
-    const refused = this.refusal(document);
+  /**
+   * Applies a document; returns what of it was accepted (to keep on disk, made when called), or
+   * undefined. `checked`: its JSON text, when the caller has already found it acceptable.
+   */
+  private apply(document: unknown, source: 'disk' | 'upstream', checked?: string): (() => unknown) | undefined {
+    const text = checked ?? JSON.stringify(document) ?? '';
+    const refused = checked === undefined ? this.refusal(document, text) : undefined;
     if (refused) {
       this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
       return undefined;
     }
-    const text = JSON.stringify(document);
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
     const isCatalog = createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
     const report: ImportReport = isCatalog ? catalogReport() : this.importReport(document, source === 'upstream');
@@ -209,7 +214,8 @@ export class DatasetRegistry {
     };
     // What a fresh document retired goes to disk with it: the copy alone is no evidence, but
     // the evidence it was accepted on still holds at the next start.
-    const accepted = acceptedDocument(document, report.accepted, report.retired);
+    let made: unknown;
+    const accepted = (): unknown => (made ??= acceptedDocument(document, report.accepted, report.retired));
     this.lastDocument = accepted;
     this.lastText = text;
     const change = this.reconcile(report.datasets);
@@ -233,7 +239,8 @@ export class DatasetRegistry {
     const previous = new Map(this.current.map((d) => [d.operationId, d]));
     this.current = next.map((d) => {
       const old = previous.get(d.operationId);
-      return old && this.print(old) === this.print(d) ? old : d;
+      // The same object is the same tool: no fingerprint to compute (a start from the disk copy keeps most).
+      return old && (old === d || this.print(old) === this.print(d)) ? old : d;
     });
     const after = new Map(this.datasets().map((d) => [d.operationId, d]));
     const change: CatalogChange = { added: [], changed: [], removed: [] };
@@ -263,7 +270,7 @@ export class DatasetRegistry {
   }
 
   /** The disk copy, if it is one we would accept today; a bad one is deleted so it cannot fail the next start too. */
-  private async readDiskCopy(): Promise<unknown> {
+  private async readDiskCopy(): Promise<{ document: unknown; text: string } | undefined> {
     const path = this.diskPath();
     if (!path) return undefined;
     let text: string;
@@ -274,9 +281,11 @@ export class DatasetRegistry {
     }
     let document: unknown;
     let problem: string | undefined;
+    let canonicalText = '';
     try {
       document = JSON.parse(text) as unknown;
-      problem = this.refusal(document);
+      canonicalText = JSON.stringify(document);
+      problem = this.refusal(document, canonicalText);
       if (!problem) {
         const report = this.importReport(document, false);
         if (report.accepted.length === 0) problem = 'no usable operation';
@@ -285,7 +294,7 @@ export class DatasetRegistry {
     } catch {
       problem = 'not JSON';
     }
-    if (!problem) return document;
+    if (!problem) return { document, text: canonicalText };
     this.options.log.warn({ path, reason: problem }, 'discarding the disk copy of openapi.json');
     await unlink(path).catch(() => undefined);
     return undefined;

@@ -17,6 +17,7 @@ import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
 import { computePrebuilt, loadPrebuilt } from '../../src/prebuilt.js';
+import type { DatasetParamJson } from '../../src/catalog/param-json-memo.js';
 import { makeClient } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 
@@ -58,6 +59,13 @@ test('the prebuilt schemas and catalog fingerprint the build wrote are what a st
   const cli = readFileSync(join(DIST, 'cli.js'));
   assert.equal(buildId, createHash('sha256').update(cli).digest('hex'), "the build id is the bundle's own hash");
   assert.equal(Object.keys(written.inputSchemas).length, DATASETS.length);
+  // The import compares an upstream's parameters with every catalog one: a start converts none of them.
+  for (const dataset of DATASETS) {
+    const params: DatasetParamJson | undefined = written.paramSchemas[dataset.operationId];
+    assert.ok(params, `${dataset.operationId}'s parameters are converted at build time`);
+    assert.deepEqual(Object.keys(params.query).sort(), Object.keys(dataset.query).sort());
+    assert.equal(params.ticker !== undefined, dataset.ticker !== undefined);
+  }
 });
 
 test("importing the catalog's own document gives the catalog back, so skipping it changes nothing", () => {
