@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
 import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
 import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
-import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-import.js';
+import type { ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import type { ImportDocument } from './import-memo.js';
@@ -57,6 +57,19 @@ export interface CatalogChange {
   added: DatasetDefinition[];
   changed: DatasetDefinition[];
   removed: DatasetDefinition[];
+}
+
+type Importer = typeof import('../catalog/openapi-import.js');
+let importer: Importer | undefined;
+
+/**
+ * The import's code (its zod conversions and the RE2 engine for upstream patterns, about
+ * 15 ms to load) loads with the first document that is not the catalog's own: a start
+ * against an upstream that publishes the catalog, or from its disk copy, never loads it.
+ */
+async function loadImporter(): Promise<Importer> {
+  importer ??= await import('../catalog/openapi-import.js');
+  return importer;
 }
 
 /** A larger document is refused whole: ours is about 60 kB. */
@@ -154,7 +167,9 @@ export class DatasetRegistry {
     try {
       document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
       // An unchanged document is the common case of a refresh: nothing to import again.
-      if (JSON.stringify(document) === this.lastText) return;
+      const text = JSON.stringify(document);
+      if (text === this.lastText) return;
+      if (text !== undefined && !this.isCatalog(text)) await loadImporter();
     } catch (error) {
       this.options.log.warn(
         { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
@@ -174,9 +189,17 @@ export class DatasetRegistry {
     return undefined;
   }
 
+  /** Whether a document's text is the catalog's own, which needs no import. */
+  private isCatalog(text: string): boolean {
+    return createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
+  }
+
+  /** Imports a document; its caller has loaded the importer (loadImporter). */
   private importReport(document: unknown, fresh: boolean): ImportReport {
+    const loaded = importer;
+    if (!loaded) throw new Error('the OpenAPI importer is used before it was loaded');
     const importNow = (source: unknown): ImportReport =>
-      datasetsFromOpenApi(source, {
+      loaded.datasetsFromOpenApi(source, {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
@@ -198,8 +221,7 @@ export class DatasetRegistry {
       return undefined;
     }
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
-    const isCatalog = createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
-    const report: ImportReport = isCatalog ? catalogReport() : this.importReport(document, source === 'upstream');
+    const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(document, source === 'upstream');
     for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
@@ -286,7 +308,9 @@ export class DatasetRegistry {
       document = JSON.parse(text) as unknown;
       canonicalText = JSON.stringify(document);
       problem = this.refusal(document, canonicalText);
-      if (!problem) {
+      // The catalog's own document is usable as it is: nothing to import to find out.
+      if (!problem && !this.isCatalog(canonicalText)) {
+        await loadImporter();
         const report = this.importReport(document, false);
         if (report.accepted.length === 0) problem = 'no usable operation';
         else if (report.skipped.length > 0) problem = `${report.skipped.length} unusable operations`;
