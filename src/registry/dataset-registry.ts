@@ -236,8 +236,13 @@ export class DatasetRegistry {
     };
     // What a fresh document retired goes to disk with it: the copy alone is no evidence, but
     // the evidence it was accepted on still holds at the next start.
+    // The document as received is let go once the accepted one is made.
+    let received: unknown = document;
     let made: unknown;
-    const accepted = (): unknown => (made ??= acceptedDocument(document, report.accepted, report.retired));
+    const accepted = (): unknown => {
+      if (received !== undefined) [made, received] = [acceptedDocument(received, report.accepted, report.retired), undefined];
+      return made;
+    };
     this.lastDocument = accepted;
     this.lastText = text;
     const change = this.reconcile(report.datasets);
