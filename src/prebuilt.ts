@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buildOpenApiDocument, DATASETS } from './catalog/index.js';
+import { datasetParamJson, type DatasetParamJson } from './catalog/param-json-memo.js';
 import { toolInputJsonSchema } from './mcp/input-schema.js';
 
 export interface Prebuilt {
@@ -15,6 +16,8 @@ export interface Prebuilt {
   catalogDocumentSha256: string;
   /** Tool input JSON Schemas by operation id, as toolInputJsonSchema gives them. */
   inputSchemas: Record<string, Record<string, unknown>>;
+  /** Every catalog parameter's JSON Schema by operation id, as paramJsonSchema gives it (the import compares with them). */
+  paramSchemas: Record<string, DatasetParamJson>;
   /**
    * sha256 of the built dist/cli.js, which names every chunk by its content hash: what
    * identifies this build's import logic, so that a memoised import of another is not
@@ -32,6 +35,7 @@ export function computePrebuilt(): Prebuilt {
   return {
     catalogDocumentSha256: documentSha256(JSON.stringify(buildOpenApiDocument(DATASETS))),
     inputSchemas: Object.fromEntries(DATASETS.map((d) => [d.operationId, toolInputJsonSchema(d)])),
+    paramSchemas: Object.fromEntries(DATASETS.map((d) => [d.operationId, datasetParamJson(d)])),
   };
 }
 
@@ -43,6 +47,8 @@ export function loadPrebuilt(url: URL = new URL('./prebuilt.json', import.meta.u
     return {
       catalogDocumentSha256: parsed.catalogDocumentSha256,
       inputSchemas: parsed.inputSchemas,
+      // A file of an older build has none: the start converts them itself.
+      paramSchemas: typeof parsed.paramSchemas === 'object' && parsed.paramSchemas !== null ? parsed.paramSchemas : {},
       ...(typeof parsed.buildId === 'string' ? { buildId: parsed.buildId } : {}),
     };
   } catch {

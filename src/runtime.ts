@@ -14,6 +14,7 @@ import { importRecordFile, memoisedImport } from './registry/import-memo.js';
 import { rememberDiscover } from './mcp/discover-memory.js';
 import { DatasetRegistry, defaultCacheDir } from './registry/dataset-registry.js';
 import { primeToolInputJsonSchema } from './mcp/input-schema.js';
+import { primeDatasetParamJson } from './catalog/param-json-memo.js';
 import type { ServerDeps } from './mcp/server.js';
 import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
@@ -102,6 +103,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   for (const dataset of DATASETS) {
     const schema = prebuilt?.inputSchemas[dataset.operationId];
     if (schema) primeToolInputJsonSchema(dataset, schema);
+    const params = prebuilt?.paramSchemas[dataset.operationId];
+    if (params) primeDatasetParamJson(dataset, params);
   }
   // The demo's simulator is in-process: nothing worth keeping on disk.
   const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());

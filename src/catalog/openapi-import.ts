@@ -13,7 +13,7 @@
  */
 import * as z from 'zod';
 import { DATASETS } from './datasets.js';
-import { paramJsonSchema } from './openapi.js';
+import { paramJsonSchemaOnce } from './param-json-memo.js';
 import { roleOf } from './param-roles.js';
 import * as p from './params.js';
 import { compileUpstreamPattern } from './upstream-pattern.js';
@@ -186,7 +186,7 @@ function canonical(value: unknown): string {
 }
 
 function jsonOf(schema: z.ZodType): CleanSchema {
-  const { schema: json } = paramJsonSchema(schema);
+  const { schema: json } = paramJsonSchemaOnce(schema);
   return json;
 }
 

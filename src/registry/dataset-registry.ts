@@ -12,8 +12,9 @@ import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
-import { DATASETS, paramJsonSchema, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
-import { datasetsFromOpenApi, type ImportReport } from '../catalog/openapi-import.js';
+import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
+import type { ImportReport } from '../catalog/openapi-import.js';
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import type { ImportDocument } from './import-memo.js';
@@ -58,6 +59,19 @@ export interface CatalogChange {
   removed: DatasetDefinition[];
 }
 
+type Importer = typeof import('../catalog/openapi-import.js');
+let importer: Importer | undefined;
+
+/**
+ * The import's code (its zod conversions and the RE2 engine for upstream patterns, about
+ * 15 ms to load) loads with the first document that is not the catalog's own: a start
+ * against an upstream that publishes the catalog, or from its disk copy, never loads it.
+ */
+async function loadImporter(): Promise<Importer> {
+  importer ??= await import('../catalog/openapi-import.js');
+  return importer;
+}
+
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
 
@@ -67,12 +81,12 @@ export function defaultCacheDir(): string {
 
 /** What a tool shows and does, as one string: equal strings mean nothing to tell the client. */
 function fingerprint(d: DatasetDefinition): string {
-  const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchema(schema), schema.safeParse(undefined).success]);
+  const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchemaOnce(schema), schema.safeParse(undefined).success]);
   return JSON.stringify([
     d.path,
     d.title,
     d.description,
-    d.ticker ? paramJsonSchema(d.ticker) : null,
+    d.ticker ? paramJsonSchemaOnce(d.ticker) : null,
     params,
     d.onDemand,
     d.cacheClass,
@@ -90,7 +104,8 @@ export class DatasetRegistry {
   private readonly listeners = new Set<(change: CatalogChange) => void>();
   private timer: NodeJS.Timeout | undefined;
   private firstRefresh: NodeJS.Timeout | undefined;
-  private lastDocument: unknown = undefined;
+  /** The document last applied, as accepted: made when first read (a start from disk need not clean it again). */
+  private lastDocument: (() => unknown) | undefined;
   private underWay: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
@@ -106,7 +121,7 @@ export class DatasetRegistry {
 
   /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
   document(): unknown {
-    return this.lastDocument;
+    return this.lastDocument?.();
   }
 
   /** What the last document applied did to the catalog. */
@@ -127,7 +142,7 @@ export class DatasetRegistry {
   async start(waitMs: number): Promise<void> {
     const cached = await this.readDiskCopy();
     if (cached !== undefined) {
-      this.apply(cached, 'disk');
+      this.apply(cached.document, 'disk', cached.text);
       this.firstRefresh = setTimeout(() => void this.refresh(), this.options.firstRefreshDelayMs ?? 0).unref();
     } else await Promise.race([this.refresh(), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
     const every = this.options.refreshMs ?? 15 * 60_000;
@@ -152,7 +167,9 @@ export class DatasetRegistry {
     try {
       document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
       // An unchanged document is the common case of a refresh: nothing to import again.
-      if (JSON.stringify(document) === this.lastText) return;
+      const text = JSON.stringify(document);
+      if (text === this.lastText) return;
+      if (text !== undefined && !this.isCatalog(text)) await loadImporter();
     } catch (error) {
       this.options.log.warn(
         { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
@@ -161,20 +178,28 @@ export class DatasetRegistry {
       return;
     }
     const accepted = this.apply(document, 'upstream');
-    if (accepted !== undefined) await this.writeDiskCopy(accepted);
+    if (accepted !== undefined) await this.writeDiskCopy(accepted());
   }
 
   /** Why a document cannot be used at all, or undefined. */
-  private refusal(document: unknown): string | undefined {
+  private refusal(document: unknown, text: string): string | undefined {
     if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not a JSON object';
     if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
-    if (JSON.stringify(document).length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
+    if (text.length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
     return undefined;
   }
 
+  /** Whether a document's text is the catalog's own, which needs no import. */
+  private isCatalog(text: string): boolean {
+    return createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
+  }
+
+  /** Imports a document; its caller has loaded the importer (loadImporter). */
   private importReport(document: unknown, fresh: boolean): ImportReport {
+    const loaded = importer;
+    if (!loaded) throw new Error('the OpenAPI importer is used before it was loaded');
     const importNow = (source: unknown): ImportReport =>
-      datasetsFromOpenApi(source, {
+      loaded.datasetsFromOpenApi(source, {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
@@ -184,17 +209,19 @@ export class DatasetRegistry {
     return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document);
   }
 
-  /** Applies a document; returns what of it was accepted (to keep on disk), or undefined. */
-  private apply(document: unknown, source: 'disk' | 'upstream'): unknown {
-    const refused = this.refusal(document);
+  /**
+   * Applies a document; returns what of it was accepted (to keep on disk, made when called), or
+   * undefined. `checked`: its JSON text, when the caller has already found it acceptable.
+   */
+  private apply(document: unknown, source: 'disk' | 'upstream', checked?: string): (() => unknown) | undefined {
+    const text = checked ?? JSON.stringify(document) ?? '';
+    const refused = checked === undefined ? this.refusal(document, text) : undefined;
     if (refused) {
       this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
       return undefined;
     }
-    const text = JSON.stringify(document);
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
-    const isCatalog = createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
-    const report: ImportReport = isCatalog ? catalogReport() : this.importReport(document, source === 'upstream');
+    const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(document, source === 'upstream');
     for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
@@ -209,7 +236,13 @@ export class DatasetRegistry {
     };
     // What a fresh document retired goes to disk with it: the copy alone is no evidence, but
     // the evidence it was accepted on still holds at the next start.
-    const accepted = acceptedDocument(document, report.accepted, report.retired);
+    // The document as received is let go once the accepted one is made.
+    let received: unknown = document;
+    let made: unknown;
+    const accepted = (): unknown => {
+      if (received !== undefined) [made, received] = [acceptedDocument(received, report.accepted, report.retired), undefined];
+      return made;
+    };
     this.lastDocument = accepted;
     this.lastText = text;
     const change = this.reconcile(report.datasets);
@@ -233,7 +266,8 @@ export class DatasetRegistry {
     const previous = new Map(this.current.map((d) => [d.operationId, d]));
     this.current = next.map((d) => {
       const old = previous.get(d.operationId);
-      return old && this.print(old) === this.print(d) ? old : d;
+      // The same object is the same tool: no fingerprint to compute (a start from the disk copy keeps most).
+      return old && (old === d || this.print(old) === this.print(d)) ? old : d;
     });
     const after = new Map(this.datasets().map((d) => [d.operationId, d]));
     const change: CatalogChange = { added: [], changed: [], removed: [] };
@@ -263,7 +297,7 @@ export class DatasetRegistry {
   }
 
   /** The disk copy, if it is one we would accept today; a bad one is deleted so it cannot fail the next start too. */
-  private async readDiskCopy(): Promise<unknown> {
+  private async readDiskCopy(): Promise<{ document: unknown; text: string } | undefined> {
     const path = this.diskPath();
     if (!path) return undefined;
     let text: string;
@@ -274,10 +308,14 @@ export class DatasetRegistry {
     }
     let document: unknown;
     let problem: string | undefined;
+    let canonicalText = '';
     try {
       document = JSON.parse(text) as unknown;
-      problem = this.refusal(document);
-      if (!problem) {
+      canonicalText = JSON.stringify(document);
+      problem = this.refusal(document, canonicalText);
+      // The catalog's own document is usable as it is: nothing to import to find out.
+      if (!problem && !this.isCatalog(canonicalText)) {
+        await loadImporter();
         const report = this.importReport(document, false);
         if (report.accepted.length === 0) problem = 'no usable operation';
         else if (report.skipped.length > 0) problem = `${report.skipped.length} unusable operations`;
@@ -285,7 +323,7 @@ export class DatasetRegistry {
     } catch {
       problem = 'not JSON';
     }
-    if (!problem) return document;
+    if (!problem) return { document, text: canonicalText };
     this.options.log.warn({ path, reason: problem }, 'discarding the disk copy of openapi.json');
     await unlink(path).catch(() => undefined);
     return undefined;
