@@ -88,3 +88,58 @@ export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
   }
   return value;
 }
+
+/** Nodes and characters cleaned between two turns of the event loop. */
+const CLEAN_SLICE = 64 * 1024;
+
+/**
+ * `sanitizeDeep` for a payload just parsed, which nothing else holds: strings are cleaned
+ * where they lie, and only an object whose keys change is rebuilt, so a page of millions of
+ * rows is not copied whole; the walk gives the event loop a turn every slice of work.
+ */
+export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<unknown> {
+  if (typeof value !== 'object' || value === null) return sanitizeDeep(value, maxLength);
+  const root = cleanKeys(value);
+  const pending: object[] = [root];
+  let work = 0;
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const record = node as Record<string, unknown>;
+    const keys = Array.isArray(node) ? undefined : Object.keys(node);
+    const count = keys ? keys.length : (node as unknown[]).length;
+    for (let i = 0; i < count; i += 1) {
+      const key = keys ? (keys[i] as string) : i;
+      const item = record[key];
+      let clean = item;
+      if (typeof item === 'string') {
+        clean = sanitizeText(item, maxLength);
+        work += item.length >> 4;
+      } else if (typeof item === 'object' && item !== null) {
+        clean = cleanKeys(item);
+        pending.push(clean as object);
+      }
+      // defineProperty: a key named __proto__ stays a plain data key.
+      if (clean !== item) Object.defineProperty(record, key, { value: clean, enumerable: true, writable: true, configurable: true });
+    }
+    work += count + 1;
+    if (work >= CLEAN_SLICE) {
+      work = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  return root;
+}
+
+/** The object itself when its keys are clean, else a copy with cleaned keys (values untouched, cleaned later). */
+function cleanKeys(value: object): object {
+  if (Array.isArray(value)) return value as unknown[];
+  const entries = Object.entries(value);
+  if (entries.every(([key]) => sanitizeText(key, 100) === key)) return value;
+  const clean: Record<string, unknown> = {};
+  for (const [key, item] of entries) {
+    const base = sanitizeText(key, 100);
+    let name = base;
+    for (let n = 2; Object.hasOwn(clean, name); n += 1) name = `${base}~${n}`;
+    Object.defineProperty(clean, name, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return clean;
+}
