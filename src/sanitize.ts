@@ -89,8 +89,12 @@ export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
   return value;
 }
 
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Nodes and characters cleaned between two turns of the event loop. */
-const CLEAN_SLICE = 64 * 1024;
+const CLEAN_SLICE = 16 * 1024;
 
 /**
  * `sanitizeDeep` for a payload just parsed, which nothing else holds: strings are cleaned
@@ -99,9 +103,16 @@ const CLEAN_SLICE = 64 * 1024;
  */
 export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<unknown> {
   if (typeof value !== 'object' || value === null) return sanitizeDeep(value, maxLength);
-  const root = cleanKeys(value);
-  const pending: object[] = [root];
   let work = 0;
+  // Counts work: true when the event loop is due a turn, also inside one very wide object.
+  const due = (units: number): boolean => {
+    work += units;
+    if (work < CLEAN_SLICE) return false;
+    work = 0;
+    return true;
+  };
+  const root = await cleanKeys(value, due);
+  const pending: object[] = [root];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     const record = node as Record<string, unknown>;
     const keys = Array.isArray(node) ? undefined : Object.keys(node);
@@ -112,34 +123,37 @@ export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<
       let clean = item;
       if (typeof item === 'string') {
         clean = sanitizeText(item, maxLength);
-        work += item.length >> 4;
+        if (due(1 + (item.length >> 4))) await nextTurn();
       } else if (typeof item === 'object' && item !== null) {
-        clean = cleanKeys(item);
+        clean = await cleanKeys(item, due);
         pending.push(clean as object);
-      }
+      } else if (due(1)) await nextTurn();
       // defineProperty: a key named __proto__ stays a plain data key.
       if (clean !== item) Object.defineProperty(record, key, { value: clean, enumerable: true, writable: true, configurable: true });
     }
-    work += count + 1;
-    if (work >= CLEAN_SLICE) {
-      work = 0;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (due(1)) await nextTurn();
   }
   return root;
 }
 
 /** The object itself when its keys are clean, else a copy with cleaned keys (values untouched, cleaned later). */
-function cleanKeys(value: object): object {
+async function cleanKeys(value: object, due: (units: number) => boolean): Promise<object> {
   if (Array.isArray(value)) return value as unknown[];
-  const entries = Object.entries(value);
-  if (entries.every(([key]) => sanitizeText(key, 100) === key)) return value;
+  const keys = Object.keys(value);
+  let dirty = false;
+  for (const key of keys) {
+    if (sanitizeText(key, 100) !== key) dirty = true;
+    if (due(1)) await nextTurn();
+  }
+  if (!dirty) return value;
+  const source = value as Record<string, unknown>;
   const clean: Record<string, unknown> = {};
-  for (const [key, item] of entries) {
+  for (const key of keys) {
     const base = sanitizeText(key, 100);
     let name = base;
     for (let n = 2; Object.hasOwn(clean, name); n += 1) name = `${base}~${n}`;
-    Object.defineProperty(clean, name, { value: item, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(clean, name, { value: source[key], enumerable: true, writable: true, configurable: true });
+    if (due(1)) await nextTurn();
   }
   return clean;
 }
