@@ -88,3 +88,72 @@ export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
   }
   return value;
 }
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Nodes and characters cleaned between two turns of the event loop. */
+const CLEAN_SLICE = 16 * 1024;
+
+/**
+ * `sanitizeDeep` for a payload just parsed, which nothing else holds: strings are cleaned
+ * where they lie, and only an object whose keys change is rebuilt, so a page of millions of
+ * rows is not copied whole; the walk gives the event loop a turn every slice of work.
+ */
+export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<unknown> {
+  if (typeof value !== 'object' || value === null) return sanitizeDeep(value, maxLength);
+  let work = 0;
+  // Counts work: true when the event loop is due a turn, also inside one very wide object.
+  const due = (units: number): boolean => {
+    work += units;
+    if (work < CLEAN_SLICE) return false;
+    work = 0;
+    return true;
+  };
+  const root = await cleanKeys(value, due);
+  const pending: object[] = [root];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const record = node as Record<string, unknown>;
+    const keys = Array.isArray(node) ? undefined : Object.keys(node);
+    const count = keys ? keys.length : (node as unknown[]).length;
+    for (let i = 0; i < count; i += 1) {
+      const key = keys ? (keys[i] as string) : i;
+      const item = record[key];
+      let clean = item;
+      if (typeof item === 'string') {
+        clean = sanitizeText(item, maxLength);
+        if (due(1 + (item.length >> 4))) await nextTurn();
+      } else if (typeof item === 'object' && item !== null) {
+        clean = await cleanKeys(item, due);
+        pending.push(clean as object);
+      } else if (due(1)) await nextTurn();
+      // defineProperty: a key named __proto__ stays a plain data key.
+      if (clean !== item) Object.defineProperty(record, key, { value: clean, enumerable: true, writable: true, configurable: true });
+    }
+    if (due(1)) await nextTurn();
+  }
+  return root;
+}
+
+/** The object itself when its keys are clean, else a copy with cleaned keys (values untouched, cleaned later). */
+async function cleanKeys(value: object, due: (units: number) => boolean): Promise<object> {
+  if (Array.isArray(value)) return value as unknown[];
+  const keys = Object.keys(value);
+  let dirty = false;
+  for (const key of keys) {
+    if (sanitizeText(key, 100) !== key) dirty = true;
+    if (due(1)) await nextTurn();
+  }
+  if (!dirty) return value;
+  const source = value as Record<string, unknown>;
+  const clean: Record<string, unknown> = {};
+  for (const key of keys) {
+    const base = sanitizeText(key, 100);
+    let name = base;
+    for (let n = 2; Object.hasOwn(clean, name); n += 1) name = `${base}~${n}`;
+    Object.defineProperty(clean, name, { value: source[key], enumerable: true, writable: true, configurable: true });
+    if (due(1)) await nextTurn();
+  }
+  return clean;
+}

@@ -9,7 +9,7 @@ import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { redactEverywhere } from '../sanitize.js';
-import { isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
+import { CACHE_MAX_ENTRY_BYTES, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { abortError, ApiError, cancelledError } from './errors.js';
 import type { AccountGate, GateView } from './gate/account-gate.js';
 import type { SharedCacheTier } from '../redis/cache.js';
@@ -19,7 +19,7 @@ import { buildPath, datasetTarget, metaTarget, type RequestTarget } from './requ
 import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
-import { apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
+import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
 export type { ApiResult };
@@ -189,7 +189,8 @@ export class MarketDataClient {
             : await join();
       this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
     } else result = await join();
-    if (target.cacheTtlMs > 0) this.cache.set(key, result, target.cacheTtlMs);
+    // A page whose body alone is over an entry's cap is not serialized again only to be refused (megabytes in one go).
+    if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, target.cacheTtlMs);
     return result;
   }
 
@@ -228,7 +229,7 @@ export class MarketDataClient {
             'upstream request',
           );
           if (!answer.ok) return { ok: false, failed: answer.failed, outcome, quotaResetAt: answered?.limits.quotaResetAt };
-          return { ok: true, value: toResult(target.operationId, answer.answered), outcome };
+          return { ok: true, value: await toResult(target.operationId, answer.answered), outcome };
         },
       },
     );

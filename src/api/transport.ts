@@ -9,6 +9,8 @@ import { abortError, ApiError } from './errors.js';
 import { firstGet, type SentResponse } from './first-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';
 import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
+import { MAX_DEPTH } from '../sanitize.js';
+import { PARSE_SLICE_CHARS, parseSliced } from './sliced-json.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -27,6 +29,12 @@ export interface RawResponse {
   body: unknown;
   /** True when a body was present but did not parse as JSON. */
   bodyInvalid: boolean;
+  /** Whether the body nests deeper than MAX_DEPTH, when the parse already found out (large bodies); else undefined. */
+  nestedTooDeep?: boolean | undefined;
+  /** Array elements of a huge body left unread (sliced-json.ts MAX_ARRAY_ITEMS); 0 or undefined when none. */
+  leftOut?: number | undefined;
+  /** Characters of the body's text, when one was read. */
+  bodyChars?: number | undefined;
   limits: LimitHeaders;
   retryAfterSeconds: number | undefined;
   requestId: string | undefined;
@@ -108,10 +116,14 @@ export class HttpTransport {
       return { ...result, body: undefined, bodyInvalid: response.statusCode === 200 };
     }
     if (text.length === 0) return { ...result, body: undefined, bodyInvalid: false };
+    const read = { ...result, bodyChars: text.length };
     try {
-      return { ...result, body: JSON.parse(text) as unknown, bodyInvalid: false };
+      if (text.length <= PARSE_SLICE_CHARS) return { ...read, body: JSON.parse(text) as unknown, bodyInvalid: false };
+      // A large page is parsed a slice at a time, its depth checked on the text (sliced-json.ts).
+      const parsed = await parseSliced(text, { maxDepth: MAX_DEPTH });
+      return { ...read, body: parsed.value, bodyInvalid: false, nestedTooDeep: parsed.tooDeep, leftOut: parsed.leftOut };
     } catch {
-      return { ...result, body: undefined, bodyInvalid: true };
+      return { ...read, body: undefined, bodyInvalid: true };
     }
   }
 

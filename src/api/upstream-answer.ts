@@ -4,11 +4,12 @@
  * from the client's orchestration, so that each rule can be read and tested on its own.
  */
 import * as z from 'zod';
-import { MAX_DEPTH, nestedDeeperThan, sanitizeDeep, sanitizeText } from '../sanitize.js';
+import { MAX_DEPTH, nestedDeeperThan, sanitizeParsed, sanitizeText } from '../sanitize.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
 import type { PermitOutcome } from './gate/account-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
 import { payloadParts } from './payload-parts.js';
+import { MAX_ARRAY_ITEMS } from './sliced-json.js';
 import { knownOnly, resultMetaSchema, type ResultMeta } from './result-meta.js';
 import type { RawResponse } from './transport.js';
 
@@ -53,7 +54,9 @@ const notReadyBody = z.looseObject({ retry_after_seconds: z.unknown() });
 /** The failure an answer with a status line carries, or undefined when it is data. */
 export function classify(response: RawResponse): ApiError | undefined {
   if (response.status === 200) {
-    if (response.bodyInvalid || typeof response.body !== 'object' || response.body === null) {
+    // A large body had its depth checked on the text by the parse; a small one is walked here.
+    const tooDeep = response.nestedTooDeep ?? (typeof response.body === 'object' && nestedDeeperThan(response.body, MAX_DEPTH));
+    if (!tooDeep && (response.bodyInvalid || typeof response.body !== 'object' || response.body === null)) {
       return new ApiError({
         code: 'RESPONSE_INVALID',
         status: 200,
@@ -62,7 +65,7 @@ export function classify(response: RawResponse): ApiError | undefined {
         requestId: response.requestId ?? null,
       });
     }
-    if (nestedDeeperThan(response.body, MAX_DEPTH)) {
+    if (tooDeep) {
       return new ApiError({
         code: 'RESPONSE_INVALID',
         status: 200,
@@ -94,16 +97,32 @@ export function classify(response: RawResponse): ApiError | undefined {
   return errorFromResponse(response.status, response.body, response.retryAfterSeconds, response.requestId);
 }
 
+/** What a page too large to read whole says of the rows it left out (sliced-json.ts). */
+function leftOutNotice(leftOut: number): string | undefined {
+  if (leftOut === 0) return undefined;
+  return `The API answered more rows than this server reads from one page (${MAX_ARRAY_ITEMS} a list): ${leftOut} were left out unread. Ask for less (a smaller limit, a shorter range, a filter).`;
+}
+
+/** Characters of the body each result was read from: a page too large to cache is known without serializing it again. */
+const answeredChars = new WeakMap<ApiResult, number>();
+
+/** Whether `result` came from a body longer than `maxChars` (false when not known, e.g. from a cache). */
+export function answeredLongerThan(result: ApiResult, maxChars: number): boolean {
+  return (answeredChars.get(result) ?? 0) > maxChars;
+}
+
 /** The data and meta of a 200 that classify found no failure in. */
-export function toResult(operationId: string, response: RawResponse): ApiResult {
+export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
   // Rows, meta and cursor wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
   const parts = payloadParts(response.body);
   const upstream = parts.meta;
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
-  const data = sanitizeDeep(parts.data);
-  return {
+  // Cleaned where it lies, a slice at a time: a page of millions of rows is neither copied nor walked in one go.
+  const data = await sanitizeParsed(parts.data);
+  const leftOut = response.leftOut ?? 0;
+  const result: ApiResult = {
     data,
     meta: knownOnly<ResultMeta>({
       operation_id: operationId,
@@ -112,12 +131,14 @@ export function toResult(operationId: string, response: RawResponse): ApiResult 
       age_seconds: 0,
       data_freshness_seconds: num(upstream['data_freshness_seconds']),
       next_cursor: str(parts.nextCursor, 512),
-      truncated: upstream['truncated'] === true,
-      notice: str(upstream['notice']),
+      truncated: upstream['truncated'] === true || leftOut > 0,
+      notice: [str(upstream['notice']), leftOutNotice(leftOut)].filter(Boolean).join(' ') || null,
       rate_limit_remaining: response.limits.rateRemaining ?? num(upstream['rate_limit_remaining']),
       quota_remaining: response.limits.quotaRemaining ?? null,
       quota_remaining_pct: num(upstream['quota_remaining_pct']),
       data_source: str(upstream['data_source'], 100),
     }),
   };
+  if (response.bodyChars !== undefined) answeredChars.set(result, response.bodyChars);
+  return result;
 }

@@ -8,6 +8,7 @@
  * 100,000 empty rows once held the loop 60 s through 17 exact counts of the whole page.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { jsonLongerThan } from './json-length.js';
 import { estimateTokens, exactTokens, MAX_EXACT_CHARS_PER_TOKEN } from './tokens.js';
 
 /** Characters of JSON serialized and estimated between two turns of the event loop (a few ms). */
@@ -70,8 +71,12 @@ export async function fitRows(
   const rowTokens: number[] = [];
   let estimated = overhead;
   let kept = 0;
+  // A row longer than this (16 characters a token) cannot fit: known without serializing it.
+  const longest = budget * MAX_EXACT_CHARS_PER_TOKEN;
   while (kept < count) {
-    const text = jsonOf(rowAt(kept));
+    const row = rowAt(kept);
+    if (jsonLongerThan(row, longest)) break;
+    const text = jsonOf(row);
     // The comma before every row but the first is counted as a token of its own.
     const tokens = estimateTokens(text) + 1;
     work.rowsRead += 1;
@@ -102,6 +107,7 @@ interface Extension {
 }
 
 async function extendByExactCount({ kept, count, rowAt, build, budget, slicer, work }: Extension): Promise<number> {
+  if (kept === 0 && jsonLongerThan(rowAt(0), budget * MAX_EXACT_CHARS_PER_TOKEN)) return 0;
   const base = Math.max(kept, 1);
   const baseText = jsonOf(build(base));
   const baseExact = await boundedExact(baseText, budget, work);
@@ -110,7 +116,9 @@ async function extendByExactCount({ kept, count, rowAt, build, budget, slicer, w
   let predicted = baseExact;
   let guess = base;
   while (guess < count) {
-    const text = jsonOf(rowAt(guess));
+    const row = rowAt(guess);
+    if (jsonLongerThan(row, budget * MAX_EXACT_CHARS_PER_TOKEN)) break;
+    const text = jsonOf(row);
     const tokens = (estimateTokens(text) + 1) * ratio;
     work.rowsRead += 1;
     if (predicted + tokens > budget * EXTEND_TO) break;
@@ -229,10 +237,12 @@ export async function fieldNamesOf(data: unknown): Promise<string[]> {
   const slicer = new WorkSlicer();
   for (const row of rows) {
     if (!isRecord(row)) continue;
-    const keys = Object.keys(row);
-    for (const key of keys) names.add(key);
-    // Reading a row's keys costs about what serializing them would.
-    if (slicer.spent(keys.length * 16 + 2)) await nextTurn();
+    // Reading a row's keys costs about what serializing them would: a very wide row takes several turns.
+    for (const key of Object.keys(row)) {
+      names.add(key);
+      if (slicer.spent(16)) await nextTurn();
+    }
+    if (slicer.spent(2)) await nextTurn();
   }
   return [...names];
 }

@@ -1,0 +1,71 @@
+/**
+ * The sliced parse of large pages (src/api/sliced-json.ts) against the native JSON.parse,
+ * with slices of a few characters so that every container takes the sliced path; and the
+ * in-place cleaning of a parsed page against sanitizeDeep.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { parseSliced } from '../../src/api/sliced-json.js';
+import { nestedDeeperThan, sanitizeDeep, sanitizeParsed } from '../../src/sanitize.js';
+import { replayPropertySeed } from '../helpers/property-seed.js';
+
+replayPropertySeed();
+
+test('any JSON, compact or indented, parses to what JSON.parse gives, whatever the slice', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), async (value, sliceChars, indent) => {
+      const text = JSON.stringify(value, null, indent ? 1 : 0);
+      const parsed = await parseSliced(text, { maxDepth: 64, sliceChars });
+      assert.equal(parsed.tooDeep, false);
+      assert.deepEqual(parsed.value, JSON.parse(text));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('text JSON.parse refuses is refused too, on the sliced path', async () => {
+  for (const bad of ['[1,]', '{"a":1,}', '[1 2]', '{"a" 1}', '[{"a":1},]', '[[1,2],[3,4]', '{"a":[1,2]}}', '["x]', '[1,2] 3']) {
+    assert.throws(() => JSON.parse(bad) as unknown, SyntaxError);
+    await assert.rejects(parseSliced(bad, { maxDepth: 64, sliceChars: 1 }), SyntaxError, bad);
+  }
+});
+
+test('depth is judged on the text as nestedDeeperThan judges the value', async () => {
+  for (const depth of [63, 64, 65, 80]) {
+    const text = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const parsed = await parseSliced(text, { maxDepth: 64, sliceChars: 4 });
+    assert.equal(parsed.tooDeep, nestedDeeperThan(JSON.parse(text), 64), `${depth} levels`);
+  }
+});
+
+test('an array keeps at most maxItems elements and counts the rest; a __proto__ key stays a data key', async () => {
+  const text = JSON.stringify({ data: Array.from({ length: 50 }, (_, i) => ({ i })) }).replace('"data"', '"__proto__":[4,5,6,7,8],"data"');
+  const parsed = await parseSliced(text, { maxDepth: 64, sliceChars: 8, maxItems: 20 });
+  assert.equal(parsed.tooDeep, false);
+  const value = parsed.value as { data: { i: number }[] };
+  assert.deepEqual(
+    value.data.map((row) => row.i),
+    Array.from({ length: 20 }, (_, i) => i),
+  );
+  assert.equal(parsed.leftOut, 30);
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(value, '__proto__')?.value, [4, 5, 6, 7, 8]);
+});
+
+test('cleaning a parsed page in place gives what sanitizeDeep gives', async () => {
+  const hidden = fc.constantFrom('', '\u200b', '\u202e', '\u0000', 'x'.repeat(2100));
+  const text = fc.tuple(fc.string({ maxLength: 8 }), hidden).map(([a, b]) => `${a}${b}`);
+  const payload = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), tie('array'), tie('object')),
+    array: fc.array(tie('value'), { maxLength: 4 }),
+    object: fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+  })).value;
+  await fc.assert(
+    fc.asyncProperty(payload, async (value) => {
+      const expected = sanitizeDeep(value);
+      assert.deepEqual(await sanitizeParsed(structuredClone(value)), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
