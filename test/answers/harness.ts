@@ -53,7 +53,8 @@ export async function withSession<T>(
       const call: Session['call'] = (name, args) => client.callTool({ name, arguments: args });
       const answer: Session['answer'] = async (name, args) => {
         const result = await call(name, args);
-        if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent)}`);
+        // A tool with an output schema gives its error in `content` alone (see src/mcp/tool-errors.ts).
+        if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}`);
         return result.structuredContent as Answer;
       };
       return await run({ client, sim, answer, call });
