@@ -250,7 +250,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     return shaped(await successResult(reported, { ...shaping, fields }));
   } catch (error) {
     // A result that failed shaping (a bug of ours, not an ApiError) is not kept in the cache.
-    if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, sent);
+    if (!(error instanceof ApiError)) {
+      deps.client.forget(dataset, checked.ticker, sent);
+      pages?.forget();
+    }
     throw error;
   }
 }
