@@ -116,17 +116,13 @@ const COMPLETE_SHARE = 0.5;
  * Our portable id for an upstream operation: `getEtfFlowsByTicker`, `etf-flows-by-ticker`
  * and `etf.flows_by_ticker` all become `etf.flows_by_ticker`-like ids; a missing or odd id
  * is derived from the path (`/v1/etf/flows-by-ticker/{ticker}` → `etf.flows_by_ticker`).
+ * The upstream's `namespace` (see namespaceOf), when it has one, is left out.
  */
-export function portableOperationId(raw: unknown, path: string): string {
+export function portableOperationId(raw: unknown, path: string, namespace = ''): string {
   if (typeof raw === 'string' && UPSTREAM_ID.test(raw)) {
-    const snake = raw
-      .replace(/^get(?=[A-Z])/, '')
-      .replace(/^get[_.-]/i, '')
-      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-      .toLowerCase()
-      .replace(/-/g, '_')
-      .replace(/_+/g, '_');
-    if (PORTABLE_ID.test(snake)) return snake;
+    const snake = snakeId(raw);
+    const bare = namespace && underscored(snake).startsWith(namespace) ? snake.slice(namespace.length) : snake;
+    if (PORTABLE_ID.test(bare)) return bare;
   }
   const segments = path
     .split('/')
@@ -142,6 +138,43 @@ export function portableOperationId(raw: unknown, path: string): string {
   const [group, ...rest] = segments;
   const id = rest.length > 0 ? `${group}.${rest.join('_')}` : (group ?? 'dataset');
   return /^[a-z]/.test(id) ? id.slice(0, 80) : `d_${id}`.slice(0, 80);
+}
+
+/** An upstream id in snake form: `getEtfFlowsByTicker` → `etf_flows_by_ticker`, kebab and dotted ids lower-cased. */
+function snakeId(raw: string): string {
+  return raw
+    .replace(/^get(?=[A-Z])/, '')
+    .replace(/^get[_.-]/i, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/-/g, '_')
+    .replace(/_+/g, '_');
+}
+
+const underscored = (id: string): string => id.replace(/\./g, '_');
+
+/**
+ * A prefix the upstream puts before every id (`marketdata.` in `marketdata.etf_flows`), learnt
+ * from the operations on paths we know: their ids are ours behind it. Stripped from imported
+ * ids, so that a dataset the catalog does not know gets the tool name it would get from an
+ * upstream without the prefix. Two known operations at least, all agreeing; else none.
+ */
+function namespaceOf(entries: readonly (readonly [string, unknown])[], byPath: ReadonlyMap<string, DatasetDefinition>): string {
+  const prefixes = new Set<string>();
+  let known = 0;
+  for (const [path, item] of entries) {
+    const dataset = byPath.get(path);
+    const get: unknown = typeof item === 'object' && item !== null ? (item as { get?: unknown }).get : undefined;
+    const raw: unknown = typeof get === 'object' && get !== null ? (get as { operationId?: unknown }).operationId : undefined;
+    if (!dataset || typeof raw !== 'string' || !UPSTREAM_ID.test(raw)) continue;
+    const theirs = underscored(snakeId(raw));
+    const ours = underscored(dataset.operationId);
+    if (!theirs.endsWith(ours)) return '';
+    prefixes.add(theirs.slice(0, theirs.length - ours.length));
+    known += 1;
+  }
+  const [only] = prefixes;
+  return known >= 2 && prefixes.size === 1 && only !== undefined && /^[a-z][a-z0-9]*_$/.test(only) ? only : '';
 }
 
 const defaultToolName = (operationId: string): string => operationId.replace(/\./g, '_').slice(0, 64);
@@ -341,6 +374,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) return { ...report, datasets: [...catalog] };
 
   const entries = Object.entries(paths as Record<string, unknown>);
+  const namespace = namespaceOf(entries, byPath);
   for (const [index, [path, item]] of entries.entries()) {
     const where = registryPath(path, 120) || '(unnamed path)';
     const skip = (reason: string): void => void report.skipped.push({ path: where, reason });
@@ -362,7 +396,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     }
     const op = parsed.data;
     // A dataset we know keeps our id (its tool name); another gets a portable one.
-    const operationId = known ? known.operationId : portableOperationId(rawId, path);
+    const operationId = known ? known.operationId : portableOperationId(rawId, path, namespace);
     if (!PATH.test(path) || (path.match(/\{ticker\}/g) ?? []).length > 1) {
       skip('path has parameters other than one {ticker}');
       continue;

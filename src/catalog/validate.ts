@@ -284,7 +284,8 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
   const value = typeof raw === 'string' ? raw : '';
   const message = `Invalid ticker ${quoteValue(raw)} for "${param}".`;
   const upper = value.trim().toUpperCase();
-  const schema = param === 'ticker' ? dataset.ticker : dataset.query[param];
+  // A filter the upstream does not take is applied here, so its schema is among the tool's own (shaping).
+  const schema = param === 'ticker' ? dataset.ticker : (dataset.query[param] ?? dataset.shaping?.[param]);
   const pattern = (schema && patternOf(schema)) ?? GENERAL_TICKER_PATTERN;
   if (schema && (param === 'tickers' || param === 'with_tickers')) {
     // Lists differ by tool (a filter takes 1 to 10, correlations 2 to 10): the fix offered

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
-import { applyRowFilter, filteredQuery, readWindow, rowFilterOf } from './row-filters.js';
+import { readWindow, rowFilterOf } from './row-filters.js';
 import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
@@ -153,8 +153,11 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const resolved = reopened.args;
   const checked = checkScreenedArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
+  const rowFilter = rowFilterOf(dataset, resolved);
   // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
-  const local = readsLocally(dataset) ? localValues(dataset, resolved) : undefined;
+  // So is a row filter of the tool's own, in every dialect: `limit` then counts the rows that
+  // match, as it does for a filter the upstream applies, whoever does the filtering.
+  const local = readsLocally(dataset) ? localValues(dataset, resolved) : rowFilter ? {} : undefined;
   const asked = local ? { ...checked.query, ...local } : checked.query;
   // Known empty by the calendar: answered here, for free, saying why.
   const empty = knownEmptyDates(asked, Date.now(), followsSessions(dataset));
@@ -166,8 +169,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   if (known && unknownBefore.length > 0 && (known.seen || unknownBefore.length === fields?.length))
     throw unknownFieldsError(unknownBefore, [...known.names], 'before');
 
-  const rowFilter = rowFilterOf(dataset, resolved);
-  const sent = rowFilter && !local ? filteredQuery(dataset, checked.query, resolved) : checked.query;
+  // A row filter is read locally (above), so what is sent is the checked query as it stands.
+  const sent = checked.query;
   const callOptions = { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) };
   const withAlternatives = async (error: unknown): Promise<never> => {
     throw await withScopeAlternatives(deps.client, dataset.operationId, error);
@@ -200,12 +203,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const noticed = beforeOpen
     ? { ...fetched, meta: { ...fetched.meta, notice: [beforeOpen, fetched.meta.notice].filter(Boolean).join(' ') } }
     : fetched;
-  // The limit sent: a row filter may have asked the upstream for a larger page than the call set.
+  // The limit asked: the local reader may have asked the upstream for a larger page than the call set.
   const limitSource = local ? asked : sent;
   const sentLimit = typeof limitSource['limit'] === 'number' ? limitSource['limit'] : undefined;
-  const filtered =
-    rowFilter && !pages ? applyRowFilter(noticed, rowFilter, { limit: sentLimit, limitMax: adviceOf(dataset).limitMax }) : undefined;
-  const result = filtered?.result ?? noticed;
+  const result = noticed;
   const work = newShapingWork();
   // What trimming cost, so that a slow answer can be told from a slow upstream.
   const shaped = (answer: CallToolResult): CallToolResult => {
@@ -230,7 +231,6 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       ...adviceOf(dataset),
       used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: sentLimit,
-      moreRows: filtered?.moreRows,
       units: pages ? pages.units : windowUnits,
       ...(pages ? { cursorAfter: pages.cursorAfter } : {}),
     };
@@ -250,7 +250,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     return shaped(await successResult(reported, { ...shaping, fields }));
   } catch (error) {
     // A result that failed shaping (a bug of ours, not an ApiError) is not kept in the cache.
-    if (!(error instanceof ApiError)) deps.client.forget(dataset, checked.ticker, sent);
+    if (!(error instanceof ApiError)) {
+      deps.client.forget(dataset, checked.ticker, sent);
+      pages?.forget();
+    }
     throw error;
   }
 }

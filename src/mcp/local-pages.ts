@@ -9,6 +9,7 @@
  * any answer reads the whole set once: no row skipped, none repeated.
  */
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
 import type { ResultMeta } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
@@ -120,6 +121,8 @@ export interface LocalRead {
    * pages one answer may read) before the session or range start asked: nothing before it was seen.
    */
   reachedBackTo?: string;
+  /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
+  forget: () => void;
 }
 
 /** The range an answer covers when its rows reach back only to `reached`: never the part not read. */
@@ -156,6 +159,30 @@ export async function readLocally(
   extra: RowFilter | undefined,
   deps: LocalReadDeps,
 ): Promise<LocalRead> {
+  const answered: QueryValues[] = [];
+  const forget = (): void => {
+    for (const pageQuery of answered) deps.client.forget(dataset, ticker, pageQuery);
+  };
+  try {
+    return { ...(await readPages(dataset, ticker, query, local, paging, extra, deps, answered)), forget };
+  } catch (error) {
+    // Pages that made a bug of ours throw are not kept: the same call asks the upstream anew.
+    if (!(error instanceof ApiError)) forget();
+    throw error;
+  }
+}
+
+/** The read itself; `answered` collects each page's query as it is answered. */
+async function readPages(
+  dataset: DatasetDefinition,
+  ticker: string | undefined,
+  query: QueryValues,
+  local: QueryValues,
+  paging: Paging,
+  extra: RowFilter | undefined,
+  deps: LocalReadDeps,
+  answered: QueryValues[],
+): Promise<Omit<LocalRead, 'forget'>> {
   const roles = upstreamRoles(dataset);
   const own = localFilter(local);
   const filters = [own, extra].filter((f): f is RowFilter => f !== undefined);
@@ -196,6 +223,7 @@ export async function readLocally(
   for (let index = 0; index < maxPages; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
     const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
+    answered.push(pageQuery);
     first ??= result.meta;
     last = result.meta;
     if (!result.meta.cache_hit) units += 1;

@@ -1,12 +1,12 @@
 /**
  * MCP-side row filters (src/catalog/row-filters.ts): dark-pool prints by size, notional
  * and time, lit prints by ticker, open-interest changes by direction. Applied over the
- * rows the upstream returned, so nothing unknown to the upstream's document is sent; when
- * the call sets no `limit`, the upstream is asked for its largest page so the filter has
- * rows to choose from. The notice says how many rows matched.
+ * upstream's pages by the local reader (src/mcp/local-pages.ts), in every dialect, so
+ * nothing unknown to the upstream's document is sent and `limit` counts the rows that
+ * match, as it does for a filter the upstream applies. The notice says how many matched.
  */
 import type { ApiResult } from '../api/client.js';
-import { paramJsonSchema, validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { validateAgentParam, type DatasetDefinition } from '../catalog/index.js';
 import { refusalError } from './tool-errors.js';
 
 type Row = Record<string, unknown>;
@@ -114,14 +114,6 @@ export function readBackTo(filter: RowFilter, rows: readonly unknown[]): string 
  * (5,000 lit prints) is over the upstream's response-size ceiling and is refused whole.
  */
 const FILTER_PAGE_ROWS = 1000;
-
-/** The query sent: the upstream's largest page when the call set no limit, so the filter has rows to choose from. */
-export function filteredQuery(dataset: DatasetDefinition, query: QueryValues, given: Readonly<Record<string, unknown>>): QueryValues {
-  const schema = dataset.query['limit'];
-  if (!schema || given['limit'] !== undefined) return query;
-  const max = paramJsonSchema(schema).schema['maximum'];
-  return typeof max === 'number' ? { ...query, limit: Math.min(max, FILTER_PAGE_ROWS) } : query;
-}
 
 /** How far back a page was read, against the limit that read it. */
 export interface PageRead {

@@ -118,7 +118,12 @@ export function dialectFromEnv(env: NodeJS.ProcessEnv = process.env): Dialect {
 
 /** Whether the dialect pages this dataset itself, at its fixed size behind a cursor (it takes no page size). */
 export function pagesAtFixedSize(dataset: DatasetDefinition, dialect: Dialect): boolean {
-  return dataset.path !== DEALER_PATH && dialect.params['limit'] === null && 'limit' in dataset.query && !('cursor' in dataset.query);
+  return (
+    dataset.path !== DEALER_PATH &&
+    dialect.params['limit'] === null &&
+    Object.hasOwn(dataset.query, 'limit') &&
+    !Object.hasOwn(dataset.query, 'cursor')
+  );
 }
 
 /** A dataset as the dialect publishes it: our operation id kept (the generators key on it), parameters renamed or left out. */
@@ -134,7 +139,8 @@ export function publishedDataset(dataset: DatasetDefinition, dialect: Dialect): 
   const query: DatasetDefinition['query'] = {};
   for (const [name, schema] of Object.entries(dataset.query)) {
     // Only an optional filter is left out: a required input (the tickers of a correlation) is the question itself.
-    const theirs = name in dialect.params ? dialect.params[name] : name;
+    // Own keys only: a parameter named like a prototype property (`constructor`) is not renamed.
+    const theirs = Object.hasOwn(dialect.params, name) ? dialect.params[name] : name;
     if (theirs) query[theirs] = schema;
     else if (!schema.safeParse(undefined).success) query[name] = schema;
   }

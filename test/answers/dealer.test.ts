@@ -5,7 +5,7 @@ import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } fro
 import { recentSessions } from '../../src/simulator/calendar.js';
 import { REFERENCE } from '../../src/simulator/reference.js';
 import { errorOf } from '../helpers/mcp.js';
-import { tokens, upstreamSnapshots, withSession, type Snapshot } from './harness.js';
+import { forEachInSessions, tokens, upstreamSnapshots, withSession, type Snapshot } from './harness.js';
 
 /** Token figures the answers promise (issue 12). */
 const LATEST_TOKENS = 1500;
@@ -20,49 +20,47 @@ interface Levels {
 }
 
 test('the default answer is the newest snapshot, summary first, strikes by strike, within its token figure for every ticker', async () => {
-  await withSession({}, async (session) => {
-    for (const ticker of TICKERS) {
-      const answer = await session.answer('derived_dealer_gex_history', { ticker });
-      const data = answer.data as Record<string, unknown>[];
-      assert.equal(data.length, 1, `${ticker}: one snapshot`);
-      const snapshot = data[0] ?? {};
-      const keys = Object.keys(snapshot);
-      assert.ok(keys.indexOf('summary') < keys.indexOf('strikes'), `${ticker}: summary before strikes`);
-      const strikes = snapshot['strikes'] as { strike_usd: number; node_type: string }[];
-      assert.deepEqual(
-        strikes.map((s) => s.strike_usd),
-        [...strikes.map((s) => s.strike_usd)].sort((a, b) => a - b),
-        `${ticker}: strikes by strike`,
-      );
-      for (const s of strikes) assert.ok((NODE_TYPES as readonly string[]).includes(s.node_type), s.node_type);
-      assert.ok((SNAPSHOT_STATES as readonly string[]).includes(String(snapshot['state'])));
-      assert.equal(answer.meta['as_of'], snapshot['snapshot_at'], 'as of the snapshot time');
-      assert.match(String(answer.meta['covers']), /session \d{4}-\d{2}-\d{2}/);
-      const n = tokens(answer);
-      assert.ok(n <= LATEST_TOKENS, `${ticker}: ${n} tokens`);
-    }
+  await forEachInSessions({}, TICKERS, async (session, ticker) => {
+    const answer = await session.answer('derived_dealer_gex_history', { ticker });
+    const data = answer.data as Record<string, unknown>[];
+    assert.equal(data.length, 1, `${ticker}: one snapshot`);
+    const snapshot = data[0] ?? {};
+    const keys = Object.keys(snapshot);
+    assert.ok(keys.indexOf('summary') < keys.indexOf('strikes'), `${ticker}: summary before strikes`);
+    const strikes = snapshot['strikes'] as { strike_usd: number; node_type: string }[];
+    assert.deepEqual(
+      strikes.map((s) => s.strike_usd),
+      [...strikes.map((s) => s.strike_usd)].sort((a, b) => a - b),
+      `${ticker}: strikes by strike`,
+    );
+    for (const s of strikes) assert.ok((NODE_TYPES as readonly string[]).includes(s.node_type), s.node_type);
+    assert.ok((SNAPSHOT_STATES as readonly string[]).includes(String(snapshot['state'])));
+    assert.equal(answer.meta['as_of'], snapshot['snapshot_at'], 'as of the snapshot time');
+    assert.match(String(answer.meta['covers']), /session \d{4}-\d{2}-\d{2}/);
+    const n = tokens(answer);
+    assert.ok(n <= LATEST_TOKENS, `${ticker}: ${n} tokens`);
   });
 });
 
 test('a whole session of levels (78 snapshots) fits 3,000 tokens for every ticker, in one call', async () => {
-  await withSession({ MARKET_DATA_RESULT_TOKENS: '20000' }, async (session) => {
+  const env = { MARKET_DATA_RESULT_TOKENS: '20000' };
+  const full = await withSession(env, async (session) => {
     const all = (await session.answer('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', from: '2000-01-03' })).data as Levels;
-    const full = all.sessions.filter((s) => s.rows.length === SNAPSHOTS_PER_SESSION).map((s) => s.session_date_et);
-    assert.ok(full.length >= 1, 'a complete session is in the history');
-    for (const ticker of TICKERS) {
-      for (const date of full) {
-        const answer = await session.answer('derived_dealer_gex_history', { ticker, view: 'levels', session_date: date });
-        const levels = answer.data as Levels;
-        assert.deepEqual(levels.columns, [...LEVEL_COLUMNS]);
-        assert.equal(levels.sessions.length, 1);
-        assert.equal(levels.sessions[0]?.rows.length, SNAPSHOTS_PER_SESSION, `${ticker} ${date}: every snapshot`);
-        assert.equal(answer.meta.truncated, false);
-        assert.equal(answer.meta.has_more, false);
-        assert.equal(answer.meta['covers'], `session ${date} (ET)`);
-        const n = tokens(answer);
-        assert.ok(n <= SESSION_LEVELS_TOKENS, `${ticker} ${date}: ${n} tokens`);
-      }
-    }
+    return all.sessions.filter((s) => s.rows.length === SNAPSHOTS_PER_SESSION).map((s) => s.session_date_et);
+  });
+  assert.ok(full.length >= 1, 'a complete session is in the history');
+  const pairs = TICKERS.flatMap((ticker) => full.map((date) => ({ ticker, date })));
+  await forEachInSessions(env, pairs, async (session, { ticker, date }) => {
+    const answer = await session.answer('derived_dealer_gex_history', { ticker, view: 'levels', session_date: date });
+    const levels = answer.data as Levels;
+    assert.deepEqual(levels.columns, [...LEVEL_COLUMNS]);
+    assert.equal(levels.sessions.length, 1);
+    assert.equal(levels.sessions[0]?.rows.length, SNAPSHOTS_PER_SESSION, `${ticker} ${date}: every snapshot`);
+    assert.equal(answer.meta.truncated, false);
+    assert.equal(answer.meta.has_more, false);
+    assert.equal(answer.meta['covers'], `session ${date} (ET)`);
+    const n = tokens(answer);
+    assert.ok(n <= SESSION_LEVELS_TOKENS, `${ticker} ${date}: ${n} tokens`);
   });
 });
 

@@ -87,6 +87,25 @@ test('an operation on a path the catalog does not know is imported under a porta
   assert.equal(portableOperationId('x<script>', '/v1/etf/flows'), 'etf.flows', 'an odd id: one from the path');
 });
 
+test('an upstream that puts its own prefix before every id (marketdata.*) gets the same tool names for datasets the catalog does not know', () => {
+  const doc = renamed(FORMS['another dotted scheme'] ?? String);
+  doc.paths['/v1/etf/flows-by-ticker/{ticker}'] = {
+    get: {
+      operationId: 'marketdata.etf_flows_by_ticker',
+      parameters: [{ name: 'ticker', in: 'path', required: true, schema: { type: 'string', maxLength: 12 } }],
+    },
+  };
+  assert.deepEqual(
+    datasetsFromOpenApi(doc, { fresh: true }).added,
+    ['etf_flows_by_ticker'],
+    'the prefix every known id carries is left out',
+  );
+  // Without the evidence of the known operations, a dotted id is the upstream's own group.
+  const alone = catalogDocument();
+  alone.paths['/v1/etf/flows-by-ticker/{ticker}'] = doc.paths['/v1/etf/flows-by-ticker/{ticker}'];
+  assert.deepEqual(datasetsFromOpenApi(alone, { fresh: true }).added, ['marketdata.etf_flows_by_ticker']);
+});
+
 /** A document with `usable` catalog operations kept and three unusable operations beside them. */
 function partialDocument(usable: number): unknown {
   const doc = catalogDocument();

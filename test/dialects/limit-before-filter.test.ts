@@ -1,7 +1,8 @@
 /**
- * A row filter over rows an upstream cut at the call's `limit`, through the built binary:
- * where fewer rows match than were read, more_rows says the limit counted rows before the
- * filter and how to get more; the notice names each filter once, whatever does the filtering.
+ * A row filter and a `limit`, through the built binary: in every dialect the limit counts
+ * the rows that match (the same call means the same thing whoever filters: the upstream or
+ * this server over the upstream's pages), so fewer rows than the limit come back only when
+ * no more match; the notice names each filter once, whatever does the filtering.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -13,7 +14,7 @@ const KEY = 'sim-admin-key';
 const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
 
 for (const dialect of DIALECT_NAMES) {
-  test(`${dialect}: a filter over limited rows says what the limit counted, and names each filter once`, async () => {
+  test(`${dialect}: with a row filter, limit counts the rows that match, and each filter is named once`, async () => {
     await withSimulator({ ...ROOMY, dialect }, async (sim) => {
       const server = await connectV1({ baseUrl: sim.url, key: KEY });
       try {
@@ -32,9 +33,10 @@ for (const dialect of DIALECT_NAMES) {
             notice.split(filterWord).length - 1 <= 1,
             `${dialect} ${name}: the filter is named at most once (none where the upstream filtered): ${notice}`,
           );
-          // Fewer rows than asked and more left: the answer says why and how to read on.
-          if (args['limit'] === 5 && answer.data.length < 5 && answer.meta['has_more'] === true && answer.meta['next_cursor'] === undefined)
-            assert.match(String(answer.meta['more_rows']), /before the filter/, `${dialect} ${name}: ${String(answer.meta['more_rows'])}`);
+          // The limit counts matching rows: fewer than asked only when none is left to read.
+          if (args['limit'] === 5 && answer.data.length < 5)
+            assert.notEqual(answer.meta['has_more'], true, `${dialect} ${name}: ${answer.data.length} rows of limit=5 while more remain`);
+          if (args['limit'] === 5) assert.ok(answer.data.length <= 5, `${dialect} ${name}: at most the limit`);
         }
       } finally {
         await server.close();

@@ -1,7 +1,7 @@
 /**
  * The client matrix: the built binary (`--demo`) driven by the client libraries agents
  * are built on, over an error and a success of a tool that declares an outputSchema
- * (derived_dealer_gex_history) and of one that does not (market_total_options_volume).
+ * (derived_dealer_gex_history) and of ones that do not (darkpool_by_ticker, market_total_options_volume).
  * Each row asserts what the model finally sees, taken where that library hands it over:
  *
  * - v2 and v1 SDK clients: the result of callTool (the v1 client validates
@@ -57,9 +57,12 @@ const CASES: Case[] = [
   },
   {
     what: 'an error of a tool without an outputSchema',
-    tool: 'market_total_options_volume',
-    args: { from: '2001-01-02' },
-    seen: [/"code":"RANGE_TOO_DEEP"/, /"hint":"Move \\"from\\" to \d{4}-\d{2}-\d{2} or later\."/, ...ERROR_FIELDS],
+    tool: 'darkpool_by_ticker',
+    // The same kind of refusal by the API, on a list every dialect pages with a cursor (an error
+    // tied to one dialect's parameters, such as a `from` before the retention, never reaches an
+    // upstream that takes no `from`: the rows are read and filtered here instead).
+    args: { ticker: 'SPY', cursor: encodePageCursor({ o: 'darkpool.by_ticker', t: 'SPY', q: {}, u: 'bogus' }) },
+    seen: [/"code":"VALIDATION_ERROR"/, /cursor is invalid/, ...ERROR_FIELDS],
   },
   {
     what: 'a success of a tool without an outputSchema',

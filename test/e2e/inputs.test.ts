@@ -23,6 +23,12 @@ const CONSTRUCTOR_PARAM: DatasetDefinition = {
   cacheClass: 'daily',
 };
 
+/** Matches a hint that names exactly these parameters, in whatever order the tool lists them. */
+function acceptedExactly(names: string[], before = ''): RegExp {
+  const each = names.map((name) => `(?=[^.]*\\b${name}\\b)`).join('');
+  return new RegExp(`${before}Accepted parameters: ${each}(?:[a-z_]+(?:, |\\.)){${names.length}}(?![a-z_])`);
+}
+
 function dataRequests(sim: RunningSimulator): { path: string; status: number }[] {
   return sim.api.requests.filter((r) => !r.path.startsWith('/v1/openapi'));
 }
@@ -60,14 +66,15 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
           'stocks_dividends',
           { ticker: 'SPY', colour: 'red' },
           'VALIDATION_ERROR',
-          /Accepted parameters: ticker, limit, cursor, fields\./,
+          // In any order: an upstream that takes no page size lists its cursor first, our limit after.
+          acceptedExactly(['ticker', 'limit', 'cursor', 'fields']),
         ],
         [
           'a ticker on a market-wide dataset is refused, not dropped',
           'market_total_options_volume',
           { ticker: 'SPY' },
           'VALIDATION_ERROR',
-          /"ticker" does not apply.*market-wide.*Accepted parameters: from, to, limit, cursor, fields\./,
+          acceptedExactly(['from', 'to', 'limit', 'cursor', 'fields'], '"ticker" does not apply.*market-wide.*'),
         ],
         ['true is not a limit', 'shorts_short_screener', { limit: true }, 'VALIDATION_ERROR', /expected an integer/],
         ['hex text is not a limit', 'shorts_short_screener', { limit: '0x10' }, 'VALIDATION_ERROR', /expected an integer/],

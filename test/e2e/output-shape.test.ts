@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
+import { dealerPageQuery } from '../../src/simulator/dialect.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { connectV1, connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
@@ -20,18 +22,24 @@ interface CallResult {
   structuredContent?: unknown;
 }
 
-const DEALER_PATH = '/v1/derived/dealer-gex/SPY/history?limit=6';
+/** The snapshots of a page in whatever wrapper the simulator's dialect puts them (the same objects, to edit in place). */
+function snapshotsIn(page: unknown): Snapshot[] {
+  const rows = rowsIn(payloadParts(page).data);
+  assert.ok(rows && rows.length > 0, 'the page holds snapshots');
+  return rows as Snapshot[];
+}
 
 test('fields the API adds inside a dealer snapshot reach both SDK clients; a broken documented field is RESPONSE_INVALID', async () => {
   await withSimulator({}, async (sim) => {
-    const page = (await get(sim, DEALER_PATH)).body as { data: Snapshot[]; _meta: Record<string, unknown> };
+    // A page as the upstream serves it, in its own dialect: its parameter names and wrapper.
+    const page = (await get(sim, `/v1/derived/dealer-gex/SPY/history?${dealerPageQuery(sim.api.dialect, undefined, 6)}`)).body;
     const extended = structuredClone(page);
-    for (const snapshot of extended.data) {
+    for (const snapshot of snapshotsIn(extended)) {
       snapshot.summary['zero_gamma_usd'] = 600.5;
       for (const strike of snapshot.strikes) strike['open_interest'] = 1200;
     }
     const broken = structuredClone(page);
-    for (const snapshot of broken.data) snapshot.summary['gamma_flip_usd'] = null;
+    for (const snapshot of snapshotsIn(broken)) snapshot.summary['gamma_flip_usd'] = null;
 
     // A new server process per call: the answers share one upstream request, which the cache would keep.
     const call = async (connect: typeof connectV1 | typeof connectV2, body: unknown): Promise<CallResult> => {

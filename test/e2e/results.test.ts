@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { rowsIn } from '../../src/api/payload-parts.js';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createLogger } from '../../src/log.js';
 import { createServer } from '../../src/mcp/server.js';
@@ -126,6 +127,38 @@ test('a result that fails shaping is not kept: the same call asks the API anew a
       const again = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 5 } });
       assert.notEqual(again.isError, true, textOf(again));
       assert.equal(upstream(), 2, 'asked anew, not served from a cached result that had failed');
+    });
+  });
+});
+
+test('a row that fails shaping is not kept either, also when the rows were read over several pages here', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client, runtime) => {
+      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      let poisoning = true;
+      runtime.deps.client.dataset = async (...args) => {
+        const result = await real(...args);
+        const row = (rowsIn(result.data) ?? [])[0];
+        if (poisoning && typeof row === 'object' && row !== null) {
+          // The rows are read whole; only shaping them breaks. Every page of the first call: an
+          // upstream that takes no page size (vendor) answers its 30 rows over two pages read here.
+          Object.defineProperty(row, 'ticker', {
+            enumerable: true,
+            get: () => {
+              throw new TypeError('cannot read the row');
+            },
+          });
+        }
+        return result;
+      };
+      const upstream = (): number => sim.api.requests.filter((r) => r.operationId === 'shorts.short_screener').length;
+      const broken = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 30 } });
+      assert.equal(errorOf(broken).code, 'INTERNAL_ERROR');
+      poisoning = false;
+      const spent = upstream();
+      const again = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 30 } });
+      assert.notEqual(again.isError, true, textOf(again));
+      assert.equal(upstream(), 2 * spent, 'every page asked anew, none served from a cache whose rows had failed shaping');
     });
   });
 });
