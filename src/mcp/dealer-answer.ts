@@ -330,8 +330,10 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       code: 'RESPONSE_INVALID',
       status: null,
       message: `The API answered ${foreign} snapshot(s) of another ticker than ${tickerValue ?? 'the one asked'}; none were passed on.`,
-      hint: 'Nothing usable came back for this ticker; call again later, and report it if it persists.',
+      // Each such answer was a charged 200: the same arguments at once would likely be charged for the same.
+      hint: "Nothing usable came back for this ticker, and the request was charged: do not repeat it unchanged at once; try another ticker or view, or report it with request_id to the API's provider.",
       recoverable: true,
+      requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
       local: true,
     });
   if (foreign > 0)
