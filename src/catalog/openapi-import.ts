@@ -17,7 +17,7 @@ import { paramJsonSchemaOnce } from './param-json-memo.js';
 import { roleOf } from './param-roles.js';
 import * as p from './params.js';
 import { compileUpstreamPattern } from './upstream-pattern.js';
-import { registryEnumValue, registryPath, registryText } from './registry-text.js';
+import { registryDefault, registryEnumValue, registryPath, registryPatternShown, registryText } from './registry-text.js';
 import type { CacheClass, DatasetDefinition } from './types.js';
 
 /** An upstream id in any common form; anything else is replaced by one derived from the path. */
@@ -206,8 +206,11 @@ function reviewedPatterns(): Set<string> {
 /** The JSON Schema keywords a parameter needs, nothing else. */
 function cleanSchema(raw: RawParameter['schema']): CleanSchema {
   const clean: CleanSchema = { type: raw.type };
-  for (const key of ['pattern', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'default'] as const)
+  for (const key of ['pattern', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum'] as const)
     if (raw[key] !== undefined) clean[key] = raw[key];
+  // A default is shown to the agent (in words, in the description): a value, never prose.
+  const fallback = raw.default === undefined ? undefined : registryDefault(raw.default);
+  if (fallback !== undefined) clean['default'] = fallback;
   return clean;
 }
 
@@ -273,7 +276,8 @@ function convert(name: string, given: CleanSchema, builtIn: z.ZodType | undefine
     }
     converted = converted.refine((value) => typeof value !== 'string' || compiled.test(value), { message: 'does not match the pattern' });
     // Hosts may run an advertised pattern on a backtracking engine: advertise only the safe ones.
-    if (compiled.backtrackingSafe || reviewedPatterns().has(pattern)) converted = converted.meta({ pattern });
+    if ((compiled.backtrackingSafe || reviewedPatterns().has(pattern)) && registryPatternShown(pattern))
+      converted = converted.meta({ pattern });
   }
   if (format === 'date')
     converted = converted.refine((v) => typeof v === 'string' && p.isRealCalendarDate(v), { message: 'not a real calendar date' });
@@ -432,7 +436,8 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     };
     if (!known) {
       const title = registryText(op.summary ?? '', 60) || operationId;
-      const text = registryText(op.description ?? op.summary ?? '', 300);
+      // Short: the tool list is read on every turn, and length is what repetition buys.
+      const text = registryText(op.description ?? op.summary ?? '', 200);
       report.added.push(operationId);
       report.datasets.push({
         operationId,

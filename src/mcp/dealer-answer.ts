@@ -256,6 +256,8 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   /** What remains in the direction read, in words, when `more`. */
   let remaining: string | undefined;
   let foreign = 0;
+  /** Rows that are no dealer snapshot at all (no snapshot_at): never read silently as nothing. */
+  let unrecognised = 0;
   let pageCursor = position.u;
   const resolved: Window = { ...window };
   /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
@@ -268,7 +270,9 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     lastMeta = result.meta;
     if (!result.meta.cache_hit) units += 1;
     const next = result.meta.next_cursor ?? undefined;
-    const all = (rowsIn(result.data) ?? []).filter(isSnapshot);
+    const read = rowsIn(result.data) ?? [];
+    const all = read.filter(isSnapshot);
+    unrecognised += read.length - all.length;
     // A snapshot of another ticker is not this ticker's history: never passed on as if it were.
     const rows = all.filter((row) => typeof row.ticker !== 'string' || row.ticker === tickerValue);
     foreign += all.length - rows.length;
@@ -325,13 +329,29 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     ...(quotaPct !== undefined ? { quota_remaining_pct: quotaPct } : {}),
     units,
   };
+  if (unrecognised > 0 && foreign === 0 && collected.length === 0)
+    throw new ApiError({
+      code: 'RESPONSE_INVALID',
+      status: null,
+      message: `The API answered ${unrecognised} row(s) without snapshot_at, session_date_et or summary: not dealer snapshots, so none could be read.`,
+      hint: "The request was charged: do not repeat it unchanged at once; report it with request_id to the API's provider.",
+      recoverable: true,
+      requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
+      local: true,
+    });
+  if (unrecognised > 0)
+    meta.notice = [`${unrecognised} row(s) of the API's answer were not dealer snapshots (no snapshot_at) and were left out.`, meta.notice]
+      .filter(Boolean)
+      .join(' ');
   if (foreign > 0 && collected.length === 0)
     throw new ApiError({
       code: 'RESPONSE_INVALID',
       status: null,
       message: `The API answered ${foreign} snapshot(s) of another ticker than ${tickerValue ?? 'the one asked'}; none were passed on.`,
-      hint: 'Nothing usable came back for this ticker; call again later, and report it if it persists.',
+      // Each such answer was a charged 200: the same arguments at once would likely be charged for the same.
+      hint: "Nothing usable came back for this ticker, and the request was charged: do not repeat it unchanged at once; try another ticker or view, or report it with request_id to the API's provider.",
       recoverable: true,
+      requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
       local: true,
     });
   if (foreign > 0)

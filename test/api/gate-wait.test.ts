@@ -72,3 +72,38 @@ test('a call is not sent when too little of its deadline is left for the request
   assert.match(refusal.message, /nothing was sent/);
   await gate.close();
 });
+
+test('with the headers showing others on the account (a share of 1 in flight), queued calls that cannot fit are refused at once, each with a wait its retry could meet', async () => {
+  const clock = new FakeClock();
+  const gate = new InProcessAccountGate({ clock });
+  const ask = (deadlineIn: number): { at: number; state: () => 'waiting' | 'granted' | ApiError; permit: Promise<SendPermit> } => {
+    let state: 'waiting' | 'granted' | ApiError = 'waiting';
+    const permit = gate.acquire({ free: false, deadline: clock.now() + deadlineIn, signal: new AbortController().signal });
+    permit.then(
+      () => (state = 'granted'),
+      (error: unknown) => (state = error as ApiError),
+    );
+    return { at: clock.now(), state: () => state, permit };
+  };
+  // A 3 s request whose headers show 9 others' requests beside our 1: a share of 1 in flight.
+  const warmUp = ask(60_000);
+  await clock.advance(3000);
+  (await warmUp.permit).release({ status: 200, headers: { rateLimit: 60, rateRemaining: 50, rateResetAt: clock.now() + 57_000 } });
+  assert.equal(gate.viewNow().max_in_flight, 1, 'the share in force');
+  const sent = ask(4000);
+  const queued = Array.from({ length: 3 }, () => ask(4000));
+  await clock.advance(0);
+  assert.equal(sent.state(), 'granted');
+  const refusals = queued.map((call) => call.state());
+  const retryAts: number[] = [];
+  for (const refusal of refusals) {
+    assert.ok(refusal instanceof ApiError, `refused at once, not after the request ahead answered: ${String(refusal)}`);
+    assert.equal(refusal.code, 'RATE_LIMITED');
+    retryAts.push(clock.now() + (refusal.retryAfterSeconds ?? 0) * 1000);
+  }
+  // A retry at its told time finds the request ahead answered (it takes about 3 s) ...
+  for (const at of retryAts) assert.ok(at >= sent.at + 3000, `a retry at +${at - sent.at} ms would queue behind the request in flight`);
+  // ... and no two retries are told to come at once into a share of 1.
+  assert.equal(new Set(retryAts).size, retryAts.length, `distinct retry times: ${retryAts.map((at) => at - sent.at).join(', ')}`);
+  await gate.close();
+});

@@ -38,11 +38,14 @@ export class InFlightCap {
   private readonly growAfterMs: number;
   private lastDecreaseAt = -Infinity;
   private lastChangeAt = 0;
+  /** The fair share the rate headers last showed (the account's limit until they show others). */
+  private share: number;
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? SPEC_LIMITS.inFlight;
     this.cap = Math.min(this.max, Math.max(1, options.initial ?? this.max));
     this.threshold = this.max;
+    this.share = this.max;
     this.burstMs = options.burstMs ?? 500;
     this.growAfterMs = options.growAfterMs ?? 60_000;
   }
@@ -56,6 +59,15 @@ export class InFlightCap {
       this.lastChangeAt += steps * this.growAfterMs;
     }
     return this.cap;
+  }
+
+  /**
+   * The cap a wait estimate may count on: the share in force, not a moment's halving by an
+   * IN_FLIGHT_EXCEEDED (which the next seconds undo), nor the account's whole limit when
+   * the headers show others spending it (the queue drains at the share, not at the limit).
+   */
+  expected(now: number): number {
+    return Math.max(1, this.current(now), Math.min(this.max, this.share));
   }
 
   hasRoom(now: number): boolean {
@@ -92,6 +104,7 @@ export class InFlightCap {
    */
   shareWith(processes: number, now: number): void {
     const fair = Math.max(1, Math.floor(this.max / Math.max(1, processes)));
+    this.share = fair;
     if (this.current(now) <= fair) return;
     this.cap = fair;
     this.threshold = fair;

@@ -38,6 +38,8 @@ export class InProcessAccountGate implements AccountGate {
   private readonly disabled = new DisabledMemory();
   private readonly latency = new ExpectedLatency();
   private readonly queue: Waiter[] = [];
+  /** When the calls refused by wait-or-fail were told to come back (those still ahead). */
+  private toldRetries: number[] = [];
   private wake: { at: number; timer: Timer } | undefined;
   private closed = false;
 
@@ -230,9 +232,10 @@ export class InProcessAccountGate implements AccountGate {
             ? "the account's request window is spent (its last slots kept for the account's other processes) until it resets"
             : "the account's request window is spent until it resets",
       };
-    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment: a
-    // pessimistic estimate would refuse calls the next seconds serve in time.
-    const cap = Math.max(1, this.inFlight.max);
+    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment (a
+    // pessimistic estimate would refuse calls the next seconds serve in time), but at the
+    // share in force: with others on the account the queue drains at the share, not at 5.
+    const cap = this.inFlight.expected(now);
     const free = Math.max(0, cap - this.inFlight.inFlight);
     const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
     return {
@@ -243,6 +246,7 @@ export class InProcessAccountGate implements AccountGate {
 
   /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
   private failLateTurns(now: number): void {
+    this.toldRetries = this.toldRetries.filter((at) => at > now);
     for (let position = 0; position < this.queue.length;) {
       const waiter = this.queue[position];
       if (!waiter) break;
@@ -253,7 +257,12 @@ export class InProcessAccountGate implements AccountGate {
         continue;
       }
       this.leave(waiter);
-      waiter.reject(tooLateError(now, turn, this.latency.ms));
+      // Calls refused before it will likely come back at their told time: counting them as
+      // ahead spreads the retries, so that each told wait is one its retry could meet.
+      const retry = this.toldRetries.length > 0 ? this.turnOf(position + this.toldRetries.length, now) : turn;
+      const error = tooLateError(now, retry, this.latency.ms);
+      this.toldRetries.push(now + (error.retryAfterSeconds ?? 0) * 1000);
+      waiter.reject(error);
     }
   }
 
