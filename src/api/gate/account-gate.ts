@@ -89,4 +89,9 @@ export interface AccountGate {
   disabledFor(capability: string): Promise<number | undefined>;
   view(): Promise<GateView>;
   close(): Promise<void>;
+  /**
+   * As the fallback of a shared gate that is away: `parts` processes share the account
+   * and cannot see each other's requests, so keep to 1/`parts` of its limits (1: all).
+   */
+  shareAccount?(parts: number): void;
 }

@@ -38,6 +38,8 @@ export class InFlightCap {
   private readonly growAfterMs: number;
   private lastDecreaseAt = -Infinity;
   private lastChangeAt = 0;
+  /** Processes sharing the account unseen (see `shareAmong`). */
+  private parts = 1;
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? SPEC_LIMITS.inFlight;
@@ -55,7 +57,26 @@ export class InFlightCap {
       this.threshold = this.cap;
       this.lastChangeAt += steps * this.growAfterMs;
     }
-    return this.cap;
+    return Math.min(this.cap, this.partCap());
+  }
+
+  /**
+   * `parts` processes share the account and cannot see each other's requests as they are
+   * sent (their shared gate on Redis is away): this one keeps to its part of the account's
+   * slots, at least one, so that together they stay within the account's limit rather
+   * than learn it from IN_FLIGHT_EXCEEDED. 1 gives back the whole limit.
+   */
+  shareAmong(parts: number): void {
+    this.parts = Math.max(1, Math.floor(parts));
+  }
+
+  /** The most this process may have in flight: the account's limit, or its part of it while shared unseen. */
+  get ceiling(): number {
+    return this.partCap();
+  }
+
+  private partCap(): number {
+    return Math.max(1, Math.floor(this.max / this.parts));
   }
 
   hasRoom(now: number): boolean {

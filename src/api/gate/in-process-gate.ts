@@ -85,6 +85,13 @@ export class InProcessAccountGate implements AccountGate {
     this.inFlight.refused(this.clock.now());
   }
 
+  /** As a fallback while the account's shared gate is away: keep to 1/`parts` of its limits (see RateWindow.shareAmong). */
+  shareAccount(parts: number): void {
+    this.window.shareAmong(parts);
+    this.inFlight.shareAmong(parts);
+    this.pump();
+  }
+
   latchQuota(resetAtMs: number): void {
     this.quota.latch(resetAtMs);
     this.pump();
@@ -153,13 +160,13 @@ export class InProcessAccountGate implements AccountGate {
         nextWake = pausedUntil;
         break;
       }
-      const left = this.window.available(now);
-      if (left <= 0) {
+      if (this.window.available(now) <= 0) {
         nextWake = this.window.refillsAt(now);
         break;
       }
       // The last of a window shared with N other processes: if each of them sent one more at
       // the same instant, N would overshoot. Leave those N to the others (or the next window).
+      const left = this.window.accountLeft(now);
       const rivals = Math.min(this.inFlight.max - 1, this.window.rivals());
       if (left <= rivals) {
         nextWake = this.window.refillsAt(now);
@@ -202,7 +209,7 @@ export class InProcessAccountGate implements AccountGate {
         if (outcome.headers) {
           this.window.observe(outcome.headers, now);
           this.quota.observe(outcome.headers, now);
-          const rivals = this.window.rivals();
+          const rivals = this.window.rivalsSeen();
           if (rivals > 0) this.inFlight.shareWith(rivals + 1, now);
         }
         this.pump();
@@ -232,7 +239,7 @@ export class InProcessAccountGate implements AccountGate {
       };
     // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment: a
     // pessimistic estimate would refuse calls the next seconds serve in time.
-    const cap = Math.max(1, this.inFlight.max);
+    const cap = this.inFlight.ceiling;
     const free = Math.max(0, cap - this.inFlight.inFlight);
     const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
     return {
