@@ -384,8 +384,12 @@ function measure({ sim, sentFrom, began, elapsedMs, records, owner, events, prox
   const last = Math.max(first, ...byWindow.keys());
   const windows = [];
   for (let w = first; w <= last; w += 1) windows.push([...(byWindow.get(w)?.values() ?? [])].reduce((a, b) => a + b, 0));
-  // Whole windows: all but the last, which the run ends within.
-  const full = windows.slice(0, -1).map((n, i) => ({ usedPct: (100 * n) / PER_WINDOW, faulty: faulty.has(first + i) }));
+  // Whole windows with calls waiting throughout: those that ended before the last call
+  // started (after it, the run is out of calls and the window cannot be filled).
+  const lastCallAt = Math.max(...records.map((r) => r.at));
+  const full = windows
+    .map((n, i) => ({ usedPct: (100 * n) / PER_WINDOW, faulty: faulty.has(first + i), endsAt: (first + i + 1) * WINDOW_MS }))
+    .filter((w) => w.endsAt <= lastCallAt);
   // Shares in the windows every user was busy throughout: all of a user's workers had calls
   // to make until the user's last call started, so every window ending before then.
   const lastStart = DESK.map((m) => Math.max(...records.filter((r) => r.user === m.id).map((r) => r.at)));
