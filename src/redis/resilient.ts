@@ -14,7 +14,7 @@
  * probe's interval, both a shared turn and one of its own part.
  */
 import type { Logger } from '../log.js';
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { describe, RedisUnavailableError } from './connection.js';
 
 /** What the wrapper needs from the shared gate beyond AccountGate. */
@@ -62,6 +62,8 @@ export class ResilientGate implements AccountGate {
   /** Until then, after rejoining Redis, a request takes a turn of both gates. */
   private bothUntil = 0;
   private parts = 1;
+  /** The latest limit headers a fallback permit brought back: told to Redis when it answers again. */
+  private lastHeard: LimitHeaders | undefined;
 
   constructor(
     private readonly shared: SharedGate,
@@ -91,7 +93,13 @@ export class ResilientGate implements AccountGate {
     }
     // What Redis granted this process is still out: its slots count until they come back.
     if (this.parts > 1) await this.sharedDrained(request);
-    return this.fallback.acquire(request);
+    const permit = await this.fallback.acquire(request);
+    return {
+      release: (outcome: PermitOutcome) => {
+        if (outcome.headers) this.lastHeard = outcome.headers;
+        permit.release(outcome);
+      },
+    };
   }
 
   /** Just back on Redis: a shared turn, and one of this process's part, while the others may still be on their own gates. */
@@ -125,6 +133,8 @@ export class ResilientGate implements AccountGate {
         released = true;
         this.sharedOut -= 1;
         permit.release(outcome);
+        // The fallback follows the account's window all along: if Redis goes, it knows what is spent.
+        if (outcome.headers) this.fallback.heard?.(outcome.headers);
         if (this.sharedOut === 0) for (const wake of this.drainWaiters.splice(0)) wake();
       },
     };
@@ -278,6 +288,8 @@ export class ResilientGate implements AccountGate {
       this.shared.ping().then(
         () => {
           if (this.closed) return;
+          if (this.lastHeard) this.shared.heard?.(this.lastHeard);
+          this.lastHeard = undefined;
           this.mode = 'redis';
           // The others notice within their own probe's interval: until then, this process keeps to its part too.
           if (this.parts > 1) this.bothUntil = this.now() + this.probeMs + PROBE_SLACK_MS;

@@ -209,3 +209,28 @@ redisTest('every process of the account beats into Redis: the count holds while 
     await redis.kill();
   }
 });
+
+test('the fallback follows the window through the shared gate: Redis going away just after the window is spent sends nothing until it resets', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+  const clock = new FakeClock(1_000_000);
+  const shared = new FakeShared();
+  const fallback = new InProcessAccountGate({ clock });
+  const gate = new ResilientGate(shared, fallback, {
+    probeMs: 60_000,
+    members: { count: () => 2, close: () => Promise.resolve() },
+    now: () => clock.now(),
+  });
+  const last = ask(gate, clock, 1);
+  await settle();
+  const resetAt = clock.now() + 5000;
+  last[0]?.release({ status: 200, headers: headers(60, resetAt) });
+  shared.fail();
+  const during = ask(gate, clock, 3);
+  await settle();
+  assert.equal(during.length, 0, 'the account spent its window through Redis: the fallback knows it');
+  await clock.advance(5100);
+  await settle();
+  assert.ok(during.length > 0, 'the next window: its part goes out');
+  for (const p of during) p.release({ status: 200 });
+  await gate.close();
+});

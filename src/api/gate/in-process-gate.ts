@@ -5,7 +5,7 @@
  * line against the server's window, which bottleneck's reservoir cannot tell.
  */
 import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
+import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
@@ -83,6 +83,12 @@ export class InProcessAccountGate implements AccountGate {
 
   inFlightRefused(): void {
     this.inFlight.refused(this.clock.now());
+  }
+
+  heard(headers: LimitHeaders): void {
+    const now = this.clock.now();
+    this.window.observe(headers, now);
+    this.quota.observe(headers, now);
   }
 
   /** As a fallback while the account's shared gate is away: keep to 1/`parts` of its limits (see RateWindow.shareAmong). */
