@@ -213,7 +213,7 @@ export function checkToolsets(requested: readonly string[] | undefined): { unkno
 }
 
 /** Operation ids the key cannot call, from discover (free). Nothing is hidden if discover fails. */
-async function inaccessible(client: MarketDataClient, log: Logger): Promise<Set<string>> {
+export async function inaccessible(client: MarketDataClient, log: Logger): Promise<Set<string>> {
   try {
     const result = await client.meta('/v1/discover', { deadlineMs: 5000 });
     rememberDiscover(client, result.data);

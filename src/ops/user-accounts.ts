@@ -13,7 +13,7 @@ import type { SharedAccount } from '../redis/factory.js';
 import { accountTag } from '../redis/keys.js';
 import { digestOf, type Caller } from '../auth/caller.js';
 import type { ServerDeps } from '../mcp/server.js';
-import { packageVersion, type Runtime } from '../runtime.js';
+import { inaccessible, packageVersion, type Runtime } from '../runtime.js';
 import { KEY_MAP_ENV, type KeyDirectory } from './key-directory.js';
 import type { UserKey } from './key-map-file.js';
 
@@ -30,6 +30,8 @@ interface KeyClient {
   client: MarketDataClient;
   account: string;
   shared: SharedAccount<ApiResult> | undefined;
+  /** With --hide-inaccessible: what this key's own discover says it cannot call (asked once per key). */
+  hidden: ReadonlySet<string> | undefined;
 }
 
 export interface UserAccounts {
@@ -43,7 +45,7 @@ export function accountNameOf(apiKey: string, accountId: string | undefined): st
   return digestOf(`account:${accountId ?? accountTag(apiKey)}`);
 }
 
-/** The team key's discover decided `hidden`: another key's scopes are its own, and its calls say so. */
+/** The team key's discover decided `hidden`: another key's list follows its own discover (with --hide-inaccessible), and its calls say so. */
 function teamDepsWithoutHidden(deps: ServerDeps): ServerDeps {
   const rest = { ...deps };
   delete rest.hidden;
@@ -92,7 +94,9 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
       gate: shared ? deps.observe(shared.gate, shared.redis) : gateOf(account),
       sharedCache: shared?.cache,
     });
-    return { client, account, shared };
+    // The tool list follows this key's scopes, not the team key's (discover is free).
+    const hidden = runtime.deps.hidden ? await inaccessible(client, log) : undefined;
+    return { client, account, shared, hidden };
   };
 
   const keyClient = (entry: UserKey): Promise<KeyClient> => {
@@ -121,8 +125,14 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
       if (!caller) return runtime.deps;
       const entry = directory.lookup(caller.subject);
       if (!entry) return directory.unmapped === 'team' ? runtime.deps : refused(caller.subject);
-      const { client, account } = await keyClient(entry);
-      return { ...teamDepsWithoutHidden(runtime.deps), client, keyConfigured: true, instrument: deps.instrument(account) };
+      const { client, account, hidden } = await keyClient(entry);
+      return {
+        ...teamDepsWithoutHidden(runtime.deps),
+        ...(hidden ? { hidden } : {}),
+        client,
+        keyConfigured: true,
+        instrument: deps.instrument(account),
+      };
     },
     async close() {
       const clients = await Promise.allSettled(byKey.values());

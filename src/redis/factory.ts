@@ -8,6 +8,7 @@ import type { AccountGate } from '../api/gate/account-gate.js';
 import { RedisLink } from './connection.js';
 import { RedisAccountGate } from './gate.js';
 import { accountKeys, type AccountKeys } from './keys.js';
+import { AccountMembers } from './members.js';
 import { ResilientGate } from './resilient.js';
 
 export interface AccountGateFactoryOptions {
@@ -49,9 +50,10 @@ export const JOIN_WAIT_MS = 150;
 export function createAccountGate(options: AccountGateFactoryOptions): Promise<AccountGate> {
   if (!options.redisUrl) return Promise.resolve(options.fallback);
   const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const keys = options.keys ?? accountKeys(options.apiKey);
   const shared = new RedisAccountGate({
     link,
-    keys: options.keys ?? accountKeys(options.apiKey),
+    keys,
     closeLink: options.link === undefined,
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.perWindow === undefined ? {} : { perWindow: options.perWindow }),
@@ -65,9 +67,13 @@ export function createAccountGate(options: AccountGateFactoryOptions): Promise<A
       () => true,
       () => false,
     )))();
+  // Who else spends the account: while Redis is away, each process keeps to its part.
+  const members = new AccountMembers({ redis: link, keys });
+  members.start();
   return Promise.resolve(
     new ResilientGate(shared, options.fallback, {
       log: options.log,
+      members,
       join: { ready, waitMs: options.connectWaitMs ?? JOIN_WAIT_MS },
       ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
     }),

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { abortError, ApiError, cancelledError, quotaLatchedError } from '../api/errors.js';
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import type { AccountKeys } from './keys.js';
 import { RedisUnavailableError, type RedisLink } from './connection.js';
 import { GateScripts, type GateScriptSettings } from './scripts.js';
@@ -138,6 +138,23 @@ export class RedisAccountGate implements AccountGate {
 
   inFlightRefused(): void {
     this.background(this.scripts.shrinkCap());
+  }
+
+  /** What the fallback heard while Redis was away: a Redis that restarted empty would take the window as unspent. */
+  heard(h: LimitHeaders): void {
+    const now = this.now();
+    this.background(
+      this.scripts.release({
+        leaseId: `${this.processId}:heard`,
+        limit: h.rateLimit,
+        remaining: h.rateRemaining,
+        resetInMs: h.rateResetAt === undefined ? undefined : h.rateResetAt - now,
+        quotaLimit: h.quotaLimit,
+        quotaRemaining: h.quotaRemaining,
+        quotaResetInMs: h.quotaResetAt === undefined ? undefined : h.quotaResetAt - now,
+        success: false,
+      }),
+    );
   }
 
   latchQuota(resetAtMs: number): void {

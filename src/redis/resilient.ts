@@ -2,10 +2,19 @@
  * Redis when it answers, this process's own gate when it does not. A request never
  * waits on a Redis that is gone (commands have a short time limit and a broken
  * connection refuses at once) and never goes out unguarded: the in-process gate takes
- * over with the same limits. A probe brings the process back to Redis when it answers.
+ * over. The account's other processes fall back at the same moment and none of them can
+ * see the others' requests any more, so each keeps to its part of the account: its
+ * limits divided by the processes Redis last saw alive (src/redis/members.ts). A probe
+ * brings the process back to Redis when it answers.
+ *
+ * Handing over is where the gates overlap: requests granted by one gate are still in
+ * flight when the other starts granting, and after Redis is back the processes still on
+ * their own gates are unseen for up to a probe's interval. So a process that falls back
+ * first lets the requests Redis granted it finish, and one that rejoins takes, for a
+ * probe's interval, both a shared turn and one of its own part.
  */
 import type { Logger } from '../log.js';
-import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { describe, RedisUnavailableError } from './connection.js';
 
 /** What the wrapper needs from the shared gate beyond AccountGate. */
@@ -24,7 +33,17 @@ export interface ResilientGateOptions {
    * calls made within `waitMs` of the gate's creation, each for at most what is left of it.
    */
   join?: { ready: Promise<boolean>; waitMs: number } | undefined;
+  /** How many processes share the account, as Redis last saw them (AccountMembers); without it, the fallback takes the whole account. */
+  members?: { count(): number; close(): Promise<void> } | undefined;
+  /** Local clock (tests). */
+  now?: () => number;
 }
+
+/** How much longer than a probe's interval the others may take to notice Redis is back (their probe's own round trip). */
+const PROBE_SLACK_MS = 500;
+
+/** The longest a process just fallen back waits for the requests Redis granted it (most answer within a second). */
+const DRAIN_WAIT_MS = 2000;
 
 export class ResilientGate implements AccountGate {
   private mode: 'redis' | 'in-process' = 'redis';
@@ -36,6 +55,15 @@ export class ResilientGate implements AccountGate {
   private joining: Promise<void> | undefined;
   private joinUntil = 0;
   private joinError: unknown;
+  private readonly now: () => number;
+  /** Permits Redis granted this process that are still out. */
+  private sharedOut = 0;
+  private drainWaiters: (() => void)[] = [];
+  /** Until then, after rejoining Redis, a request takes a turn of both gates. */
+  private bothUntil = 0;
+  private parts = 1;
+  /** The latest limit headers a fallback permit brought back: told to Redis when it answers again. */
+  private lastHeard: LimitHeaders | undefined;
 
   constructor(
     private readonly shared: SharedGate,
@@ -43,6 +71,7 @@ export class ResilientGate implements AccountGate {
     private readonly options: ResilientGateOptions = {},
   ) {
     this.probeMs = options.probeMs ?? 2000;
+    this.now = options.now ?? Date.now;
     shared.onDown((error) => this.down(error));
     if (options.join) this.startJoining(options.join.ready, options.join.waitMs);
   }
@@ -54,14 +83,80 @@ export class ResilientGate implements AccountGate {
   async acquire(request: PermitRequest): Promise<SendPermit> {
     await this.joined(request.deadline);
     if (this.mode === 'redis') {
+      if (this.now() < this.bothUntil) return this.acquireBoth(request);
       try {
-        return await this.shared.acquire(request);
+        return this.track(await this.shared.acquire(request));
       } catch (error) {
         if (!(error instanceof RedisUnavailableError)) throw error;
         this.down(error);
       }
     }
-    return this.fallback.acquire(request);
+    // What Redis granted this process is still out: its slots count until they come back.
+    if (this.parts > 1) await this.sharedDrained(request);
+    const permit = await this.fallback.acquire(request);
+    return {
+      release: (outcome: PermitOutcome) => {
+        if (outcome.headers) this.lastHeard = outcome.headers;
+        permit.release(outcome);
+      },
+    };
+  }
+
+  /** Just back on Redis: a shared turn, and one of this process's part, while the others may still be on their own gates. */
+  private async acquireBoth(request: PermitRequest): Promise<SendPermit> {
+    const own = await this.fallback.acquire(request);
+    let shared: SendPermit;
+    try {
+      shared = await this.shared.acquire(request);
+    } catch (error) {
+      if (!(error instanceof RedisUnavailableError)) {
+        own.release({});
+        throw error;
+      }
+      this.down(error);
+      return own;
+    }
+    return this.track({
+      release: (outcome: PermitOutcome) => {
+        own.release(outcome);
+        shared.release(outcome);
+      },
+    });
+  }
+
+  private track(permit: SendPermit): SendPermit {
+    this.sharedOut += 1;
+    let released = false;
+    return {
+      release: (outcome: PermitOutcome) => {
+        if (released) return;
+        released = true;
+        this.sharedOut -= 1;
+        permit.release(outcome);
+        // The fallback follows the account's window all along: if Redis goes, it knows what is spent.
+        if (outcome.headers) this.fallback.heard?.(outcome.headers);
+        if (this.sharedOut === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+      },
+    };
+  }
+
+  /**
+   * Resolves once no permit Redis granted is out, or at most DRAIN_WAIT_MS later (a request
+   * still out by then is a long one, and holding every call behind it would cost more), or at
+   * the request's deadline or abort (the fallback then decides).
+   */
+  private async sharedDrained(request: PermitRequest): Promise<void> {
+    if (this.sharedOut === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      this.drainWaiters.push(resolve);
+      timer = setTimeout(resolve, Math.max(0, Math.min(DRAIN_WAIT_MS, request.deadline - this.now())));
+      onAbort = resolve;
+      request.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    clearTimeout(timer);
+    if (onAbort) request.signal.removeEventListener('abort', onAbort);
   }
 
   // The account-wide facts go to both: the fallback must know them the moment it takes over.
@@ -112,6 +207,9 @@ export class ResilientGate implements AccountGate {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.probeTimer);
+    for (const wake of this.drainWaiters.splice(0)) wake();
+    // Leaves the account's members while the link is still open.
+    await this.options.members?.close();
     await Promise.all([this.shared.close(), this.fallback.close()]);
   }
 
@@ -163,11 +261,24 @@ export class ResilientGate implements AccountGate {
       return;
     }
     if (this.mode === 'redis') {
-      this.options.log?.warn({ redis: why }, 'redis unreachable: this process falls back to its own account gate');
+      this.parts = this.options.members?.count() ?? 1;
+      this.fallback.shareAccount?.(this.parts);
+      this.options.log?.warn(
+        { redis: why, processes: this.parts },
+        'redis unreachable: this process falls back to its own account gate, with its part of the account',
+      );
     }
     this.mode = 'in-process';
-    this.reason = `redis unreachable (${why}); this process keeps its own limits and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+    this.reason = this.outageReason(why);
     this.scheduleProbe();
+  }
+
+  private outageReason(why: string): string {
+    const part =
+      this.parts > 1
+        ? `keeps to 1/${this.parts} of the account's limits (${this.parts} processes of the account were last seen through Redis)`
+        : "keeps the account's limits on its own";
+    return `redis unreachable (${why}); this process ${part} and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
   }
 
   private scheduleProbe(): void {
@@ -177,13 +288,17 @@ export class ResilientGate implements AccountGate {
       this.shared.ping().then(
         () => {
           if (this.closed) return;
+          if (this.lastHeard) this.shared.heard?.(this.lastHeard);
+          this.lastHeard = undefined;
           this.mode = 'redis';
+          // The others notice within their own probe's interval: until then, this process keeps to its part too.
+          if (this.parts > 1) this.bothUntil = this.now() + this.probeMs + PROBE_SLACK_MS;
           this.reason = `shared with every process of the account through Redis (back since ${new Date().toISOString()})`;
           this.options.log?.info({}, 'redis answers again: this process shares the account gate through it');
         },
         (error: unknown) => {
           if (this.closed) return;
-          this.reason = `redis unreachable (${describe(error)}); this process keeps its own limits and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+          this.reason = this.outageReason(describe(error));
           this.scheduleProbe();
         },
       );

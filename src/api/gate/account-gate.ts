@@ -89,4 +89,15 @@ export interface AccountGate {
   disabledFor(capability: string): Promise<number | undefined>;
   view(): Promise<GateView>;
   close(): Promise<void>;
+  /**
+   * As the fallback of a shared gate that is away: `parts` processes share the account
+   * and cannot see each other's requests, so keep to 1/`parts` of its limits (1: all).
+   */
+  shareAccount?(parts: number): void;
+  /**
+   * The server's limit headers on a request another gate of this process sent (the shared
+   * gate's, for its fallback; the fallback's, for the shared gate it rejoins): the gate that
+   * takes over then knows how much of the window is already spent.
+   */
+  heard?(headers: LimitHeaders): void;
 }

@@ -40,6 +40,8 @@ export class InFlightCap {
   private lastChangeAt = 0;
   /** The fair share the rate headers last showed (the account's limit until they show others). */
   private share: number;
+  /** Processes sharing the account unseen (see `shareAmong`). */
+  private parts = 1;
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? SPEC_LIMITS.inFlight;
@@ -58,7 +60,21 @@ export class InFlightCap {
       this.threshold = this.cap;
       this.lastChangeAt += steps * this.growAfterMs;
     }
-    return this.cap;
+    return Math.min(this.cap, this.partCap());
+  }
+
+  /**
+   * `parts` processes share the account and cannot see each other's requests as they are
+   * sent (their shared gate on Redis is away): this one keeps to its part of the account's
+   * slots, at least one, so that together they stay within the account's limit rather
+   * than learn it from IN_FLIGHT_EXCEEDED. 1 gives back the whole limit.
+   */
+  shareAmong(parts: number): void {
+    this.parts = Math.max(1, Math.floor(parts));
+  }
+
+  private partCap(): number {
+    return Math.max(1, Math.floor(this.max / this.parts));
   }
 
   /**
@@ -67,7 +83,7 @@ export class InFlightCap {
    * the headers show others spending it (the queue drains at the share, not at the limit).
    */
   expected(now: number): number {
-    return Math.max(1, this.current(now), Math.min(this.max, this.share));
+    return Math.min(this.partCap(), Math.max(1, this.current(now), Math.min(this.max, this.share)));
   }
 
   hasRoom(now: number): boolean {

@@ -5,7 +5,7 @@
  * line against the server's window, which bottleneck's reservoir cannot tell.
  */
 import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
-import type { AccountGate, GateView, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
+import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
@@ -87,6 +87,19 @@ export class InProcessAccountGate implements AccountGate {
     this.inFlight.refused(this.clock.now());
   }
 
+  heard(headers: LimitHeaders): void {
+    const now = this.clock.now();
+    this.window.observe(headers, now);
+    this.quota.observe(headers, now);
+  }
+
+  /** As a fallback while the account's shared gate is away: keep to 1/`parts` of its limits (see RateWindow.shareAmong). */
+  shareAccount(parts: number): void {
+    this.window.shareAmong(parts);
+    this.inFlight.shareAmong(parts);
+    this.pump();
+  }
+
   latchQuota(resetAtMs: number): void {
     this.quota.latch(resetAtMs);
     this.pump();
@@ -155,13 +168,13 @@ export class InProcessAccountGate implements AccountGate {
         nextWake = pausedUntil;
         break;
       }
-      const left = this.window.available(now);
-      if (left <= 0) {
+      if (this.window.available(now) <= 0) {
         nextWake = this.window.refillsAt(now);
         break;
       }
       // The last of a window shared with N other processes: if each of them sent one more at
       // the same instant, N would overshoot. Leave those N to the others (or the next window).
+      const left = this.window.accountLeft(now);
       const rivals = Math.min(this.inFlight.max - 1, this.window.rivals());
       if (left <= rivals) {
         nextWake = this.window.refillsAt(now);
@@ -204,7 +217,7 @@ export class InProcessAccountGate implements AccountGate {
         if (outcome.headers) {
           this.window.observe(outcome.headers, now);
           this.quota.observe(outcome.headers, now);
-          const rivals = this.window.rivals();
+          const rivals = this.window.rivalsSeen();
           if (rivals > 0) this.inFlight.shareWith(rivals + 1, now);
         }
         this.pump();

@@ -51,6 +51,8 @@ export class RateWindow {
   private lastAnswerHadHeaders: boolean | undefined;
   /** Counts windows, so that a late `untake` never touches the next one. */
   private generation = 0;
+  /** How many processes share the account while they cannot see each other (see `shareAmong`). */
+  private parts = 1;
 
   constructor(options: RateWindowOptions = {}) {
     this.limit = options.limit ?? SPEC_LIMITS.perWindow;
@@ -58,10 +60,29 @@ export class RateWindow {
     this.slackMs = options.resetSlackMs ?? 25;
   }
 
-  /** Requests this process may still send in the current window. */
+  /** Requests this process may still send in the current window: what the account has left, and no more than its part. */
   available(now: number): number {
+    return Math.max(0, Math.min(this.accountLeft(now), this.perWindow() - this.sent));
+  }
+
+  /** What the account as a whole has left of the current window, as far as this process knows. */
+  accountLeft(now: number): number {
     this.roll(now);
     return Math.max(0, this.limit - this.sent - this.others);
+  }
+
+  /**
+   * `parts` processes share the account and cannot see each other's sends as they happen
+   * (their shared gate on Redis is away): this one keeps to its part of every window, at
+   * least one request. 1 gives it the whole window again.
+   */
+  shareAmong(parts: number): void {
+    this.parts = Math.max(1, Math.floor(parts));
+  }
+
+  /** What this process may send in a whole window. */
+  private perWindow(): number {
+    return this.parts > 1 ? Math.max(1, Math.floor(this.limit / this.parts)) : this.limit;
   }
 
   /** True when another process of the account spent part of this window or the last. */
@@ -73,10 +94,15 @@ export class RateWindow {
    * About how many other processes share the window, from how much they spent beside this
    * one (this window and the last): 0 when none was seen.
    */
-  rivals(): number {
+  rivalsSeen(): number {
     const others = this.others + this.othersLastWindow;
     if (others <= 0) return 0;
     return Math.max(1, Math.round(others / Math.max(1, this.sent + this.sentLastWindow)));
+  }
+
+  /** The other processes to leave the window's last slots to: those seen, or those known to share it (`shareAmong`). */
+  rivals(): number {
+    return Math.max(this.rivalsSeen(), this.parts - 1);
   }
 
   /** When the budget refills: the end of the current window (plus slack), or now if no window is open. */
@@ -145,7 +171,7 @@ export class RateWindow {
     if (ahead < left) return now;
     // A local window says nothing yet while the server's may come with the next answer.
     if (this.resetAt === null || (!this.fromServer && this.lastAnswerHadHeaders !== false)) return undefined;
-    const windowsAfterThis = Math.floor((ahead - left) / this.limit);
+    const windowsAfterThis = Math.floor((ahead - left) / this.perWindow());
     return this.resetAt + this.slackMs + windowsAfterThis * this.lengthMs();
   }
 
@@ -153,7 +179,7 @@ export class RateWindow {
     this.roll(now);
     return {
       limit: this.limit,
-      remaining: this.resetAt === null ? null : Math.max(0, this.limit - this.sent - this.others),
+      remaining: this.resetAt === null ? null : this.available(now),
       resetsAt: this.resetAt,
       fromServer: this.fromServer,
     };
