@@ -93,6 +93,12 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Text values `sanitizeParsed` cut to its length, and the longest before the cut. */
+export interface TextCuts {
+  count: number;
+  longest: number;
+}
+
 /** Nodes and characters cleaned between two turns of the event loop. */
 const CLEAN_SLICE = 16 * 1024;
 
@@ -101,7 +107,7 @@ const CLEAN_SLICE = 16 * 1024;
  * where they lie, and only an object whose keys change is rebuilt, so a page of millions of
  * rows is not copied whole; the walk gives the event loop a turn every slice of work.
  */
-export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<unknown> {
+export async function sanitizeParsed(value: unknown, maxLength = 2000, cuts?: TextCuts): Promise<unknown> {
   if (typeof value !== 'object' || value === null) return sanitizeDeep(value, maxLength);
   let work = 0;
   // Counts work: true when the event loop is due a turn, also inside one very wide object.
@@ -123,6 +129,11 @@ export async function sanitizeParsed(value: unknown, maxLength = 2000): Promise<
       let clean = item;
       if (typeof item === 'string') {
         clean = sanitizeText(item, maxLength);
+        // Cut, not only cleaned: said in the answer, never silently shortened.
+        if (cuts && item.length > maxLength && item.replace(HIDDEN_OR_CONTROL, '').length > maxLength) {
+          cuts.count += 1;
+          cuts.longest = Math.max(cuts.longest, item.length);
+        }
         if (due(1 + (item.length >> 4))) await nextTurn();
       } else if (typeof item === 'object' && item !== null) {
         clean = await cleanKeys(item, due);

@@ -4,7 +4,7 @@
  * from the client's orchestration, so that each rule can be read and tested on its own.
  */
 import * as z from 'zod';
-import { MAX_DEPTH, nestedDeeperThan, sanitizeParsed, sanitizeText } from '../sanitize.js';
+import { MAX_DEPTH, nestedDeeperThan, sanitizeParsed, sanitizeText, type TextCuts } from '../sanitize.js';
 import { abortError, ApiError, errorFromResponse } from './errors.js';
 import type { PermitOutcome } from './gate/account-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
@@ -98,6 +98,15 @@ export function classify(response: RawResponse): ApiError | undefined {
 }
 
 /** What a page too large to read whole says of the rows it left out (sliced-json.ts). */
+/** The longest text value an answer passes on; longer ones are cut and said to be. */
+const TEXT_VALUE_CHARS = 2000;
+
+function cutNotice(cuts: TextCuts): string | undefined {
+  if (cuts.count === 0) return undefined;
+  const values = cuts.count === 1 ? '1 text value was' : `${cuts.count} text values were`;
+  return `${values} longer than ${TEXT_VALUE_CHARS.toLocaleString('en-US')} characters (the longest ${cuts.longest.toLocaleString('en-US')}) and cut there, ending in "…".`;
+}
+
 function leftOutNotice(leftOut: number): string | undefined {
   if (leftOut === 0) return undefined;
   return `The API answered more rows than this server reads from one page (${MAX_ARRAY_ITEMS} a list): ${leftOut} were left out unread. Ask for less (a smaller limit, a shorter range, a filter).`;
@@ -120,7 +129,8 @@ export async function toResult(operationId: string, response: RawResponse): Prom
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
   // Cleaned where it lies, a slice at a time: a page of millions of rows is neither copied nor walked in one go.
-  const data = await sanitizeParsed(parts.data);
+  const cuts: TextCuts = { count: 0, longest: 0 };
+  const data = await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts);
   const leftOut = response.leftOut ?? 0;
   const result: ApiResult = {
     data,
@@ -131,8 +141,8 @@ export async function toResult(operationId: string, response: RawResponse): Prom
       age_seconds: 0,
       data_freshness_seconds: num(upstream['data_freshness_seconds']),
       next_cursor: str(parts.nextCursor, 512),
-      truncated: upstream['truncated'] === true || leftOut > 0,
-      notice: [str(upstream['notice']), leftOutNotice(leftOut)].filter(Boolean).join(' ') || null,
+      truncated: upstream['truncated'] === true || leftOut > 0 || cuts.count > 0,
+      notice: [str(upstream['notice']), leftOutNotice(leftOut), cutNotice(cuts)].filter(Boolean).join(' ') || null,
       rate_limit_remaining: response.limits.rateRemaining ?? num(upstream['rate_limit_remaining']),
       quota_remaining: response.limits.quotaRemaining ?? null,
       quota_remaining_pct: num(upstream['quota_remaining_pct']),

@@ -1,0 +1,37 @@
+/**
+ * A text value longer than the answer passes on is cut and said to be: `truncated` and a
+ * notice naming how many were cut and the longest, never a silent "…" (trial of issue 19).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { connectV2, textOf } from '../helpers/mcp.js';
+import { withFakeUpstream } from './fake-upstream.js';
+
+test('text values longer than 2,000 characters come back cut, with truncated and a notice that says so', async () => {
+  await withFakeUpstream(async (fake) => {
+    const long = 'x'.repeat(5000);
+    fake.answer = () => ({
+      body: {
+        data: [
+          { ticker: 'AAPL', note: long },
+          { ticker: 'MSFT', note: 'short' },
+          { ticker: 'NVDA', note: long },
+        ],
+      },
+    });
+    const server = await connectV2({ baseUrl: fake.url, key: 'fake-key-0123456789' });
+    try {
+      const result = await server.client.callTool({ name: 'stocks_lit_trades_recent', arguments: {} });
+      assert.notEqual(result.isError, true, textOf(result));
+      const answer = JSON.parse(textOf(result)) as { data: { note: string }[]; meta: { truncated: boolean; notice: string | null } };
+      const notes = answer.data.map((row) => row.note);
+      assert.ok(notes.includes('short'), 'a short value is passed on whole');
+      const cut = notes.filter((note) => note !== 'short');
+      assert.ok(cut.length === 2 && cut.every((note) => note.length <= 2000 && note.endsWith('…')), 'the long values are cut');
+      assert.equal(answer.meta.truncated, true, 'the answer says it is not whole');
+      assert.match(answer.meta.notice ?? '', /2 text values were longer than 2,000 characters \(the longest 5,000\)/);
+    } finally {
+      await server.close();
+    }
+  });
+});
