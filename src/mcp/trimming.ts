@@ -139,10 +139,13 @@ async function extendByExactCount({ kept, count, rowAt, build, budget, slicer, w
 }
 
 type Path = (string | number)[];
+/** More fields than a row of any dataset has: such an object is cut like a long array. */
+const WIDE_OBJECT_KEYS = 64;
+
 interface Largest {
   size: number;
   path: Path;
-  kind: 'array' | 'string';
+  kind: 'array' | 'object' | 'string';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -166,7 +169,7 @@ function findLargest(value: unknown): { largest: Largest | undefined; total: num
         size += visit(v[i], depth + 1);
         path.pop();
       }
-      if (v.length > 1 && (!best || best.kind === 'string' || size > best.size)) best = { size, path: [...path], kind: 'array' };
+      if (v.length > 1 && (!best || best.kind !== 'array' || size > best.size)) best = { size, path: [...path], kind: 'array' };
       return size;
     }
     if (isRecord(v)) {
@@ -176,6 +179,12 @@ function findLargest(value: unknown): { largest: Largest | undefined; total: num
         size += k.length + 3 + visit(item, depth + 1);
         path.pop();
       }
+      // A very wide object (a row of thousands of fields) is cut like a long array: keeping
+      // none of it would leave an answer of null that claims a row.
+      // Arrays go first (rows, levels): an object is cut only when it is wide itself.
+      const wide = Object.keys(v).length > WIDE_OBJECT_KEYS;
+      if (wide && (!best || best.kind === 'string' || (best.kind === 'object' && size > best.size)))
+        best = { size, path: [...path], kind: 'object' };
       return size;
     }
     if (typeof v === 'string') {
@@ -202,6 +211,10 @@ function cutLargest(value: unknown, budgetChars: number): unknown {
   const replace = (v: unknown, depth: number): unknown => {
     if (depth === target.path.length) {
       if (Array.isArray(v)) return v.slice(0, Math.max(1, Math.ceil(v.length * share)));
+      if (isRecord(v)) {
+        const keys = Object.keys(v);
+        return Object.fromEntries(keys.slice(0, Math.max(1, Math.ceil(keys.length * share))).map((k) => [k, v[k]]));
+      }
       return typeof v === 'string' ? `${v.slice(0, Math.floor(v.length * share))}…[cut]` : v;
     }
     const key = target.path[depth];
