@@ -28,7 +28,7 @@ export function toolTableMarkdown(datasets: readonly DatasetDefinition[] = DATAS
     '| --- | --- | --- | --- |',
     ...rows,
     `| \`${COMPARE_TOOL}\` | volatility | Skew and volatility anomaly of up to 10 tickers or a sector, in one call | \`tickers\`, \`sector\`, \`measure\` |`,
-    `| \`${STATUS_TOOL}\` | (always) | Key, scope, disabled capabilities and the account budget; free | (none) |`,
+    `| \`${STATUS_TOOL}\` | (always) | Key, scope, disabled capabilities and the account budget; free | \`details\` |`,
     TABLE_END,
   ].join('\n');
 }

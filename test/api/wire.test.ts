@@ -27,7 +27,9 @@ test('upstream strings reach the agent without control, zero-width or bidi chara
       assert.equal(row?.['name'], 'Evil Corp');
       assert.ok(String(row?.['note']).length <= 2000);
       assert.equal(row?.['key'], 1.5, 'numbers untouched, keys cleaned');
-      assert.equal(result.meta.notice, 'ok');
+      // The upstream's own notice, cleaned, then this client's word on the value it cut.
+      assert.match(result.meta.notice ?? '', /^ok 1 text value was longer than 2,000 characters/);
+      assert.equal(result.meta.truncated, true);
     });
   });
 });
