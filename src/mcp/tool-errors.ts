@@ -19,7 +19,11 @@ import { guidanceFor } from './guidance.js';
 export type { NextAction };
 
 export function nextAction(error: ApiError): NextAction {
-  return nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
+  const next = nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
+  // A call the server stopped (a shutdown's CANCELLED) is safe to make again: the table's
+  // "do not retry" is for a caller who cancelled, and an error must not say both.
+  if (next === 'do_not_retry' && error.recoverable) return error.retryAfterSeconds !== undefined ? 'retry_after_wait' : 'retry_later';
+  return next;
 }
 
 export interface ErrorResultOptions {
