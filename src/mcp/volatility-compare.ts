@@ -21,6 +21,12 @@ import { failureEntry, nothingAnswered, type CompareFailure } from './compare-fa
 import { validateToolArguments } from './tool-arguments.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
+/**
+ * The datasets the tool reads for its measures, so the scopes it needs are theirs: it is
+ * offered only where at least one of them is (a key without read:volatility, hidden by
+ * --hide-inaccessible, hides this tool too).
+ */
+export const COMPARE_DATASETS = ['volatility.risk_reversal_skew', 'volatility.anomaly'] as const;
 const MAX_TICKERS = 10;
 const MEASURES = ['skew', 'anomaly', 'both'] as const;
 type Measure = (typeof MEASURES)[number];
