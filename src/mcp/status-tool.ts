@@ -203,7 +203,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       const summary = [
         deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
         statusLine(budget, quota, key, named),
-        deps.configWarnings.length > 0 ? `Settings fell back to defaults: see server.config_warnings.` : '',
+        deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
       ]
         .filter(Boolean)
         .join(' ');
