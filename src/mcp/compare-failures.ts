@@ -7,6 +7,7 @@
  * that sent several).
  */
 import { ApiError } from '../api/errors.js';
+import { docsUrlOf } from './error-docs.js';
 import { nextAction } from './tool-errors.js';
 
 export interface CompareFailure {
@@ -28,7 +29,7 @@ export function failureEntry(ticker: string, error: ApiError, measure?: 'skew' |
       recoverable: error.recoverable,
       retry_after_seconds: error.retryAfterSeconds ?? null,
       action: nextAction(error),
-      ...(error.docsUrl ? { docs_url: error.docsUrl } : {}),
+      docs_url: docsUrlOf(error),
     },
   };
 }

@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError } from '../api/errors.js';
 import { nextActionFor, type NextAction, type ParamRefusal } from '../catalog/index.js';
 import type { Logger } from '../log.js';
+import { docsUrlOf } from './error-docs.js';
 import { guidanceFor } from './guidance.js';
 
 /** What the agent should do, by code: the error table's column. */
@@ -33,7 +34,7 @@ export interface ErrorResultOptions {
 
 export function errorResult(error: ApiError, options: ErrorResultOptions = { structured: true }): CallToolResult {
   const action = nextAction(error);
-  const payload = { error: { ...error.toJSON(), action } };
+  const payload = { error: { ...error.toJSON(), docs_url: docsUrlOf(error), action } };
   return {
     isError: true,
     content: [{ type: 'text', text: `${guidanceFor(error, action)}\n${JSON.stringify(payload)}` }],
