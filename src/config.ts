@@ -149,12 +149,32 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     const variable = ENV[field as keyof typeof ENV] ?? field;
     // zod messages can quote the input; for the key, say only what is wrong.
     const reason = field === 'apiKey' ? 'is not a valid API key' : issue.message;
+    const bound = CLAMPED.has(field) ? boundOf(issue) : undefined;
+    if (bound !== undefined) {
+      // Out of range: the nearest value allowed is closer to what was asked than the default.
+      warnings.push({ variable, message: `${variable} ${reason}; using ${bound}` });
+      raw[field] = bound;
+      continue;
+    }
     if (ESSENTIAL.has(field)) problems.push({ variable, message: `${variable} ${reason}` });
     else warnings.push({ variable, message: `${variable} ${reason}; using the default (${defaultOf(field)})` });
     delete raw[field];
   }
   const config = ConfigSchema.parse(raw);
   return problems.length > 0 ? { ok: false, config, problems, warnings } : { ok: true, config, warnings };
+}
+
+/**
+ * Settings whose nearest allowed value is closer to what was asked than the default: a
+ * 700 ms deadline means "short", not 50 s. (A cache size of -1 is not read as "off".)
+ */
+const CLAMPED: ReadonlySet<string> = new Set(['deadlineMs']);
+
+/** The limit a number crossed (too small or too large), when that was its only fault. */
+function boundOf(issue: z.core.$ZodIssue): number | undefined {
+  if (issue.code === 'too_small' && issue.origin === 'number') return Number(issue.minimum);
+  if (issue.code === 'too_big' && issue.origin === 'number') return Number(issue.maximum);
+  return undefined;
 }
 
 function defaultOf(field: string): string {

@@ -121,6 +121,11 @@ export class MarketDataClient {
     return this.request(metaTarget(path, options.cacheTtlMs ?? 0), options);
   }
 
+  /** The configured per-call deadline: a tool that makes several requests shares it among them. */
+  get deadlineMs(): number {
+    return this.deps.config.deadlineMs;
+  }
+
   /** The gate's view of the account's limits, and the cache's size. */
   async budget(): Promise<GateView & { cache_entries: number }> {
     return { ...(await this.gate.view()), cache_entries: this.cache.size };

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
-import { buildOpenApiDocument, DEALER_TICKER_PATTERN } from '../catalog/index.js';
+import { buildOpenApiDocument, DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN } from '../catalog/index.js';
 import type { DatasetRegistry } from '../registry/dataset-registry.js';
 
 export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
@@ -39,13 +39,28 @@ export function registerResources(server: McpServer, client: MarketDataClient, r
   );
 }
 
+/**
+ * Prompt arguments are checked by the tools' own patterns: a prompt's text is read by the
+ * model as the user's, so nothing but a ticker or a number is ever written into it, and a
+ * bad argument is refused (an MCP invalid-params error) rather than passed on.
+ */
+const promptTicker = z
+  .string()
+  .max(12)
+  .regex(GENERAL_TICKER_PATTERN, 'Ticker in upper case, dotted class suffix allowed (e.g. SPY, BRK.B).')
+  .describe('Upper-case ticker, e.g. SPY or BRK.B');
+const percent = z
+  .string()
+  .regex(/^\d{1,3}(\.\d{1,2})?$/, 'A percent of float from 0 to 100, e.g. 10 or 12.5.')
+  .refine((value) => Number(value) <= 100, 'A percent of float from 0 to 100, e.g. 10 or 12.5.');
+
 export function registerPrompts(server: McpServer): void {
   server.registerPrompt(
     'dealer_positioning_briefing',
     {
       title: 'Dealer positioning briefing',
       description: 'Brief one ticker: dealer gamma levels, volatility skew and short activity.',
-      argsSchema: z.object({ ticker: z.string().describe('Upper-case ticker, e.g. SPY or BRK.B') }),
+      argsSchema: z.object({ ticker: promptTicker }),
     },
     ({ ticker }) => ({
       messages: [
@@ -74,7 +89,7 @@ export function registerPrompts(server: McpServer): void {
       title: 'Short-squeeze screen',
       description: 'Find heavily shorted names and check the best candidates.',
       argsSchema: z.object({
-        min_short_float_pct: z.string().describe('Minimum short interest as percent of float (default 10)').optional(),
+        min_short_float_pct: percent.describe('Minimum short interest as percent of float, 0 to 100 (default 10)').optional(),
       }),
     },
     ({ min_short_float_pct }) => ({

@@ -164,10 +164,18 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
 }
 
+/**
+ * Advice when the upstream cut the rows before the filter chose among them. `limit` counts
+ * the rows read, not the rows kept (the upstream applies it; this server filters after), so
+ * the advice never offers what the call just did: without a limit, or at the largest page
+ * the upstream's size ceiling lets one call read, only a cursor reaches further.
+ */
 function limitBeforeFilter(filter: RowFilter, read: PageRead, kept: number, rows: number): string {
-  const cursor = ' or follow next_cursor where one is given';
-  const larger = read.limitMax !== undefined ? `, or ask a larger limit (up to ${read.limitMax})` : '';
-  return `limit=${String(read.limit)} counted the rows read before the filter ${filter.words}: ${kept} of ${rows} matched. More matching rows may follow: ask without limit (this server then reads up to ${FILTER_PAGE_ROWS} rows and filters them)${larger},${cursor}.`;
+  const counted = `limit=${String(read.limit)} counts the rows read, before the filter ${filter.words}: ${kept} of ${rows} matched.`;
+  const ceiling = Math.min(read.limitMax ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
+  if (read.limit !== undefined && read.limit < ceiling)
+    return `${counted} More matching rows may follow: ask without limit (this server then reads ${ceiling} rows, the most one call reads within the API's response-size ceiling, and filters them), or follow next_cursor where one is given.`;
+  return `${counted} These ${rows} rows are the most one call reads within the API's response-size ceiling; follow next_cursor where one is given, otherwise older rows cannot be read by this tool.`;
 }
 
 /** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */

@@ -12,7 +12,7 @@ import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { registerStatusTool } from './status-tool.js';
 import { guardPrototypeArguments } from './prototype-guard.js';
-import { registerVolatilityCompare } from './volatility-compare.js';
+import { COMPARE_DATASETS, registerVolatilityCompare } from './volatility-compare.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -50,7 +50,8 @@ const INSTRUCTIONS = [
  */
 /** volatility_compare is offered with the volatility toolset it fans out to. */
 function offersCompare(deps: ServerDeps): boolean {
-  return deps.registry.datasets().some((d) => d.operationId.startsWith('volatility.'));
+  const offered = (id: string): boolean => !deps.hidden?.has(id) && deps.registry.datasets().some((d) => d.operationId === id);
+  return COMPARE_DATASETS.some(offered);
 }
 
 /** The tools createServer offers now: one per dataset not hidden, api_status, and volatility_compare with its toolset. */

@@ -69,7 +69,12 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
 }
 
 /** Whether the key works, as far as this server knows without spending anything. */
-export type KeyState = { kind: 'ok' } | { kind: 'none' } | { kind: 'failed'; code: string } | { kind: 'unchecked' };
+export type KeyState =
+  | { kind: 'ok' }
+  | { kind: 'none' }
+  | { kind: 'failed'; code: string }
+  /** `held`: discover was not sent, held back here (a Retry-After pause) for about `inSeconds`. */
+  | { kind: 'unchecked'; held?: { code: string; inSeconds: number | undefined } };
 
 function keyWords(key: KeyState): string {
   switch (key.kind) {
@@ -80,7 +85,9 @@ function keyWords(key: KeyState): string {
     case 'failed':
       return `Key NOT working (${key.code}): see key.error.`;
     case 'unchecked':
-      return 'Key not checked yet (discover did not answer).';
+      return key.held
+        ? `Key not checked yet: discover was not sent (held back by ${key.held.code}${key.held.inSeconds !== undefined ? `; call api_status again in about ${key.held.inSeconds} s` : ''}).`
+        : 'Key not checked yet (discover did not answer).';
   }
 }
 
@@ -194,7 +201,9 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
           ? { kind: 'ok' }
           : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
             ? { kind: 'failed', code: memory.error.code }
-            : { kind: 'unchecked' };
+            : memory?.error?.local
+              ? { kind: 'unchecked', held: { code: memory.error.code, inSeconds: memory.error.retryAfterSeconds } }
+              : { kind: 'unchecked' };
       const unusable = unusableTools(discovered);
       // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
       const named = details
@@ -203,7 +212,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       const summary = [
         deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
         statusLine(budget, quota, key, named),
-        deps.configWarnings.length > 0 ? `Settings fell back to defaults: see server.config_warnings.` : '',
+        deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
       ]
         .filter(Boolean)
         .join(' ');

@@ -13,13 +13,18 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError } from '../api/errors.js';
 import { nextActionFor, type NextAction, type ParamRefusal } from '../catalog/index.js';
 import type { Logger } from '../log.js';
+import { docsUrlOf } from './error-docs.js';
 import { guidanceFor } from './guidance.js';
 
 /** What the agent should do, by code: the error table's column. */
 export type { NextAction };
 
 export function nextAction(error: ApiError): NextAction {
-  return nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
+  const next = nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
+  // A call the server stopped (a shutdown's CANCELLED) is safe to make again: the table's
+  // "do not retry" is for a caller who cancelled, and an error must not say both.
+  if (next === 'do_not_retry' && error.recoverable) return error.retryAfterSeconds !== undefined ? 'retry_after_wait' : 'retry_later';
+  return next;
 }
 
 export interface ErrorResultOptions {
@@ -29,7 +34,7 @@ export interface ErrorResultOptions {
 
 export function errorResult(error: ApiError, options: ErrorResultOptions = { structured: true }): CallToolResult {
   const action = nextAction(error);
-  const payload = { error: { ...error.toJSON(), action } };
+  const payload = { error: { ...error.toJSON(), docs_url: docsUrlOf(error), action } };
   return {
     isError: true,
     content: [{ type: 'text', text: `${guidanceFor(error, action)}\n${JSON.stringify(payload)}` }],

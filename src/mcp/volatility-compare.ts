@@ -17,9 +17,16 @@ import { advertisedSchema } from './input-schema.js';
 import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
+import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
 import { validateToolArguments } from './tool-arguments.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
+/**
+ * The datasets the tool reads for its measures, so the scopes it needs are theirs: it is
+ * offered only where at least one of them is (a key without read:volatility, hidden by
+ * --hide-inaccessible, hides this tool too).
+ */
+export const COMPARE_DATASETS = ['volatility.risk_reversal_skew', 'volatility.anomaly'] as const;
 const MAX_TICKERS = 10;
 const MEASURES = ['skew', 'anomaly', 'both'] as const;
 type Measure = (typeof MEASURES)[number];
@@ -54,6 +61,19 @@ const args = z.object({
   sector: z.enum(SECTORS).optional(),
   measure: z.enum(MEASURES).optional(),
 });
+
+/** The call's one deadline passed before a request could be made: that request is not sent. */
+function deadlinePassed(): ApiError {
+  return new ApiError({
+    code: 'DEADLINE_EXCEEDED',
+    status: null,
+    message: "The call's deadline passed before this request could be made; it was not sent.",
+    hint: 'Call again for this ticker alone, or with fewer tickers.',
+    recoverable: true,
+    retryAfterSeconds: 1,
+    local: true,
+  });
+}
 
 function refuse(message: string, hint: string): ApiError {
   return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
@@ -132,6 +152,9 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
       annotations: { readOnlyHint: true },
     },
     async (raw, ctx): Promise<CallToolResult> => {
+      // One deadline for the whole call: the sector lookup and the fan-out share it, so the
+      // answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
+      const endsAt = Date.now() + deps.client.deadlineMs;
       try {
         const { tickers, sector, measure } = parseArgs(raw);
         const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
@@ -141,7 +164,9 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
           // A scope discover says the key lacks is refused here, as the tools themselves do.
           const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
           if (outOfScope) throw outOfScope;
-          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal });
+          const left = endsAt - Date.now();
+          if (left <= 0) throw deadlinePassed();
+          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal, deadlineMs: left });
           read.push(answer.meta);
           return answer;
         };
@@ -160,7 +185,8 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         }
         const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
         const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
-        let firstFailure: ApiError | undefined;
+        const failures: CompareFailure[] = [];
+        const wholeFailures: { ticker: string; error: ApiError }[] = [];
         const rows = await Promise.all(
           names.map(async (ticker) => {
             const [s, a] = await Promise.allSettled([
@@ -168,7 +194,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
               anomaly ? call(anomaly, { ticker }) : Promise.resolve(undefined),
             ]);
             const row: Row = { ticker };
-            const errors: ApiError[] = [];
+            const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
             if (s.status === 'fulfilled' && s.value) {
               const dateOf = (r: Row): string => (typeof r['date'] === 'string' ? r['date'] : '');
               const series = rowsOf(s.value.data).sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
@@ -178,28 +204,35 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
               row['rr25'] = now;
               if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
               row['atm_iv30'] = num(series[0], ['atm_iv30', 'iv30']);
-            } else if (s.status === 'rejected') errors.push(asApiError(s.reason));
+            } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
             if (a.status === 'fulfilled' && a.value) {
               const score = rowsOf(a.value.data)[0];
               row['anomaly_score'] = num(score, ['anomaly_score']);
               row['iv_percentile_1y'] = num(score, ['iv_percentile_1y']);
               row['iv30'] = num(score, ['iv30']);
-            } else if (a.status === 'rejected') errors.push(asApiError(a.reason));
-            const failure = errors[0];
-            if (failure) firstFailure ??= failure;
-            return failure ? { ...row, error: { code: failure.code, message: failure.message, hint: failure.hint ?? null } } : row;
+            } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
+            const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
+            const first = errors[0];
+            if (first && errors.length === asked) {
+              // Every measure failed: the ticker goes whole into `failed`.
+              failures.push(failureEntry(ticker, first.error));
+              wholeFailures.push({ ticker, error: first.error });
+              return undefined;
+            }
+            // One measure answered: its row is kept, the other measure's failure beside it.
+            for (const e of errors) failures.push(failureEntry(ticker, e.error, e.measure));
+            return row;
           }),
         );
-        const ok = rows.filter((r) => !('error' in r));
-        const failed = rows.filter((r) => 'error' in r);
-        // Nothing came back: an error the agent acts on (code, hint, retry), not an empty success.
-        if (ok.length === 0 && firstFailure) throw firstFailure;
+        const ok = rows.filter((r): r is Row => r !== undefined);
+        // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
+        if (ok.length === 0 && wholeFailures.length > 0) throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
         const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
         const sign = measure === 'anomaly' ? -1 : 1;
         ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
         const answer = {
           data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
-          ...(failed.length > 0 ? { failed } : {}),
+          ...(failures.length > 0 ? { failed: failures } : {}),
           meta: {
             ...readMeta(read),
             covers: sector ? `sector ${sector}` : names.join(','),
