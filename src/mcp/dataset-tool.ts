@@ -233,6 +233,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       limit: sentLimit,
       units: pages ? pages.units : windowUnits,
       ...(pages ? { cursorAfter: pages.cursorAfter } : {}),
+      ...(pages?.moreRows ? { moreRows: pages.moreRows } : {}),
     };
     if (!projectable) return shaped(await successResult(result, shaping));
     const available = await fieldNamesOf(result.data);

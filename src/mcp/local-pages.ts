@@ -121,6 +121,8 @@ export interface LocalRead {
    * pages one answer may read) before the session or range start asked: nothing before it was seen.
    */
   reachedBackTo?: string;
+  /** What is left unread when the upstream cut its list with no cursor past the rows read. */
+  moreRows?: string;
   /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
   forget: () => void;
 }
@@ -201,6 +203,7 @@ async function readPages(
   let units = 0;
   let read = 0;
   let whole = true;
+  let cutByApi = false;
   /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
   let resume: Position | undefined;
   let page: Position = { u: paging.upstreamCursor, s: paging.skip };
@@ -272,6 +275,7 @@ async function readPages(
     // A next page the document gives no cursor to reach is out of reach: the upstream cut here.
     if (!next || !roles.cursor) {
       whole = !result.meta.truncated;
+      cutByApi = !whole;
       break;
     }
     page = { u: next, s: 0 };
@@ -284,6 +288,12 @@ async function readPages(
   }
 
   const meta = first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+  // The upstream cut its list and offers no way past it: neither a larger limit (the pages
+  // read were its largest) nor calling again reaches older rows.
+  const moreRows =
+    cutByApi && filters.length > 0 && gathered.length < wanted
+      ? `The API returned ${read} rows and no cursor to older ones, of which ${gathered.length} matched ${filterWords(filters)}: older rows cannot be read through this API, and a larger limit reads no further.`
+      : undefined;
   // The read ended short of the session or range start (not because the limit was met): say how far back it reached.
   const listEnded = resume === undefined && !passedEarliest && whole;
   const reachedBackTo =
@@ -320,5 +330,6 @@ async function readPages(
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
     units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
+    ...(moreRows !== undefined ? { moreRows } : {}),
   };
 }

@@ -1,13 +1,13 @@
 /**
- * The advice of a filtered call (lit prints by ticker, OI changes by direction) never
- * offers what the call just did, and says that `limit` counts the rows read before the
- * filter, so a call that spent a unit on 0 matches knows why and what to ask next.
+ * The advice of a filtered call (lit prints by ticker) never offers what the call just did
+ * nor a limit the API's response ceiling refuses; `limit` counts the rows that match, so a
+ * small limit gets that many matching rows, not a unit spent on none.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connectV2 } from '../helpers/mcp.js';
 
-test('filter advice: no "ask without limit" after a call without limit; limit counts the rows read', async () => {
+test('filter advice: nothing the call just did, no limit over the ceiling; limit counts the rows that match', async () => {
   const { client, close } = await connectV2({ args: ['--demo'] });
   try {
     const text = async (name: string, args: Record<string, unknown>): Promise<string> => {
@@ -19,9 +19,15 @@ test('filter advice: no "ask without limit" after a call without limit; limit co
     assert.doesNotMatch(whole, /ask without limit/, 'the call set no limit: that advice repeats it');
     assert.doesNotMatch(whole, /up to 5000/, 'a limit over the response-size ceiling is not offered');
 
-    const few = await text('stocks_lit_trades_recent', { tickers: 'AAPL', limit: 3 });
-    assert.match(few, /limit=3 counts the rows read, before the filter/);
-    assert.match(few, /ask without limit/);
+    assert.match(whole, /older rows cannot be read through this API/, 'what is left is said');
+
+    const few = await client.callTool({ name: 'stocks_lit_trades_recent', arguments: { tickers: 'AAPL', limit: 3 } });
+    const rows = (few.structuredContent as { data: { ticker: string }[] }).data;
+    assert.deepEqual(
+      rows.map((row) => row.ticker),
+      ['AAPL', 'AAPL', 'AAPL'],
+      'three matching rows',
+    );
   } finally {
     await close();
   }
