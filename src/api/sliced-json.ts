@@ -19,7 +19,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Characters of text scanned or parsed between two turns of the event loop (a few ms). */
-export const PARSE_SLICE_CHARS = 64 * 1024;
+const PARSE_SLICE_CHARS = 64 * 1024;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
