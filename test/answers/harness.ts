@@ -121,7 +121,12 @@ export async function dialectSnapshots(sim: RunningSimulator, ticker: string): P
  * pages read with its cursor. Also how many requests that took: what a walk over the
  * same rows through the server should cost.
  */
-export async function dialectList(sim: RunningSimulator, path: string, limit: number): Promise<{ rows: unknown[]; requests: number }> {
+export async function dialectList(
+  sim: RunningSimulator,
+  path: string,
+  limit: number,
+  extra: Record<string, string> = {},
+): Promise<{ rows: unknown[]; requests: number }> {
   const { params } = sim.api.dialect;
   const rows: unknown[] = [];
   let cursor: string | undefined;
@@ -130,6 +135,7 @@ export async function dialectList(sim: RunningSimulator, path: string, limit: nu
     const query = new URLSearchParams();
     if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', String(limit));
     if (cursor) query.set('cursor', cursor);
+    for (const [name, value] of Object.entries(extra)) query.set(params[name] ?? name, value);
     const parts = payloadParts((await get(sim, `${path}?${query.toString()}`)).body);
     requests += 1;
     rows.push(...(rowsIn(parts.data) ?? []));

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errorOf } from '../helpers/mcp.js';
 import { freePort, serveHttp } from './serve.js';
+import { lastFullSession } from '../helpers/sessions.js';
 
 const UNITS = 3;
 
@@ -44,7 +45,7 @@ test('a dark-pool window read over more pages than the budget has left returns i
     );
     const window = await client.callTool({
       name: 'darkpool_by_ticker',
-      arguments: { ticker: 'AAPL', from_time: '13:00', to_time: '16:00', limit: 200 },
+      arguments: { ticker: 'AAPL', session_date: lastFullSession(), from_time: '13:00', to_time: '16:00', limit: 200 },
     });
     assert.notEqual(window.isError, true, `an admitted call finishes its pages: ${JSON.stringify(window.content).slice(0, 400)}`);
     const rows = (window.structuredContent as { data?: unknown[] } | undefined)?.data;

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { dialectList } from '../answers/harness.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
+import { lastFullSession } from '../helpers/sessions.js';
 
 type Row = Record<string, unknown>;
 const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -70,9 +71,17 @@ test('dark-pool prints by size, notional and time, lit prints by ticker, OI chan
       return (result.structuredContent as { data: Row[] }).data;
     };
     try {
-      // The newest 500 prints, read from the simulator in its own dialect (its names, its pages).
-      const all = (await dialectList(sim, '/v1/darkpool/by-ticker/AAPL', 500)).rows as Row[];
-      const big = await rowsOf('darkpool_by_ticker', { ticker: 'AAPL', limit: 500, min_notional_usd: 2_000_000, from_time: '15:00' });
+      // The session's newest 500 prints, read from the simulator in its own dialect (its names, its pages).
+      // A whole past session: today's, once open, holds no 15:00 prints until the afternoon.
+      const session = lastFullSession();
+      const all = (await dialectList(sim, '/v1/darkpool/by-ticker/AAPL', 500, { session_date: session })).rows as Row[];
+      const big = await rowsOf('darkpool_by_ticker', {
+        ticker: 'AAPL',
+        session_date: session,
+        limit: 500,
+        min_notional_usd: 2_000_000,
+        from_time: '15:00',
+      });
       assert.ok(big.length > 0 && big.length < all.length, `${big.length} of ${all.length}`);
       for (const row of big) {
         assert.ok(Number(row['notional_usd']) >= 2_000_000);
