@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { recentSessions } from '../../src/simulator/calendar.js';
 import { errorOf } from '../helpers/mcp.js';
 import { upstreamSnapshots, withSession, type Snapshot } from './harness.js';
+import { lastFullSession } from '../helpers/sessions.js';
 
 const TOOL = 'derived_dealer_gex_history';
 
@@ -77,7 +78,8 @@ test('limit is type-checked like every other tool: "3" and true are refused as n
       assert.match(error.message, /expected an integer/);
     }
     assert.equal(session.sim.api.requests.length, before, 'no upstream request for refused input');
-    const ok = await session.answer(TOOL, { ticker: 'SPY', view: 'full', limit: 3 });
+    // A whole past session: today's holds fewer than 3 snapshots in its first quarter hour.
+    const ok = await session.answer(TOOL, { ticker: 'SPY', view: 'full', session_date: lastFullSession(), limit: 3 });
     assert.equal((ok.data as Snapshot[]).length, 3);
   });
 });

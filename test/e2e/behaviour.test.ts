@@ -9,6 +9,7 @@ import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
+import { lastFullSession } from '../helpers/sessions.js';
 
 test('a dataset registered upstream that the catalog does not know becomes a tool with its parameters', async () => {
   await withSimulator({ extraDatasets: [ETF_FLOWS] }, async (sim) => {
@@ -42,7 +43,10 @@ test('the dealer GEX result conforms to its output schema, and a large one is tr
     assert.ok(parsedSmall.success, JSON.stringify(parsedSmall.error?.issues.slice(0, 3)));
     assert.equal(parsedSmall.data.meta.trimmed, undefined);
 
-    const large = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', view: 'full', limit: 20 } });
+    const large = await client.callTool({
+      name: 'derived_dealer_gex_history',
+      arguments: { ticker: 'SPY', view: 'full', session_date: lastFullSession(), limit: 20 },
+    });
     const parsed = dealerResult.safeParse(large.structuredContent);
     assert.ok(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3)));
     const { data, meta } = parsed.data;

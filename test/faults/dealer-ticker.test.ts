@@ -5,6 +5,7 @@ import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { catalogDocument, withFakeUpstream } from './fake-upstream.js';
+import { toEt } from '../../src/simulator/calendar.js';
 
 const KEY = 'fake-key-0123456789';
 const TOOL = 'derived_dealer_gex_history';
@@ -45,8 +46,16 @@ test("a dealer answer of another ticker is refused (RESPONSE_INVALID); a page mi
 
 test('a dealer history whose document lists no cursor is read once: a next page it cannot reach is never re-read as the next', async () => {
   await withSimulator({}, async (sim) => {
-    const page = await get(sim, '/v1/derived/dealer-gex/SPY/history?limit=10');
-    const spy = rowsIn(payloadParts(page.body).data) ?? [];
+    // Ten snapshots of one whole session: today's may hold fewer, early in the day.
+    const page = await get(sim, '/v1/derived/dealer-gex/SPY/history?limit=60');
+    // Ten snapshots of one session, the newest that holds ten: today's holds fewer early in the day.
+    const bySession = new Map<string, unknown[]>();
+    for (const row of rowsIn(payloadParts(page.body).data) ?? []) {
+      const date = toEt(Date.parse(String((row as { snapshot_at?: unknown }).snapshot_at))).date;
+      bySession.set(date, [...(bySession.get(date) ?? []), row]);
+    }
+    const spy = [...bySession.values()].find((rows) => rows.length >= 10)?.slice(0, 10) ?? [];
+    assert.equal(spy.length, 10, 'ten snapshots of one session');
     await withFakeUpstream(async (fake) => {
       const doc = catalogDocument();
       const dealer = doc.paths['/v1/derived/dealer-gex/{ticker}/history'];
