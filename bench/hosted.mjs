@@ -33,6 +33,8 @@ const PER_WINDOW = 60;
 const IN_FLIGHT = 5;
 const LATENCY_MS = 50;
 const WINDOW_MS = reduced ? 4000 : 10_000;
+/** How long Redis stays down in a restart. */
+const REDIS_DOWN_MS = WINDOW_MS + 500;
 const CALLS_PER_USER = reduced ? (redisRestart ? 60 : 35) : 100;
 const CONCURRENCY_PER_USER = 8;
 const NODES = 3;
@@ -310,8 +312,10 @@ async function main() {
             () => {
               const event = { what: 'redis restarted', at: Date.now() };
               events.push(event);
+              // Down for a window and a bit: the nodes must serve one window's start
+              // on their fallback gates, whatever part of a window the kill falls in.
               void kill(redis).then(async () => {
-                await new Promise((r) => setTimeout(r, 1000));
+                await new Promise((r) => setTimeout(r, REDIS_DOWN_MS));
                 redis = await startRedis(redisPort);
                 event.backAt = Date.now();
               });
