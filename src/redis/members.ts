@@ -59,6 +59,8 @@ export class AccountMembers {
   private closed = false;
   /** Counts read in the last `aliveMs`, newest last. */
   private seen: { at: number; count: number }[] = [];
+  /** The beat Redis has not answered yet: `close` waits for it, or its ZADD could land after the ZREM. */
+  private pending: Promise<unknown> | undefined;
 
   constructor(private readonly options: AccountMembersOptions) {
     this.beatMs = options.beatMs ?? 1000;
@@ -90,11 +92,13 @@ export class AccountMembers {
     this.timer = undefined;
     let count: number | undefined;
     try {
-      const reply = await BEAT.run(
+      const sent = BEAT.run(
         this.options.redis,
         [membersKey(this.options.keys)],
         [this.id, this.aliveMs, this.options.redisNow ? String(this.options.redisNow()) : ''],
       );
+      this.pending = sent;
+      const reply = await sent;
       count = Number(reply);
       if (Number.isFinite(count) && count > 0) this.remember(count);
     } catch {
@@ -112,6 +116,8 @@ export class AccountMembers {
     this.closed = true;
     this.timer?.cancel();
     this.timer = undefined;
+    // A beat still on its way would add this process back after it left, for a beat's life.
+    await this.pending?.catch(() => undefined);
     await this.options.redis.sendCommand(['ZREM', membersKey(this.options.keys), this.id]).catch(() => undefined);
   }
 
