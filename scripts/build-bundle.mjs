@@ -16,6 +16,15 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const { computePrebuilt } = await import(new URL('../dist/prebuilt.js', import.meta.url).href);
 const prebuilt = computePrebuilt();
 
+// The SDK's Node shim, whose default JSON Schema validator evaluates Ajv at every start, is
+// replaced by ours (src/sdk-shims.ts: why, and what validates instead).
+const sdkShims = {
+  name: 'sdk-shims',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: join(dist, 'sdk-shims.js') }));
+  },
+};
+
 const chunk = /^(bundle-)?[a-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 for (const file of readdirSync(dist)) if (chunk.test(file)) rmSync(join(dist, file));
 const staging = join(dist, '.bundle');
@@ -32,6 +41,7 @@ await build({
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
+  plugins: [sdkShims],
 });
 // Chunks sit next to cli.js: demo.ts finds ./cli.js and runtime.ts ../package.json from there.
 rmSync(join(dist, 'cli.js.map'), { force: true });
