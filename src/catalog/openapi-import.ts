@@ -317,8 +317,22 @@ function mcpNameOf(param: RawParameter, all: readonly RawParameter[], known: Dat
   return snakeName(param.name);
 }
 
+/**
+ * Parameters of new datasets already converted in this document, by what the upstream
+ * states: a registry repeats most of its parameters (ticker, limit, a date range, a cursor)
+ * across operations, and each is converted, and later shown as JSON Schema, once, not once
+ * per dataset (start-up time, BENCHMARKS.md). A zod schema is never changed once made, so
+ * datasets may share one.
+ */
+type ConvertedParams = Map<string, z.ZodType>;
+
 /** The operation's parameters; a known dataset's own schema is reused wherever the upstream states the same one. */
-function parseParameters(path: string, params: readonly RawParameter[], known: DatasetDefinition | undefined): Parsed {
+function parseParameters(
+  path: string,
+  params: readonly RawParameter[],
+  known: DatasetDefinition | undefined,
+  converted: ConvertedParams,
+): Parsed {
   const names = new Set<string>();
   let ticker: z.ZodType<string> | undefined;
   const query: Record<string, z.ZodType> = {};
@@ -334,7 +348,7 @@ function parseParameters(path: string, params: readonly RawParameter[], known: D
       ours !== undefined &&
       oursRequired === (param.in === 'path' || param.required === true) &&
       canonical(jsonOf(ours)) === canonical(clean);
-    const schema = same && ours ? ours : toZod({ ...param, name }, clean, ours ?? BUILT_IN[name]);
+    const schema = same && ours ? ours : convertOnce({ ...param, name }, clean, ours, converted);
     if (param.in === 'path') {
       if (param.name !== 'ticker') throw new Error('path has parameters other than one {ticker}');
       ticker = schema as z.ZodType<string>;
@@ -345,6 +359,19 @@ function parseParameters(path: string, params: readonly RawParameter[], known: D
   }
   if (path.includes('{ticker}') !== (ticker !== undefined)) throw new Error('path and parameters disagree on {ticker}');
   return { ticker, query, upstreamNames };
+}
+
+/** toZod, once per parameter as the upstream states it, for a dataset the catalog does not know. */
+function convertOnce(param: RawParameter, clean: CleanSchema, ours: z.ZodType | undefined, converted: ConvertedParams): z.ZodType {
+  // A known dataset's own schema takes part in the conversion: those are not shared.
+  if (ours) return toZod(param, clean, ours);
+  const key = canonical([param.name, param.in, param.required === true, param.description ?? null, clean]);
+  let schema = converted.get(key);
+  if (!schema) {
+    schema = toZod(param, clean, BUILT_IN[param.name]);
+    converted.set(key, schema);
+  }
+  return schema;
 }
 
 /**
@@ -372,6 +399,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
   for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
   const seen = new Set<string>();
+  const converted: ConvertedParams = new Map();
   /** Catalog paths in the document, usable or not. */
   const present = new Set<string>();
   const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
@@ -421,7 +449,7 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     }
     let params: Parsed;
     try {
-      params = parseParameters(path, op.parameters, known);
+      params = parseParameters(path, op.parameters, known, converted);
     } catch (error) {
       skip(error instanceof Error ? error.message : 'a parameter could not be converted');
       continue;

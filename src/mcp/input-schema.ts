@@ -5,7 +5,8 @@
  * code (TICKER_INVALID, with "use SPY") instead of a generic schema message.
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { isRequiredParam, paramJsonSchema, type DatasetDefinition } from '../catalog/index.js';
+import { isRequiredParam, type DatasetDefinition } from '../catalog/index.js';
+import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
 import { portableProperty } from './portable-constraints.js';
 
 export type ToolArguments = Record<string, unknown>;
@@ -38,7 +39,7 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   if (dataset.ticker) {
-    const { schema, description } = paramJsonSchema(dataset.ticker);
+    const { schema, description } = paramJsonSchemaOnce(dataset.ticker);
     properties['ticker'] = portableProperty({ ...schema, ...(description ? { description } : {}) });
     required.push('ticker');
   }
@@ -47,7 +48,8 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   // upstream's paging parameters are ours to drive, under whatever names the upstream gives them.
   const upstream = dataset.toolOutput ? {} : dataset.query;
   for (const [name, zodSchema] of Object.entries({ ...upstream, ...dataset.shaping })) {
-    const { schema, description } = paramJsonSchema(zodSchema);
+    // Once per zod schema: the parameters an upstream repeats across its datasets share one.
+    const { schema, description } = paramJsonSchemaOnce(zodSchema);
     properties[name] = portableProperty({ ...schema, ...(description ? { description } : {}) });
     if (isRequiredParam(zodSchema)) required.push(name);
   }
