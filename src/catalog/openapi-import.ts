@@ -365,7 +365,8 @@ function parseParameters(
 function convertOnce(param: RawParameter, clean: CleanSchema, ours: z.ZodType | undefined, converted: ConvertedParams): z.ZodType {
   // A known dataset's own schema takes part in the conversion: those are not shared.
   if (ours) return toZod(param, clean, ours);
-  const key = canonical([param.name, param.in, param.required === true, param.description ?? null, clean]);
+  // cleanSchema builds its keys in one order: plain JSON is exact here.
+  const key = JSON.stringify([param.name, param.in, param.required === true, param.description ?? null, clean]);
   let schema = converted.get(key);
   if (!schema) {
     schema = toZod(param, clean, BUILT_IN[param.name]);
