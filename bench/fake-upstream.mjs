@@ -2,15 +2,18 @@
 // catalog's own document plus `datasets` generated operations shaped like the catalog's
 // (a ticker in the path, a bounded limit, a date range, an enum, a cursor with a
 // pattern); every other path answers 404. The server imports at most 100 of them.
+// With `distinct`, every operation states each of its parameters in its own way (bounds,
+// descriptions, enum values): the import converts none of them once for several datasets.
 import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { buildOpenApiDocument, DATASETS } from '../dist/catalog/index.js';
 
 const GROUPS = ['flow', 'shorts', 'volatility', 'institutional', 'insider', 'macro'];
 
-/** One generated operation; `i` makes its path, id and text unique. */
-function operation(i) {
+/** One generated operation; `i` makes its path, id and text unique, and with `distinct` its parameters too. */
+function operation(i, distinct) {
   const group = GROUPS[i % GROUPS.length];
+  const own = (text) => (distinct ? `${text} (dataset ${i})` : text);
   return [
     `/v1/${group}/bench-${i}/{ticker}`,
     {
@@ -24,18 +27,28 @@ function operation(i) {
             name: 'ticker',
             in: 'path',
             required: true,
-            description: 'Ticker of 1 to 5 upper-case letters.',
+            description: own('Ticker of 1 to 5 upper-case letters.'),
             schema: { type: 'string', pattern: '^[A-Z]{1,5}$' },
           },
-          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          { name: 'from', in: 'query', required: false, description: 'First date (ET).', schema: { type: 'string', format: 'date' } },
-          { name: 'to', in: 'query', required: false, description: 'Last date (ET).', schema: { type: 'string', format: 'date' } },
-          { name: 'side', in: 'query', required: false, schema: { type: 'string', enum: ['buy', 'sell', 'both'] } },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: distinct ? 500 + i : 500, default: 50 },
+          },
+          { name: 'from', in: 'query', required: false, description: own('First date (ET).'), schema: { type: 'string', format: 'date' } },
+          { name: 'to', in: 'query', required: false, description: own('Last date (ET).'), schema: { type: 'string', format: 'date' } },
+          {
+            name: 'side',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', enum: distinct ? ['buy', 'sell', `side_${i}`] : ['buy', 'sell', 'both'] },
+          },
           {
             name: 'cursor',
             in: 'query',
             required: false,
-            schema: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' },
+            schema: { type: 'string', minLength: 1, maxLength: distinct ? 512 + i : 512, pattern: '^[A-Za-z0-9_-]+$' },
           },
         ],
         responses: { 200: { description: 'rows' } },
@@ -44,18 +57,18 @@ function operation(i) {
   ];
 }
 
-export function bigRegistryDocument(datasets) {
+export function bigRegistryDocument(datasets, distinct = false) {
   const document = buildOpenApiDocument(DATASETS);
   for (let i = 0; i < datasets; i += 1) {
-    const [path, item] = operation(i);
+    const [path, item] = operation(i, distinct);
     document.paths[path] = item;
   }
   return document;
 }
 
 /** Serves the document on a free loopback port; `close()` stops it. */
-export async function startFakeUpstream({ datasets }) {
-  const body = JSON.stringify(bigRegistryDocument(datasets));
+export async function startFakeUpstream({ datasets, distinct = false }) {
+  const body = JSON.stringify(bigRegistryDocument(datasets, distinct));
   const server = createServer((request, response) => {
     if (request.url === '/v1/openapi.json') {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });

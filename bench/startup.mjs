@@ -7,9 +7,11 @@
 // With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
 // --demo and cached cases join the same rounds, for a before/after side by side.
 // Big registries: an upstream (bench/fake-upstream.mjs) lists 100 or 500 datasets beyond
-// the catalog, started with and without a disk copy of its document. Each figure is also
-// given as peak RSS (VmHWM, at the answer), and the machine's 1-minute load average is
-// read before every round and printed beside the figures: compare runs only at like loads.
+// the catalog, started with and without a disk copy of its document; a third lists 100 whose
+// every parameter differs (the import shares no conversion between them,
+// src/catalog/openapi-import.ts). Each figure is also given as peak RSS (VmHWM, at the
+// answer), and the machine's 1-minute load average is read before every round and printed
+// beside the figures: compare runs only at like loads.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -97,6 +99,7 @@ const big = {
   0: await startFakeUpstream({ datasets: 0 }),
   100: await startFakeUpstream({ datasets: 100 }),
   500: await startFakeUpstream({ datasets: 500 }),
+  distinct: await startFakeUpstream({ datasets: 100, distinct: true }),
 };
 try {
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
@@ -128,6 +131,12 @@ try {
       { label: `market-data-mcp, ${size} upstream datasets, no disk copy`, args: [cli], env, fresh: `big-${size}-cold` },
     );
   }
+  cases.push({
+    label: 'market-data-mcp, 100 distinct upstream datasets, no disk copy',
+    args: [cli],
+    env: { MARKET_DATA_BASE_URL: big.distinct.url, MARKET_DATA_API_KEY: 'sim-live-key' },
+    fresh: 'distinct-cold',
+  });
   if (baseline) {
     const big100 = { MARKET_DATA_BASE_URL: big[100].url, MARKET_DATA_API_KEY: 'sim-live-key' };
     cases.push(
@@ -208,6 +217,7 @@ try {
   await big[0].close();
   await big[100].close();
   await big[500].close();
+  await big.distinct.close();
   rmSync(bare, { force: true });
   rmSync(dir, { recursive: true, force: true });
 }
