@@ -153,6 +153,84 @@ test('400,000 and 2,500,000 empty rows (7.5 MB, under the default body cap): cut
   });
 });
 
+/** What one JSON.parse of `text` costs in this process, the median of five: steadier than the best at a small page. */
+function medianParseMs(text: string): number {
+  const times: number[] = [];
+  for (let round = 0; round < 5; round += 1) {
+    const started = performance.now();
+    JSON.parse(text);
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[2] ?? Infinity;
+}
+
+test('100,000 empty rows in 0.3 MB (parsed in one go before): cut to the budget, and no ping waits more than a few JSON.parse of the page', async () => {
+  await withServer(async (fake, client) => {
+    const page = emptyRows(100_000);
+    fake.answer = (_req, url) => ({
+      body: url.searchParams.get('limit') === '4' ? page : { data: [{ ticker: 'AAPL', short_float_pct: 1.5 }], _meta: {} },
+    });
+    // The exact counter loads on first need: loaded before, as on a server that has answered once.
+    await client.callTool({ name: TOOL, arguments: { limit: 5 } });
+    const { result, slowestMs, pings } = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit: 4 } }));
+    assert.notEqual(result.isError, true, textOf(result));
+    const answer = structuredOf(result);
+    assert.ok(countTokens(textOf(result)) <= BUDGET, 'within the budget, in o200k tokens');
+    const trimmed = answer.meta.trimmed;
+    assert.ok(trimmed, 'says it was cut');
+    assert.equal(
+      trimmed.rows_returned + trimmed.rows_left + leftUnread(result),
+      100_000,
+      'every row is shown, counted as left, or said unread',
+    );
+    assert.ok(pings > 0);
+    // Before: built in one go, walked whole for its depth, its keys cleaned with an await a
+    // row; the slowest ping waited 16-32 parses of the page (62-118 ms), here 3-7.
+    const floorMs = medianParseMs(page);
+    assert.ok(
+      slowestMs <= 10 * floorMs,
+      `slowest ping ${Math.round(slowestMs)} ms during 100,000 empty rows; one JSON.parse of that page takes ${floorMs.toFixed(1)} ms here`,
+    );
+  });
+});
+
+test('one row of 200,000 fields (3.2 MB): cut while it is read, said so, and no ping waits even half of one JSON.parse of the page', async () => {
+  await withServer(async (fake, client) => {
+    const fields = 200_000;
+    const row = Object.fromEntries(Array.from({ length: fields }, (_, i) => [`f${i}`, i]));
+    const page = JSON.stringify({ data: [row], _meta: {} });
+    fake.answer = (_req, url) => ({
+      body: url.searchParams.get('limit') === '6' ? page : { data: [{ ticker: 'AAPL', short_float_pct: 1.5 }], _meta: {} },
+    });
+    await client.callTool({ name: TOOL, arguments: { limit: 5 } });
+    const { result, slowestMs, pings } = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit: 6 } }));
+    assert.notEqual(result.isError, true, textOf(result));
+    const answer = structuredOf(result);
+    assert.ok(countTokens(textOf(result)) <= BUDGET, 'within the budget, in o200k tokens');
+    assert.equal(answer.meta.truncated, true);
+    const [shown] = answer.data as Record<string, unknown>[];
+    assert.ok(shown, 'the row is there, cut');
+    const kept = Object.entries(shown);
+    assert.ok(kept.length > 0 && kept.length < fields, `${kept.length} fields shown`);
+    assert.ok(
+      kept.every(([name, value]) => row[name] === value),
+      'every field shown has its own value',
+    );
+    assert.ok(pings > 0);
+    // Before: the whole row was built, then walked and copied by each round of squeezing; a
+    // ping waited 7-13 parses of the page (0.5-1 s).
+    const floorMs = parseFloorMs(page);
+    assert.ok(
+      slowestMs <= floorMs / 2,
+      `slowest ping ${Math.round(slowestMs)} ms during a row of ${fields} fields; one JSON.parse of that page takes ${Math.round(floorMs)} ms here`,
+    );
+    const notice = (answer.meta as { notice?: string }).notice ?? '';
+    const unread = /(\d+) fields were left out unread/.exec(notice);
+    assert.ok(unread, `says fields were left unread: ${notice}`);
+    assert.ok(Number(unread[1]) + kept.length <= fields && Number(unread[1]) > fields / 2, notice);
+  });
+});
+
 test('10,000 ordinary rows fill the budget by the exact count, not the estimate’s cautious share of it', async () => {
   await withServer(async (fake, client) => {
     const rows = Array.from({ length: 10_000 }, (_, i) => ({
