@@ -72,14 +72,18 @@ export class HttpTransport {
     return this.agent;
   }
 
-  /** One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts. */
-  async get(pathAndQuery: string, signal: AbortSignal): Promise<RawResponse> {
+  /**
+   * One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts.
+   * `onStatus` hears the status as soon as the status line arrives, before the body.
+   */
+  async get(pathAndQuery: string, signal: AbortSignal, onStatus?: (status: number) => void): Promise<RawResponse> {
     let response: SentResponse;
     try {
       response = await this.send(pathAndQuery, signal);
     } catch (error) {
       throw transportError(error, signal, this.host);
     }
+    onStatus?.(response.statusCode);
     const headers = response.headers;
     const header = (name: string): string | undefined => {
       const value = headers[name];
