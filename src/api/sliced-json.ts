@@ -325,6 +325,8 @@ export interface ParsedBody {
   leftOut: number;
   /** Object members left out unread (MAX_OBJECT_KEYS). */
   fieldsLeftOut: number;
+  /** Built a slice at a time (large, dense or wide): what holds it must not serialize it again in one go either. */
+  sliced: boolean;
 }
 
 /**
@@ -336,10 +338,10 @@ export interface ParsedBody {
 export async function parseBody(text: string, maxDepth: number): Promise<ParsedBody> {
   if (text.length <= NATIVE_PARSE_CHARS) {
     const found = census(text, maxDepth);
-    if (found.tooDeep) return { body: undefined, nestedTooDeep: true, leftOut: 0, fieldsLeftOut: 0 };
+    if (found.tooDeep) return { body: undefined, nestedTooDeep: true, leftOut: 0, fieldsLeftOut: 0, sliced: false };
     if (found.containers <= DENSE_CONTAINERS && found.longestArray <= MAX_ARRAY_ITEMS && found.widestObject <= MAX_OBJECT_KEYS)
-      return { body: JSON.parse(text) as unknown, nestedTooDeep: false, leftOut: 0, fieldsLeftOut: 0 };
+      return { body: JSON.parse(text) as unknown, nestedTooDeep: false, leftOut: 0, fieldsLeftOut: 0, sliced: false };
   }
   const parsed = await parseSliced(text, { maxDepth });
-  return { body: parsed.value, nestedTooDeep: parsed.tooDeep, leftOut: parsed.leftOut, fieldsLeftOut: parsed.fieldsLeftOut };
+  return { body: parsed.value, nestedTooDeep: parsed.tooDeep, leftOut: parsed.leftOut, fieldsLeftOut: parsed.fieldsLeftOut, sliced: true };
 }

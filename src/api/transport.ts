@@ -35,6 +35,8 @@ export interface RawResponse {
   leftOut?: number | undefined;
   /** Object members of a very wide object left unread (sliced-json.ts MAX_OBJECT_KEYS); 0 or undefined when none. */
   fieldsLeftOut?: number | undefined;
+  /** The body was built a slice at a time (large, dense or wide); see sliced-json.ts parseBody. */
+  sliced?: boolean | undefined;
   /** Characters of the body's text, when one was read. */
   bodyChars?: number | undefined;
   limits: LimitHeaders;

@@ -120,7 +120,11 @@ function fieldsLeftOutNotice(fieldsLeftOut: number): string | undefined {
 /** Characters of the body each result was read from: a page too large to cache is known without serializing it again. */
 const answeredChars = new WeakMap<ApiResult, number>();
 
-/** Whether `result` came from a body longer than `maxChars` (false when not known, e.g. from a cache). */
+/**
+ * Whether `result` came from a body longer than `maxChars`, or one read a slice at a time
+ * (a dense page: 100,000 empty rows in 0.3 MB took one JSON.stringify of 5-50 ms for the
+ * cache); false when not known, e.g. from a cache.
+ */
 export function answeredLongerThan(result: ApiResult, maxChars: number): boolean {
   return (answeredChars.get(result) ?? 0) > maxChars;
 }
@@ -157,6 +161,6 @@ export async function toResult(operationId: string, response: RawResponse): Prom
       data_source: str(upstream['data_source'], 100),
     }),
   };
-  if (response.bodyChars !== undefined) answeredChars.set(result, response.bodyChars);
+  if (response.bodyChars !== undefined) answeredChars.set(result, response.sliced === true ? Number.POSITIVE_INFINITY : response.bodyChars);
   return result;
 }

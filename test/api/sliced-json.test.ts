@@ -74,6 +74,7 @@ test('a small body: parsed as JSON.parse parses it, or, too dense or too wide, c
     nestedTooDeep: false,
     leftOut: 0,
     fieldsLeftOut: 0,
+    sliced: false,
   });
   // Wider than a slice of text (64 KB): an object within one is parsed whole, a slice's worth of keys at most.
   const fields = 4 * MAX_OBJECT_KEYS;
@@ -84,7 +85,13 @@ test('a small body: parsed as JSON.parse parses it, or, too dense or too wide, c
   assert.equal(Object.keys((cut.body as { data: object[] }).data[0] ?? {}).length, MAX_OBJECT_KEYS);
   const empty = `{"data":[${'{},'.repeat(99_999)}{}]}`;
   assert.ok(empty.length < 1024 * 1024, 'a small body');
-  assert.deepEqual(await parseBody(empty, 64), { body: JSON.parse(empty) as unknown, nestedTooDeep: false, leftOut: 0, fieldsLeftOut: 0 });
+  assert.deepEqual(await parseBody(empty, 64), {
+    body: JSON.parse(empty) as unknown,
+    nestedTooDeep: false,
+    leftOut: 0,
+    fieldsLeftOut: 0,
+    sliced: true,
+  });
   for (const depth of [63, 64, 65]) {
     const text = `${'['.repeat(depth)}"[{\\\\"${']'.repeat(depth)}`;
     assert.equal((await parseBody(text, 64)).nestedTooDeep, nestedDeeperThan(JSON.parse(text), 64), `${depth} levels`);

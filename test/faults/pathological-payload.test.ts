@@ -153,43 +153,62 @@ test('400,000 and 2,500,000 empty rows (7.5 MB, under the default body cap): cut
   });
 });
 
-/** What one JSON.parse of `text` costs in this process, the median of five: steadier than the best at a small page. */
-function medianParseMs(text: string): number {
-  const times: number[] = [];
-  for (let round = 0; round < 5; round += 1) {
-    const started = performance.now();
-    JSON.parse(text);
-    times.push(performance.now() - started);
-  }
-  return times.sort((a, b) => a - b)[2] ?? Infinity;
+/** 10,000 rows of the kind a real page holds (1.4 MB): the control a pathological page is held against. */
+function ordinaryRows(n: number): string {
+  const rows = Array.from({ length: n }, (_, i) => ({
+    ticker: 'AAPL',
+    short_float_pct: 1 + (i % 50) / 10,
+    days_to_cover: (i % 97) / 10,
+    settlement_date: '2026-11-14',
+    venue: 'NYSE',
+    executed_at: '2026-11-23T15:59:59.800-05:00',
+  }));
+  return JSON.stringify({ data: rows, _meta: {} });
 }
 
-test('100,000 empty rows in 0.3 MB (parsed in one go before): cut to the budget, and no ping waits more than a few JSON.parse of the page', async () => {
+test('100,000 empty rows in 0.3 MB (parsed in one go before): cut to the budget, and no ping waits much longer than during 10,000 ordinary rows', async () => {
   await withServer(async (fake, client) => {
     const page = emptyRows(100_000);
-    fake.answer = (_req, url) => ({
-      body: url.searchParams.get('limit') === '4' ? page : { data: [{ ticker: 'AAPL', short_float_pct: 1.5 }], _meta: {} },
-    });
-    // The exact counter loads on first need: loaded before, as on a server that has answered once.
+    const control = ordinaryRows(10_000);
+    // Three calls of each, each its own upstream request (a limit of its own): never from the cache.
+    const pathological = [4, 7, 8];
+    const ordinary = [9, 10, 11];
+    fake.answer = (_req, url) => {
+      const limit = Number(url.searchParams.get('limit'));
+      if (pathological.includes(limit)) return { body: page };
+      if (ordinary.includes(limit)) return { body: control };
+      return { body: { data: [{ ticker: 'AAPL', short_float_pct: 1.5 }], _meta: {} } };
+    };
     await client.callTool({ name: TOOL, arguments: { limit: 5 } });
-    const { result, slowestMs, pings } = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit: 4 } }));
-    assert.notEqual(result.isError, true, textOf(result));
-    const answer = structuredOf(result);
-    assert.ok(countTokens(textOf(result)) <= BUDGET, 'within the budget, in o200k tokens');
-    const trimmed = answer.meta.trimmed;
-    assert.ok(trimmed, 'says it was cut');
-    assert.equal(
-      trimmed.rows_returned + trimmed.rows_left + leftUnread(result),
-      100_000,
-      'every row is shown, counted as left, or said unread',
-    );
-    assert.ok(pings > 0);
+    // What the server holds the loop for recurs with each call; what the machine's load adds
+    // does not: the least of three calls' slowest pings is the server's own.
+    const leastSlowest = async (limits: number[], rows: number): Promise<number> => {
+      let least = Infinity;
+      for (const limit of limits) {
+        const { result, slowestMs, pings } = await pingsDuring(client, client.callTool({ name: TOOL, arguments: { limit } }));
+        assert.notEqual(result.isError, true, textOf(result));
+        const answer = structuredOf(result);
+        assert.ok(countTokens(textOf(result)) <= BUDGET, 'within the budget, in o200k tokens');
+        const trimmed = answer.meta.trimmed;
+        assert.ok(trimmed, 'says it was cut');
+        assert.equal(
+          trimmed.rows_returned + trimmed.rows_left + leftUnread(result),
+          rows,
+          'every row is shown, counted as left, or said unread',
+        );
+        assert.ok(pings > 0);
+        least = Math.min(least, slowestMs);
+      }
+      return least;
+    };
+    const emptyMs = await leastSlowest(pathological, 100_000);
+    const ordinaryMs = await leastSlowest(ordinary, 10_000);
     // Before: built in one go, walked whole for its depth, its keys cleaned with an await a
-    // row; the slowest ping waited 16-32 parses of the page (62-118 ms), here 3-7.
-    const floorMs = medianParseMs(page);
+    // row, serialized whole for the cache: the slowest ping waited 86-118 ms, 11-15 times
+    // what it waits during 10,000 ordinary rows (a page five times larger), still 5 at load 14; after, 0.6-2 at load 11.
     assert.ok(
-      slowestMs <= 10 * floorMs,
-      `slowest ping ${Math.round(slowestMs)} ms during 100,000 empty rows; one JSON.parse of that page takes ${floorMs.toFixed(1)} ms here`,
+      emptyMs <= 3.5 * ordinaryMs,
+      `slowest ping ${Math.round(emptyMs)} ms during 100,000 empty rows, ${Math.round(ordinaryMs)} ms during 10,000 ordinary rows (the least of three calls each)`,
     );
   });
 });
