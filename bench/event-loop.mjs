@@ -5,7 +5,8 @@
 // ping during the call beside the floor: one JSON.parse of the same body in this process
 // (best of three), i.e. what a server that parsed the page in one go could not go below.
 // Figures depend on the machine and its load: compare the ratio, and measure on a quiet one.
-// Usage: node bench/event-loop.mjs [--small]   (build first: npm run build)
+// Usage: node bench/event-loop.mjs [--small] [--only NAME] [--cli PATH]   (build first: npm run build)
+//   --only: the shapes whose name contains NAME; --cli: another build's cli.js (a baseline copy of dist/).
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,12 @@ import { buildOpenApiDocument, DATASETS } from '../dist/catalog/index.js';
 
 const small = process.argv.includes('--small');
 const scale = small ? 0.01 : 1;
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const option = (name) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const only = option('--only');
+const cli = option('--cli') ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOOL = 'shorts_short_screener';
 
 const realRows = (n) =>
@@ -61,7 +67,8 @@ const baseUrl = `http://127.0.0.1:${upstream.address().port}`;
 
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [cli],
+  // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
+  args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli],
   env: {
     ...process.env,
     MARKET_DATA_API_KEY: 'bench-key-0123456789',
@@ -87,6 +94,7 @@ function parseFloorMs(text) {
 
 console.log(`shape | body MB | slowest ping ms | floor: one JSON.parse ms | ratio | call ms${small ? '   (--small: 1% sizes)' : ''}`);
 for (const [index, [name, make]] of SHAPES.entries()) {
+  if (only && !name.includes(only)) continue;
   const body = make();
   const limit = String(index + 1);
   bodies.set(limit, body);

@@ -19,6 +19,7 @@ import { buildPath, datasetTarget, metaTarget, type RequestTarget } from './requ
 import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
+import { deadlineExceeded } from './deadline-error.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
@@ -175,7 +176,8 @@ export class MarketDataClient {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: () => (gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelledError() : deadlineExceeded()),
+        leaveError: (charged) =>
+          gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelledError() : deadlineExceeded(charged),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;
@@ -213,8 +215,10 @@ export class MarketDataClient {
           // connections' ends are read after the request that carried them): a request for
           // nobody is not sent, and an aborted signal makes the send fail without a request.
           await new Promise((resolve) => setImmediate(resolve));
+          flight.sending();
           const response = await transport
-            .get(pathAndQuery, flight.signal)
+            // A 200 of a data request costs a unit (spec): a deadline after it must say so.
+            .get(pathAndQuery, flight.signal, (status) => flight.answered(status === 200 && target.free !== true))
             .catch((error: unknown) => transportFailure(error, flight.signal));
           const answer = readAnswer(response);
           const { answered, outcome } = answer;
@@ -239,15 +243,4 @@ export class MarketDataClient {
       },
     );
   }
-}
-
-function deadlineExceeded(): ApiError {
-  return new ApiError({
-    code: 'DEADLINE_EXCEEDED',
-    status: null,
-    hint: 'Retry; if it keeps happening, ask for less data.',
-    recoverable: true,
-    retryAfterSeconds: 1,
-    local: true,
-  });
 }

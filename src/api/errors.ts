@@ -25,6 +25,8 @@ export interface ApiErrorInit {
   tags?: readonly string[] | undefined;
   /** True when the error was decided here without a request (latch, memory, validation). */
   local?: boolean | undefined;
+  /** Whether the call cost a unit, where that is known and worth saying (a deadline after a 200). */
+  charged?: boolean | undefined;
 }
 
 export class ApiError extends Error {
@@ -40,6 +42,7 @@ export class ApiError extends Error {
   readonly requestId: string | null;
   readonly tags: readonly string[];
   readonly local: boolean;
+  readonly charged: boolean | undefined;
 
   constructor(init: ApiErrorInit) {
     const kind = init.kind ?? (isErrorCode(init.code) ? init.code : codeForStatus(init.status ?? 500));
@@ -55,6 +58,7 @@ export class ApiError extends Error {
     this.requestId = init.requestId ?? null;
     this.tags = init.tags ?? [];
     this.local = init.local ?? false;
+    this.charged = init.charged;
   }
 
   /** What the code asks the caller to do, from the error table. */
@@ -72,6 +76,7 @@ export class ApiError extends Error {
       retry_after_seconds: this.retryAfterSeconds ?? null,
       docs_url: this.docsUrl ?? null,
       request_id: this.requestId,
+      ...(this.charged === undefined ? {} : { charged: this.charged }),
     };
   }
 }

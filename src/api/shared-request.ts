@@ -14,8 +14,12 @@ export interface Caller {
   signal: AbortSignal;
   deadline: number;
   onProgress?: ((event: SharedProgress) => void) | undefined;
-  /** The error this caller gets when its signal fires. */
-  leaveError: () => Error;
+  /**
+   * The error this caller gets when its signal fires, told what the request cost so far:
+   * false when nothing was sent or every answer was free, true once a charged answer's
+   * status line arrived, undefined while a request is out with no status yet.
+   */
+  leaveError: (charged: boolean | undefined) => Error;
 }
 
 /** What the request itself sees of its callers. */
@@ -26,12 +30,17 @@ export interface Flight {
   deadline(): number;
   /** Tells every caller still waiting. */
   progress(event: SharedProgress): void;
+  /** A request is out: what it costs is not known until its status line arrives. */
+  sending(): void;
+  /** The status line arrived: whether that answer costs a unit (a 200 of a data request). */
+  answered(charged: boolean): void;
 }
 
 interface Entry<T> {
   readonly controller: AbortController;
   readonly callers: Set<Caller>;
   readonly promise: Promise<T>;
+  charged: boolean | undefined;
 }
 
 export class SharedRequests<T> {
@@ -39,7 +48,7 @@ export class SharedRequests<T> {
 
   /** Joins the request under way for `key`, or starts it with `start`. */
   join(key: string, start: (flight: Flight) => Promise<T>, caller: Caller): Promise<T> {
-    if (caller.signal.aborted) return Promise.reject(caller.leaveError());
+    if (caller.signal.aborted) return Promise.reject(caller.leaveError(false));
     let entry = this.underWay.get(key);
     if (!entry) entry = this.begin(key, start, caller);
     else entry.callers.add(caller);
@@ -47,8 +56,9 @@ export class SharedRequests<T> {
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => {
         if (!current.callers.delete(caller)) return;
-        if (current.callers.size === 0) current.controller.abort(caller.leaveError());
-        reject(caller.leaveError());
+        const error = caller.leaveError(current.charged);
+        if (current.callers.size === 0) current.controller.abort(error);
+        reject(error);
       };
       caller.signal.addEventListener('abort', onAbort, { once: true });
       const settle = (): boolean => {
@@ -75,9 +85,16 @@ export class SharedRequests<T> {
       progress: (event) => {
         for (const caller of callers) caller.onProgress?.(event);
       },
+      sending: () => {
+        // A charged answer is never retried: once charged, the flight stays so.
+        if (entry.charged !== true) entry.charged = undefined;
+      },
+      answered: (charged) => {
+        if (entry.charged !== true) entry.charged = charged;
+      },
     };
-    const promise = Promise.resolve().then(() => start(flight));
-    const entry: Entry<T> = { controller, callers, promise };
+    const entry: Entry<T> = { controller, callers, promise: Promise.resolve().then(() => start(flight)), charged: false };
+    const promise = entry.promise;
     const forget = (): void => {
       if (this.underWay.get(key) === entry) this.underWay.delete(key);
     };

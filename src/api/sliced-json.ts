@@ -32,6 +32,13 @@ const CLOSE_ARRAY = 0x5d;
 
 /** Elements an array keeps: twenty times the largest page the API serves (5,000 rows). */
 export const MAX_ARRAY_ITEMS = 100_000;
+/**
+ * Members an object keeps: thirty times the widest row a dataset has (under 64 fields). A
+ * row of 200,000 fields (3.2 MB) held the event loop 471 ms while trimming walked it whole,
+ * several times; cut here, what follows never sees more than this many keys (or, in an
+ * object shorter than a slice of text, which JSON.parse builds whole, a slice's worth).
+ */
+export const MAX_OBJECT_KEYS = 2_000;
 
 export type SlicedParse =
   | {
@@ -39,12 +46,15 @@ export type SlicedParse =
       tooDeep: false;
       /** Elements past `maxItems` left out of their arrays, in all arrays together. */
       leftOut: number;
+      /** Members past `maxKeys` left out of their objects, in all objects together. */
+      fieldsLeftOut: number;
     }
-  | { value: undefined; tooDeep: true; leftOut: 0 };
+  | { value: undefined; tooDeep: true; leftOut: 0; fieldsLeftOut: 0 };
 
 export interface SlicedOptions {
   maxDepth: number;
   maxItems?: number | undefined;
+  maxKeys?: number | undefined;
   sliceChars?: number | undefined;
 }
 
@@ -55,13 +65,14 @@ export interface SlicedOptions {
 export async function parseSliced(text: string, options: SlicedOptions): Promise<SlicedParse> {
   const sliceChars = options.sliceChars ?? PARSE_SLICE_CHARS;
   const ends = await largeContainers(text, options.maxDepth, sliceChars);
-  if (ends === undefined) return { value: undefined, tooDeep: true, leftOut: 0 };
+  if (ends === undefined) return { value: undefined, tooDeep: true, leftOut: 0, fieldsLeftOut: 0 };
   const root = skipSpace(text, 0);
   const end = ends.get(root);
-  if (end === undefined) return { value: JSON.parse(text) as unknown, tooDeep: false, leftOut: 0 };
+  if (end === undefined) return { value: JSON.parse(text) as unknown, tooDeep: false, leftOut: 0, fieldsLeftOut: 0 };
   if (skipSpace(text, end) !== text.length) throw new SyntaxError('Unexpected text after the JSON value');
-  const builder = new Builder(text, ends, sliceChars, options.maxItems ?? MAX_ARRAY_ITEMS);
-  return { value: await builder.container(root), tooDeep: false, leftOut: builder.leftOut };
+  const builder = new Builder(text, ends, sliceChars, options.maxItems ?? MAX_ARRAY_ITEMS, options.maxKeys ?? MAX_OBJECT_KEYS);
+  const value = await builder.container(root);
+  return { value, tooDeep: false, leftOut: builder.leftOut, fieldsLeftOut: builder.fieldsLeftOut };
 }
 
 function isSpace(code: number): boolean {
@@ -160,12 +171,14 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 class Builder {
   private sinceYield = 0;
   leftOut = 0;
+  fieldsLeftOut = 0;
 
   constructor(
     private readonly text: string,
     private readonly ends: ReadonlyMap<number, number>,
     private readonly sliceChars: number,
     private readonly maxItems: number,
+    private readonly maxKeys: number,
   ) {}
 
   private async spent(chars: number): Promise<void> {
@@ -186,6 +199,8 @@ class Builder {
     let batchStart = -1;
     let batchEnd = -1;
     let batchCount = 0;
+    // Members kept so far (a repeated key counts each time, as it was read).
+    let kept = 0;
     const flush = async (): Promise<void> => {
       if (batchStart < 0) return;
       const slice = text.slice(batchStart, batchEnd);
@@ -195,12 +210,13 @@ class Builder {
         for (const key of Object.keys(parsed)) defineOwn(members, key, parsed[key]);
       }
       const chars = batchEnd - batchStart;
+      kept += batchCount;
       batchStart = -1;
       batchCount = 0;
       await this.spent(chars);
     };
-    // An array full: elements past it are scanned to their end, counted, never built.
-    const full = (): boolean => isArray && items.length + batchCount >= this.maxItems;
+    // A container full: members past it are scanned to their end, counted, never built.
+    const full = (): boolean => kept + batchCount >= (isArray ? this.maxItems : this.maxKeys);
     let i = skipSpace(text, start + 1);
     if (text.charCodeAt(i) === close) return isArray ? items : members;
     for (;;) {
@@ -218,13 +234,15 @@ class Builder {
       if (full()) {
         after = largeEnd ?? smallValueEnd(text, i);
         if (after === i) throw new SyntaxError('Expected a value in JSON');
-        this.leftOut += 1;
-        await this.spent(after - i);
+        if (isArray) this.leftOut += 1;
+        else this.fieldsLeftOut += 1;
+        await this.spent(after - memberStart);
       } else if (largeEnd !== undefined) {
         await flush();
         const value = await this.container(i);
         if (isArray) items.push(value);
         else defineOwn(members, JSON.parse(text.slice(memberStart, keyEnd)) as string, value);
+        kept += 1;
         after = largeEnd;
       } else {
         after = smallValueEnd(text, i);
@@ -245,4 +263,85 @@ class Builder {
       return isArray ? items : members;
     }
   }
+}
+
+/**
+ * Bodies up to this size may be parsed in one native JSON.parse (about 4 ms for 0.9 MB
+ * here): the sliced parser, cold at start-up, took 30-44 ms for a big registry's 0.9 MB
+ * document, which a first start waits for.
+ */
+const NATIVE_PARSE_CHARS = 1024 * 1024;
+/**
+ * Objects and arrays a body may hold and still be parsed in one go: six times a page of
+ * the API's largest (5,000 rows), twice a 500-dataset openapi.json (12,000). A 0.3 MB body
+ * of 100,000 empty rows built in one go, then walked for its depth, held the event loop
+ * 86 ms, most of it the garbage collector's; such a body is built a slice at a time.
+ */
+const DENSE_CONTAINERS = 32_768;
+
+/** What a body's text holds, read in one linear pass: too deep, or how many containers, the longest array and the widest object. */
+function census(text: string, maxDepth: number): { tooDeep: boolean; containers: number; longestArray: number; widestObject: number } {
+  // Per open container: the members seen so far (commas at its own level, plus one), and whether it is an object.
+  const members = new Int32Array(maxDepth + 1);
+  const isObject = new Uint8Array(maxDepth + 1);
+  let depth = 0;
+  let containers = 0;
+  let longestArray = 0;
+  let widestObject = 0;
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const close = text.indexOf('"', i + 1);
+      // Unterminated or escaped: the exact reading (JSON.parse, or the sliced parser) decides.
+      i = close < 0 ? length : text.charCodeAt(close - 1) === BACKSLASH ? stringEnd(text, i) : close + 1;
+      continue;
+    }
+    if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+      if (depth >= maxDepth) return { tooDeep: true, containers, longestArray, widestObject };
+      depth += 1;
+      members[depth] = 1;
+      isObject[depth] = code === OPEN_OBJECT ? 1 : 0;
+      containers += 1;
+    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      if (depth > 0) {
+        const count = members[depth] ?? 0;
+        if (isObject[depth] === 1) widestObject = Math.max(widestObject, count);
+        else longestArray = Math.max(longestArray, count);
+        depth -= 1;
+      }
+    } else if (code === COMMA) members[depth] = (members[depth] ?? 0) + 1;
+    i += 1;
+  }
+  return { tooDeep: false, containers, longestArray, widestObject };
+}
+
+/** A body's value and what reading it found (transport.ts gives it on in its RawResponse). */
+export interface ParsedBody {
+  body: unknown;
+  nestedTooDeep: boolean;
+  /** Array elements left out unread (MAX_ARRAY_ITEMS). */
+  leftOut: number;
+  /** Object members left out unread (MAX_OBJECT_KEYS). */
+  fieldsLeftOut: number;
+  /** Built a slice at a time (large, dense or wide): what holds it must not serialize it again in one go either. */
+  sliced: boolean;
+}
+
+/**
+ * The value of a body's text, with its depth checked on the text (nothing after walks it
+ * again). A small body of few containers, none wider than the bounds, takes one native
+ * JSON.parse; any other is built a slice at a time and cut to the bounds while it is read.
+ * Throws a SyntaxError on text that is not JSON.
+ */
+export async function parseBody(text: string, maxDepth: number): Promise<ParsedBody> {
+  if (text.length <= NATIVE_PARSE_CHARS) {
+    const found = census(text, maxDepth);
+    if (found.tooDeep) return { body: undefined, nestedTooDeep: true, leftOut: 0, fieldsLeftOut: 0, sliced: false };
+    if (found.containers <= DENSE_CONTAINERS && found.longestArray <= MAX_ARRAY_ITEMS && found.widestObject <= MAX_OBJECT_KEYS)
+      return { body: JSON.parse(text) as unknown, nestedTooDeep: false, leftOut: 0, fieldsLeftOut: 0, sliced: false };
+  }
+  const parsed = await parseSliced(text, { maxDepth });
+  return { body: parsed.value, nestedTooDeep: parsed.tooDeep, leftOut: parsed.leftOut, fieldsLeftOut: parsed.fieldsLeftOut, sliced: true };
 }

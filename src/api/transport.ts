@@ -10,14 +10,7 @@ import { firstGet, type SentResponse } from './first-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';
 import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
 import { MAX_DEPTH } from '../sanitize.js';
-import { parseSliced } from './sliced-json.js';
-
-/**
- * Bodies up to this size are parsed in one native JSON.parse (about 4 ms for 0.9 MB here):
- * the sliced parser, cold at start-up, took 30-44 ms for the same 0.9 MB document of a
- * big registry, which a first start waits for. Larger bodies are parsed a slice at a time.
- */
-const NATIVE_PARSE_CHARS = 1024 * 1024;
+import { parseBody } from './sliced-json.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -40,6 +33,10 @@ export interface RawResponse {
   nestedTooDeep?: boolean | undefined;
   /** Array elements of a huge body left unread (sliced-json.ts MAX_ARRAY_ITEMS); 0 or undefined when none. */
   leftOut?: number | undefined;
+  /** Object members of a very wide object left unread (sliced-json.ts MAX_OBJECT_KEYS); 0 or undefined when none. */
+  fieldsLeftOut?: number | undefined;
+  /** The body was built a slice at a time (large, dense or wide); see sliced-json.ts parseBody. */
+  sliced?: boolean | undefined;
   /** Characters of the body's text, when one was read. */
   bodyChars?: number | undefined;
   limits: LimitHeaders;
@@ -77,14 +74,18 @@ export class HttpTransport {
     return this.agent;
   }
 
-  /** One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts. */
-  async get(pathAndQuery: string, signal: AbortSignal): Promise<RawResponse> {
+  /**
+   * One GET. `pathAndQuery` starts with /v1; it was built from validated, encoded parts.
+   * `onStatus` hears the status as soon as the status line arrives, before the body.
+   */
+  async get(pathAndQuery: string, signal: AbortSignal, onStatus?: (status: number) => void): Promise<RawResponse> {
     let response: SentResponse;
     try {
       response = await this.send(pathAndQuery, signal);
     } catch (error) {
       throw transportError(error, signal, this.host);
     }
+    onStatus?.(response.statusCode);
     const headers = response.headers;
     const header = (name: string): string | undefined => {
       const value = headers[name];
@@ -125,10 +126,8 @@ export class HttpTransport {
     if (text.length === 0) return { ...result, body: undefined, bodyInvalid: false };
     const read = { ...result, bodyChars: text.length };
     try {
-      if (text.length <= NATIVE_PARSE_CHARS) return { ...read, body: JSON.parse(text) as unknown, bodyInvalid: false };
-      // A large page is parsed a slice at a time, its depth checked on the text (sliced-json.ts).
-      const parsed = await parseSliced(text, { maxDepth: MAX_DEPTH });
-      return { ...read, body: parsed.value, bodyInvalid: false, nestedTooDeep: parsed.tooDeep, leftOut: parsed.leftOut };
+      // One native parse, or a slice at a time for a large or dense page; the depth checked on the text (sliced-json.ts).
+      return { ...read, ...(await parseBody(text, MAX_DEPTH)), bodyInvalid: false };
     } catch {
       return { ...read, body: undefined, bodyInvalid: true };
     }

@@ -255,7 +255,8 @@ export async function fieldNamesOf(data: unknown): Promise<string[]> {
       names.add(key);
       if (slicer.spent(16)) await nextTurn();
     }
-    if (slicer.spent(2)) await nextTurn();
+    // A row's keys are listed even when it has none: 100,000 empty rows took 30 ms in one turn at 2 a row.
+    if (slicer.spent(16)) await nextTurn();
   }
   return [...names];
 }

@@ -43,8 +43,10 @@ export class RedisLink implements RedisCommander {
   private readonly troubleListeners = new Set<(error: Error) => void>();
   private closed = false;
   private unanswered: RedisUnavailableError | undefined;
-  /** Why the last connection attempt failed: "not connected" alone hides a wrong password. */
+  /** Why Redis refused us (say, the password), until a connection is ready: "not connected" alone hides it. */
   private lastFailure: string | undefined;
+  /** Settles when each connection's first attempt has an outcome (ready or an error), or after the connect timeout. */
+  private readonly firstAttempts: Promise<unknown>;
 
   constructor(options: RedisLinkOptions) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
@@ -61,8 +63,21 @@ export class RedisLink implements RedisCommander {
       });
     this.client = make();
     this.subscriber = make();
+    this.firstAttempts = Promise.race([
+      Promise.all(
+        [this.client, this.subscriber].map(
+          (client) =>
+            new Promise<void>((resolve) => {
+              client.once('ready', resolve);
+              client.once('error', resolve);
+            }),
+        ),
+      ),
+      new Promise<void>((resolve) => setTimeout(resolve, connectTimeout).unref()),
+    ]);
     for (const client of [this.client, this.subscriber]) {
       client.on('error', (error: unknown) => this.trouble(error));
+      client.on('ready', () => (this.lastFailure = undefined));
       // node-redis resolves connect() only once connected; it retries on its own meanwhile.
       client.connect().catch((error: unknown) => this.trouble(error));
     }
@@ -103,6 +118,8 @@ export class RedisLink implements RedisCommander {
 
   /** Resolves when both connections answer; the probe that decides to rejoin. */
   async ping(): Promise<void> {
+    // Start-up's first probe: a refusal (a wrong password) is said from the first report on, not "not connected".
+    if (!this.client.isReady || !this.subscriber.isReady) await this.firstAttempts;
     await this.send(['PING']);
     this.unanswered = undefined;
     if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
@@ -151,6 +168,8 @@ export class RedisLink implements RedisCommander {
     // A SUBSCRIBE to a Redis that stopped answering never settles: it is bounded like any
     // command, and while a command goes unanswered no new one is sent (the probe retries).
     if (this.unanswered) throw this.unanswered;
+    // The gate subscribes at once, in the background: what it reports first is what a user reads.
+    if (!this.subscriber.isReady) await this.firstAttempts;
     if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     for (const [channel, listener] of this.channels) {
       if (this.subscribed.has(channel)) continue;
@@ -195,8 +214,10 @@ export class RedisLink implements RedisCommander {
 
   private trouble(error: unknown): void {
     if (this.closed) return;
-    this.lastFailure = refusal(error);
-    const wrapped = new RedisUnavailableError(error);
+    // A refusal stays the reason until a connection is ready: the socket errors after it would hide it.
+    this.lastFailure = refusal(error) ?? this.lastFailure;
+    // Said in words a user acts on, not as Redis's own WRONGPASS text.
+    const wrapped = new RedisUnavailableError(refusal(error) ?? error);
     for (const listener of this.troubleListeners) listener(wrapped);
   }
 }

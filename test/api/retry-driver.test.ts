@@ -79,6 +79,8 @@ function drive(answers: Scripted[], options: { deadlineMs?: number; free?: boole
     signal: controller.signal,
     deadline: () => deadline,
     progress: (event: SharedProgress) => progress.push(event.message),
+    sending: () => undefined,
+    answered: () => undefined,
   };
   const run: Run = { gate, sleeps, progress, attempts: 0, result: Promise.resolve('') };
   run.result = driveRetries<string>(

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseSliced } from '../../src/api/sliced-json.js';
+import { MAX_OBJECT_KEYS, parseBody, parseSliced } from '../../src/api/sliced-json.js';
 import { nestedDeeperThan, sanitizeDeep, sanitizeParsed } from '../../src/sanitize.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
@@ -51,6 +51,52 @@ test('an array keeps at most maxItems elements and counts the rest; a __proto__ 
   assert.equal(parsed.leftOut, 30);
   assert.equal(Object.getPrototypeOf(value), Object.prototype);
   assert.deepEqual(Object.getOwnPropertyDescriptor(value, '__proto__')?.value, [4, 5, 6, 7, 8]);
+});
+
+test('an object keeps at most maxKeys members, in order, and counts the rest, however its members were batched', async () => {
+  const row = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, i % 3 === 0 ? { nested: i } : i]));
+  const text = JSON.stringify({ data: [row, { small: 1 }] });
+  for (const sliceChars of [1, 8, 64]) {
+    const parsed = await parseSliced(text, { maxDepth: 64, sliceChars, maxKeys: 20 });
+    assert.equal(parsed.tooDeep, false);
+    const [wide, small] = (parsed.value as { data: Record<string, unknown>[] }).data;
+    assert.deepEqual(Object.entries(wide ?? {}), Object.entries(row).slice(0, 20), `slices of ${sliceChars}`);
+    assert.deepEqual(small, { small: 1 });
+    assert.equal(parsed.fieldsLeftOut, 30);
+    assert.equal(parsed.leftOut, 0);
+  }
+});
+
+test('a small body: parsed as JSON.parse parses it, or, too dense or too wide, cut while it is read; depth judged on the text', async () => {
+  const ordinary = JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ ticker: 'AAPL', size: i, tags: ['a"\\', '\\'] })) });
+  assert.deepEqual(await parseBody(ordinary, 64), {
+    body: JSON.parse(ordinary) as unknown,
+    nestedTooDeep: false,
+    leftOut: 0,
+    fieldsLeftOut: 0,
+    sliced: false,
+  });
+  // Wider than a slice of text (64 KB): an object within one is parsed whole, a slice's worth of keys at most.
+  const fields = 4 * MAX_OBJECT_KEYS;
+  const wide = JSON.stringify({ data: [Object.fromEntries(Array.from({ length: fields }, (_, i) => [`f${i}`, i]))] });
+  assert.ok(wide.length > 64 * 1024 && wide.length < 1024 * 1024);
+  const cut = await parseBody(wide, 64);
+  assert.equal(cut.fieldsLeftOut, fields - MAX_OBJECT_KEYS);
+  assert.equal(Object.keys((cut.body as { data: object[] }).data[0] ?? {}).length, MAX_OBJECT_KEYS);
+  const empty = `{"data":[${'{},'.repeat(99_999)}{}]}`;
+  assert.ok(empty.length < 1024 * 1024, 'a small body');
+  assert.deepEqual(await parseBody(empty, 64), {
+    body: JSON.parse(empty) as unknown,
+    nestedTooDeep: false,
+    leftOut: 0,
+    fieldsLeftOut: 0,
+    sliced: true,
+  });
+  for (const depth of [63, 64, 65]) {
+    const text = `${'['.repeat(depth)}"[{\\\\"${']'.repeat(depth)}`;
+    assert.equal((await parseBody(text, 64)).nestedTooDeep, nestedDeeperThan(JSON.parse(text), 64), `${depth} levels`);
+  }
+  await assert.rejects(parseBody('{"a":[1,}', 64), SyntaxError);
 });
 
 test('cleaning a parsed page in place gives what sanitizeDeep gives', async () => {

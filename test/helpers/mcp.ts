@@ -85,6 +85,8 @@ export interface ToolError {
   action: string;
   docs_url: string | null;
   request_id: string | null;
+  /** Whether the call cost a unit, where the server knows and says (a deadline after a 200). */
+  charged?: boolean;
 }
 
 /**

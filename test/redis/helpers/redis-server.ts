@@ -52,14 +52,18 @@ export async function freePort(): Promise<number> {
 
 export class ThrowawayRedis {
   private child: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly extraArgs: readonly string[] = [],
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<ThrowawayRedis> {
-    const redis = new ThrowawayRedis(await freePort());
+  /** `extraArgs`: more redis-server options, e.g. `['--requirepass', '…']`. */
+  static async start(extraArgs: readonly string[] = []): Promise<ThrowawayRedis> {
+    const redis = new ThrowawayRedis(await freePort(), extraArgs);
     await redis.restart();
     return redis;
   }
@@ -67,9 +71,13 @@ export class ThrowawayRedis {
   /** Starts (again) on the same port: a Redis that comes back, empty. */
   async restart(): Promise<void> {
     if (!BINARY) throw new Error('redis-server not installed');
-    const child = spawn(BINARY, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      BINARY,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.extraArgs],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let seen = '';
