@@ -11,6 +11,7 @@
  *   left alone regains the whole limit.
  */
 import { SPEC_LIMITS } from '../../catalog/index.js';
+import { partOf, WHOLE_ACCOUNT, type AccountPart } from './account-share.js';
 
 export interface InFlightCapOptions {
   /** The account's limit (spec: 5). */
@@ -40,8 +41,8 @@ export class InFlightCap {
   private lastChangeAt = 0;
   /** The fair share the rate headers last showed (the account's limit until they show others). */
   private share: number;
-  /** Processes sharing the account unseen (see `shareAmong`). */
-  private parts = 1;
+  /** This process's part of the account while its processes cannot see each other (see `shareAmong`). */
+  private part: AccountPart = WHOLE_ACCOUNT;
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? SPEC_LIMITS.inFlight;
@@ -67,14 +68,14 @@ export class InFlightCap {
    * `parts` processes share the account and cannot see each other's requests as they are
    * sent (their shared gate on Redis is away): this one keeps to its part of the account's
    * slots, at least one, so that together they stay within the account's limit rather
-   * than learn it from IN_FLIGHT_EXCEEDED. 1 gives back the whole limit.
+   * than learn it from IN_FLIGHT_EXCEEDED (src/api/gate/account-share.ts). WHOLE_ACCOUNT gives back the whole limit.
    */
-  shareAmong(parts: number): void {
-    this.parts = Math.max(1, Math.floor(parts));
+  shareAmong(part: AccountPart): void {
+    this.part = part;
   }
 
   private partCap(): number {
-    return Math.max(1, Math.floor(this.max / this.parts));
+    return partOf(this.max, this.part);
   }
 
   /**
