@@ -222,7 +222,7 @@ export class ResilientGate implements AccountGate {
 
   private startJoining(ready: Promise<boolean>, waitMs: number): void {
     this.mode = 'in-process';
-    this.reason = 'connecting to Redis; until it answers this process keeps its own limits';
+    this.reason = `connecting to Redis; until it answers this process ${this.partText()}`;
     this.joinUntil = Date.now() + waitMs;
     this.joining = ready
       .catch(() => false)
@@ -264,7 +264,7 @@ export class ResilientGate implements AccountGate {
     // While joining, the join decides (and schedules the probe if Redis never answered).
     if (this.joining) {
       this.joinError = error;
-      this.reason = `connecting to Redis (${why}); until it answers this process keeps its own limits`;
+      this.reason = `connecting to Redis (${why}); until it answers this process ${this.partText()}`;
       return;
     }
     // From Redis, or from a join that never reached it: the part as now known.
@@ -291,12 +291,14 @@ export class ResilientGate implements AccountGate {
   }
 
   private outageReason(why: string): string {
+    return `redis unreachable (${why}); this process ${this.partText()} and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+  }
+
+  private partText(): string {
     const inForce = this.part;
-    const part =
-      inForce && inForce.part.processes > 1
-        ? `keeps to its part of the account's limits, ${partOf(SPEC_LIMITS.inFlight, inForce.part)} of ${SPEC_LIMITS.inFlight} in flight and ${partOf(SPEC_LIMITS.perWindow, inForce.part)} of ${SPEC_LIMITS.perWindow} a window (${inForce.part.processes} processes of the account, ${inForce.because})`
-        : "keeps the account's limits on its own";
-    return `redis unreachable (${why}); this process ${part} and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+    return inForce && inForce.part.processes > 1
+      ? `keeps to its part of the account's limits, ${partOf(SPEC_LIMITS.inFlight, inForce.part)} of ${SPEC_LIMITS.inFlight} in flight and ${partOf(SPEC_LIMITS.perWindow, inForce.part)} of ${SPEC_LIMITS.perWindow} a window (${inForce.part.processes} processes of the account, ${inForce.because})`
+      : "keeps the account's limits on its own";
   }
 
   private scheduleProbe(): void {

@@ -72,6 +72,15 @@ export class InFlightCap {
    */
   shareAmong(part: AccountPart): void {
     this.part = part;
+    if (part.processes <= 1) return;
+    // Redis's count is better knowledge than a share guessed from the rate headers before:
+    // the part (with its remainder) is the cap, not what those headers left it.
+    const mine = this.partCap();
+    this.share = mine;
+    if (this.cap >= mine) return;
+    this.cap = mine;
+    this.threshold = mine;
+    this.answeredThisRound = 0;
   }
 
   private partCap(): number {
@@ -120,7 +129,10 @@ export class InFlightCap {
    * costs no throughput, while a burst of every process at full cap costs refusals.
    */
   shareWith(processes: number, now: number): void {
-    const fair = Math.max(1, Math.floor(this.max / Math.max(1, processes)));
+    // With a part in force (Redis away) the membership Redis listed decides, not this guess
+    // from the ratio of requests (which counts processes only when they send alike);
+    // IN_FLIGHT_EXCEEDED still halves the cap if an unlisted process takes slots.
+    const fair = this.part.processes > 1 ? this.partCap() : Math.max(1, Math.floor(this.max / Math.max(1, processes)));
     this.share = fair;
     if (this.current(now) <= fair) return;
     this.cap = fair;
