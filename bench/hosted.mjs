@@ -5,11 +5,14 @@
 // calls answered, upstream 429s, how much of each window was used, each user's share of
 // each window (from the upstream's own log) and their spread; in the full run one node is
 // killed and Redis restarted mid-run, and what each did to the calls is reported.
-// Usage: npm run build:test && node bench/hosted.mjs [--reduced] [--no-faults] [--json]
+// Usage: npm run build:test && node bench/hosted.mjs [--reduced] [--no-faults] [--redis-restart] [--node-during-outage] [--json]
 //   --reduced:   short windows, fewer calls, no faults (what CI runs once, test/team/hosted.test.ts)
 //   --no-faults: the full run without killing a node or restarting Redis
 //   --redis-restart: with --reduced, more calls and Redis restarted mid-run (no node killed):
 //                what test/team/hosted.test.ts runs, so the nodes' outage share is tested
+//   --node-during-outage: with a Redis restart, a fourth node (no record of the count, no
+//                MARKET_DATA_EXPECTED_PROCESSES) starts while Redis is down and joins HAProxy's
+//                rotation: what it served and the upstream 429s meanwhile are reported
 //   --json:      also print the figures as one JSON line at the end
 // Needs haproxy and redis-server on PATH (Debian: apt-get install -y haproxy redis-server).
 /* global fetch, URLSearchParams */
@@ -28,6 +31,7 @@ const reduced = process.argv.includes('--reduced');
 const asJson = process.argv.includes('--json');
 const withFaults = !reduced && !process.argv.includes('--no-faults');
 const redisRestart = withFaults || (reduced && process.argv.includes('--redis-restart'));
+const nodeDuringOutage = redisRestart && process.argv.includes('--node-during-outage');
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PER_WINDOW = 60;
 const IN_FLIGHT = 5;
@@ -102,10 +106,10 @@ async function startRedis(port) {
 }
 
 /** A node on a port of its own choosing (no port probed free and then taken): its URL names it. */
-async function startNode(env) {
+async function startNode(env, port = 0) {
   const { child, match } = await start(
     process.execPath,
-    [CLI, '--http', '--port', '0'],
+    [CLI, '--http', '--port', String(port)],
     { env: { ...env, MARKET_DATA_CACHE_DIR: mkdtempSync(join(tmpdir(), 'mdmcp-hosted-')) } },
     /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
   );
@@ -165,6 +169,16 @@ async function serverSessions(proxyPort, name) {
   return row ? Number(row[4]) : null;
 }
 
+/** Requests HAProxy sent a node in all, through either backend (its stats' stot). */
+async function servedBy(proxyPort, name) {
+  const response = await fetch(`http://127.0.0.1:${proxyPort}/haproxy-stats;csv`);
+  return (await response.text())
+    .split('\n')
+    .map((line) => line.split(','))
+    .filter((r) => (r[0] === 'nodes' || r[0] === 'nodes_alive') && r[1] === name)
+    .reduce((sum, r) => sum + Number(r[7]), 0);
+}
+
 /**
  * HAProxy's log: when it took a node out of the rotation. (A request a node dropped is not
  * always logged: HAProxy closes the client's connection silently when the request was not
@@ -210,6 +224,12 @@ async function main() {
   // Listening is not ready: a node joins Redis and probes the upstream after it listens,
   // and HAProxy takes a node that is not ready out of the rotation.
   await Promise.all(nodes.map((node, i) => untilReady(`node${i + 1} /readyz`, () => nodeReady(node.port))));
+  // The node started during the outage: in HAProxy's list from the start, down until it runs.
+  const latePort = nodeDuringOutage ? await freePort() : undefined;
+  const servers = [
+    ...nodes.map((node, i) => `  server node${i + 1} 127.0.0.1:${node.port} check`),
+    ...(latePort === undefined ? [] : [`  server node${NODES + 1} 127.0.0.1:${latePort} check`]),
+  ];
   const config = join(mkdtempSync(join(tmpdir(), 'mdmcp-haproxy-')), 'haproxy.cfg');
   writeFileSync(
     config,
@@ -237,12 +257,12 @@ async function main() {
       '  balance roundrobin',
       '  option httpchk GET /readyz',
       '  default-server inter 1s fall 1 rise 1',
-      ...nodes.map((node, i) => `  server node${i + 1} 127.0.0.1:${node.port} check`),
+      ...servers,
       'backend nodes_alive',
       '  balance roundrobin',
       '  option httpchk GET /healthz',
       '  default-server inter 1s fall 1 rise 1',
-      ...nodes.map((node, i) => `  server node${i + 1} 127.0.0.1:${node.port} check`),
+      ...servers,
       '',
     ].join('\n'),
   );
@@ -315,6 +335,10 @@ async function main() {
               // Down for a window and a bit: the nodes must serve one window's start
               // on their fallback gates, whatever part of a window the kill falls in.
               void kill(redis).then(async () => {
+                if (latePort !== undefined) {
+                  const late = startNode(env, latePort).then(() => (event.nodeStartedAt = Date.now()));
+                  late.catch((error) => (event.nodeFailed = String(error?.message ?? error).slice(0, 200)));
+                }
                 await new Promise((r) => setTimeout(r, REDIS_DOWN_MS));
                 redis = await startRedis(redisPort);
                 event.backAt = Date.now();
@@ -350,6 +374,8 @@ async function main() {
   );
   for (const timer of faults) clearTimeout(timer);
   const elapsedMs = Date.now() - began;
+  const restart = events.find((e) => e.what === 'redis restarted');
+  if (restart && latePort !== undefined) restart.nodeServed = await servedBy(proxyPort, `node${NODES + 1}`).catch(() => null);
 
   const figures = measure({ sim, sentFrom, began, elapsedMs, records, owner, events, proxyLines });
   report(figures);
@@ -408,7 +434,7 @@ function measure({ sim, sentFrom, began, elapsedMs, records, owner, events, prox
   const minOf = (list) => (list.length ? Math.min(...list) : null);
   const maxOf = (list) => (list.length ? Math.max(...list) : null);
   return {
-    mode: reduced ? (redisRestart ? 'reduced, Redis restarted' : 'reduced') : withFaults ? 'full' : 'full, no faults',
+    mode: `${reduced ? (redisRestart ? 'reduced, Redis restarted' : 'reduced') : withFaults ? 'full' : 'full, no faults'}${nodeDuringOutage ? ', a node started during the outage' : ''}`,
     windowMs: WINDOW_MS,
     calls: records.length,
     answered: records.filter((r) => r.outcome === 'ok').length,
@@ -449,6 +475,11 @@ function eventFigures(e, { began, records, upstream, proxyLines }) {
     // Answered while the fault lasted: the nodes kept serving (for Redis, on their own gates).
     upstreamAnsweredDuringOutage: upstream.filter((r) => r.status !== 429 && r.at >= e.at && r.at <= (e.backAt ?? e.at)).length,
   };
+  if (e.nodeStartedAt !== undefined || e.nodeFailed !== undefined) {
+    figures.nodeStartedAtMs = e.nodeStartedAt === undefined ? null : e.nodeStartedAt - began;
+    figures.nodeFailed = e.nodeFailed ?? null;
+    figures.nodeServed = e.nodeServed ?? null;
+  }
   if (e.server) {
     figures.heldByDeadNode = e.inFlight;
     const down = proxyLines.find((l) => l.server === e.server && l.at >= e.at);
@@ -488,6 +519,12 @@ function report(f) {
     else
       log(
         `    ${e.failed} of ${e.callsDuring} calls around it failed (floor: 0); ${e.upstreamAnsweredDuringOutage} upstream answers while Redis was away; upstream 429s meanwhile ${e.upstream429During}`,
+      );
+    if (e.nodeStartedAtMs !== undefined)
+      log(
+        e.nodeFailed
+          ? `    node${NODES + 1} (started during the outage) failed to start: ${e.nodeFailed}`
+          : `    node${NODES + 1} started during the outage at ${((e.nodeStartedAtMs ?? 0) / 1000).toFixed(1)} s, served ${e.nodeServed ?? 'n/a'} calls (HAProxy's count); the upstream 429s above include its (floor: <= ${FLOORS.max429Pct} % overall)`,
       );
     log(
       `    slowest call around it ${e.slowestCallDuringMs} ms, elsewhere ${e.slowestCallOtherwiseMs} ms (no hang: within the 50 s deadline)`,

@@ -20,6 +20,7 @@ export const ENV = {
   redisCacheMb: 'MARKET_DATA_REDIS_CACHE_MB',
   catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
   accountId: 'MARKET_DATA_ACCOUNT_ID',
+  expectedProcesses: 'MARKET_DATA_EXPECTED_PROCESSES',
 } as const;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -95,6 +96,8 @@ export const ConfigSchema = z.object({
   catalogRefreshS: integer(1, 86_400).default(900),
   /** The upstream account the key belongs to: keys of one account then share one gate on Redis. */
   accountId: z.string().trim().min(1).max(200).optional(),
+  /** While Redis is away, each process of the account leaves room for at least this many (src/redis/outage-part.ts). */
+  expectedProcesses: integer(1, 1000).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

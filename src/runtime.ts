@@ -88,7 +88,12 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   keyCursorsTo(simulator ? DEMO_KEY : config.apiKey);
-  const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log);
+  const account = await sharedAccount(
+    config,
+    simulator ? DEMO_KEY : config.apiKey,
+    log,
+    simulator ? undefined : (config.cacheDir ?? defaultCacheDir()),
+  );
   const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
   const client = new MarketDataClient({
     config,
@@ -177,7 +182,12 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
  * fallback while Redis is unreachable (and until it first answers). The Redis client
  * loads only in this case.
  */
-async function sharedAccount(config: Config, apiKey: string | undefined, log: Logger): Promise<SharedAccount<ApiResult> | undefined> {
+async function sharedAccount(
+  config: Config,
+  apiKey: string | undefined,
+  log: Logger,
+  stateDir: string | undefined,
+): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
   const { createSharedAccount } = await import('./redis/factory.js');
   const { teamAccountKeys } = await import('./ops/account-keys.js');
@@ -193,6 +203,8 @@ async function sharedAccount(config: Config, apiKey: string | undefined, log: Lo
     fallback,
     log,
     cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
+    stateDir,
+    expectedProcesses: config.expectedProcesses,
   });
 }
 

@@ -83,6 +83,7 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
         fallback: new InProcessAccountGate(),
         log,
         cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
+        expectedProcesses: config.expectedProcesses,
       });
     }
     const client = new MarketDataClient({

@@ -9,6 +9,8 @@ import { RedisLink } from './connection.js';
 import { RedisAccountGate } from './gate.js';
 import { accountKeys, type AccountKeys } from './keys.js';
 import { AccountMembers } from './members.js';
+import { membersRecord } from './members-record.js';
+import { partInForce } from './outage-part.js';
 import { ResilientGate } from './resilient.js';
 
 export interface AccountGateFactoryOptions {
@@ -38,6 +40,10 @@ export interface AccountGateFactoryOptions {
   joinAttemptMs?: number;
   /** What the account's entries in the cache tier may hold together (REDIS_CACHE_MAX_BYTES by default). */
   cacheMaxBytes?: number | undefined;
+  /** The node's state directory (MARKET_DATA_CACHE_DIR): it keeps the account's process count for a start during an outage. */
+  stateDir?: string | undefined;
+  /** MARKET_DATA_EXPECTED_PROCESSES: the fewest processes each leaves room for while Redis is away. */
+  expectedProcesses?: number | undefined;
 }
 
 /**
@@ -60,20 +66,31 @@ export function createAccountGate(options: AccountGateFactoryOptions): Promise<A
     ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
-  // In the background: start-up (and the host's initialize) never waits on Redis.
-  const ready = (async () =>
-    (await link.waitUntilReady(options.joinAttemptMs ?? 1000)) &&
-    (await shared.ping().then(
-      () => true,
-      () => false,
-    )))();
   // Who else spends the account: while Redis is away, each process keeps to its part.
-  const members = new AccountMembers({ redis: link, keys });
-  members.start();
+  const record = options.stateDir ? membersRecord(options.stateDir, keys.state) : undefined;
+  const remembered = record?.read();
+  const members = new AccountMembers({ redis: link, keys, ...(record ? { onCount: (n: number) => record.write(n) } : {}) });
+  // In the background: start-up (and the host's initialize) never waits on Redis. Joining
+  // includes the first beat (one round trip), so that a process on Redis knows who else is.
+  const ready = (async () => {
+    const answered =
+      (await link.waitUntilReady(options.joinAttemptMs ?? 1000)) &&
+      (await shared.ping().then(
+        () => true,
+        () => false,
+      ));
+    if (answered) await members.beat();
+    else members.start();
+    return answered;
+  })();
+  const outagePart = {
+    inForce: () => partInForce({ seen: () => members.part(), remembered, expected: options.expectedProcesses }),
+    close: () => members.close(),
+  };
   return Promise.resolve(
     new ResilientGate(shared, options.fallback, {
       log: options.log,
-      members,
+      members: outagePart,
       join: { ready, waitMs: options.connectWaitMs ?? JOIN_WAIT_MS },
       ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
     }),

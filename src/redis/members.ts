@@ -8,10 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
+import type { AccountPart } from '../api/gate/account-share.js';
 import type { AccountKeys } from './keys.js';
 import { Script, type RedisCommander } from './scripts.js';
 
-/** KEYS: members. ARGV: member id, beat lifetime ms, now ('' for Redis TIME; tests pass their clock). Returns the live count. */
+/** KEYS: members. ARGV: member id, beat lifetime ms, now ('' for Redis TIME; tests pass their clock). Returns the live members' ids. */
 const BEAT = new Script(`local now
 if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
   local t = redis.call('TIME')
@@ -21,7 +22,7 @@ local ttl = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[1], ttl * 2)
-return redis.call('ZCARD', KEYS[1])`);
+return redis.call('ZRANGE', KEYS[1], 0, -1)`);
 
 /** The system clock whose timers do not keep the process alive: beats are background work. */
 const backgroundClock: Clock = {
@@ -48,6 +49,15 @@ export interface AccountMembersOptions {
   clock?: Clock;
   /** Tests pass their clock to the script; by default Redis TIME, one clock for every host. */
   redisNow?: () => number;
+  /** Told each count Redis gives that differs from the last one told (the node's state directory keeps it: src/redis/members-record.ts). */
+  onCount?: (processes: number) => void;
+}
+
+/** One read of the account's members: how many, and this process's place in their sorted ids. */
+interface Seen {
+  at: number;
+  count: number;
+  rank: number | undefined;
 }
 
 export class AccountMembers {
@@ -57,8 +67,9 @@ export class AccountMembers {
   private readonly clock: Clock;
   private timer: Timer | undefined;
   private closed = false;
-  /** Counts read in the last `aliveMs`, newest last. */
-  private seen: { at: number; count: number }[] = [];
+  /** Reads in the last `aliveMs`, newest last. */
+  private seen: Seen[] = [];
+  private told: number | undefined;
   /** The beat Redis has not answered yet: `close` waits for it, or its ZADD could land after the ZREM. */
   private pending: Promise<unknown> | undefined;
 
@@ -81,9 +92,20 @@ export class AccountMembers {
    * the highest recent count errs on the side of the account's limits.
    */
   count(): number {
+    return this.part()?.processes ?? 1;
+  }
+
+  /**
+   * This process's part of the account as Redis last said (see `count`), with its rank in
+   * the sorted ids of that read (the remainder of the limits goes by rank:
+   * src/api/gate/account-share.ts); undefined while Redis has never answered a beat.
+   */
+  part(): AccountPart | undefined {
     // Measured from the latest beat, not from now: while Redis is away the count holds.
     const since = (this.seen.at(-1)?.at ?? 0) - this.aliveMs;
-    return Math.max(1, ...this.seen.filter((s) => s.at >= since).map((s) => s.count));
+    let most: Seen | undefined;
+    for (const s of this.seen) if (s.at >= since && (!most || s.count >= most.count)) most = s;
+    return most ? { processes: most.count, rank: most.rank } : undefined;
   }
 
   /** One beat; resolves with the live count read, or undefined when Redis did not answer. */
@@ -99,13 +121,22 @@ export class AccountMembers {
       );
       this.pending = sent;
       const reply = await sent;
-      count = Number(reply);
-      if (Number.isFinite(count) && count > 0) this.remember(count);
+      const ids = Array.isArray(reply) ? reply.map(String).sort() : [];
+      if (ids.length > 0) {
+        count = ids.length;
+        const rank = ids.indexOf(this.id);
+        this.remember(count, rank >= 0 ? rank : undefined);
+        if (count !== this.told) {
+          this.told = count;
+          this.options.onCount?.(count);
+        }
+      }
     } catch {
       count = undefined;
       // Redis is away: what it said last still holds, and keeps holding for a while after it
       // is back (a Redis that restarted empty hears every process's beat only within a second).
-      this.remember(this.count());
+      const held = this.part();
+      if (held) this.remember(held.processes, held.rank);
     }
     if (!this.closed && !this.timer) this.timer = this.clock.after(this.beatMs, () => void this.beat());
     return count;
@@ -121,8 +152,8 @@ export class AccountMembers {
     await this.options.redis.sendCommand(['ZREM', membersKey(this.options.keys), this.id]).catch(() => undefined);
   }
 
-  private remember(count: number): void {
+  private remember(count: number, rank: number | undefined): void {
     const now = this.clock.now();
-    this.seen = [...this.seen.filter((s) => s.at >= now - this.aliveMs), { at: now, count }];
+    this.seen = [...this.seen.filter((s) => s.at >= now - this.aliveMs), { at: now, count, rank }];
   }
 }

@@ -4,7 +4,8 @@
  * connection refuses at once) and never goes out unguarded: the in-process gate takes
  * over. The account's other processes fall back at the same moment and none of them can
  * see the others' requests any more, so each keeps to its part of the account: its
- * limits divided by the processes Redis last saw alive (src/redis/members.ts). A probe
+ * limits divided by the processes Redis last saw alive (src/redis/members.ts), or, for a
+ * process Redis has not answered yet, what src/redis/outage-part.ts decides. A probe
  * brings the process back to Redis when it answers.
  *
  * Handing over is where the gates overlap: requests granted by one gate are still in
@@ -15,7 +16,10 @@
  */
 import type { Logger } from '../log.js';
 import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
+import { partOf } from '../api/gate/account-share.js';
+import { SPEC_LIMITS } from '../catalog/index.js';
 import { describe, RedisUnavailableError } from './connection.js';
+import type { PartInForce } from './outage-part.js';
 
 /** What the wrapper needs from the shared gate beyond AccountGate. */
 export interface SharedGate extends AccountGate {
@@ -33,8 +37,8 @@ export interface ResilientGateOptions {
    * calls made within `waitMs` of the gate's creation, each for at most what is left of it.
    */
   join?: { ready: Promise<boolean>; waitMs: number } | undefined;
-  /** How many processes share the account, as Redis last saw them (AccountMembers); without it, the fallback takes the whole account. */
-  members?: { count(): number; close(): Promise<void> } | undefined;
+  /** This process's part of the account while Redis is away (src/redis/outage-part.ts); without it, the fallback takes the whole account. */
+  members?: { inForce(): PartInForce; close(): Promise<void> } | undefined;
   /** Local clock (tests). */
   now?: () => number;
 }
@@ -61,7 +65,8 @@ export class ResilientGate implements AccountGate {
   private drainWaiters: (() => void)[] = [];
   /** Until then, after rejoining Redis, a request takes a turn of both gates. */
   private bothUntil = 0;
-  private parts = 1;
+  /** The part of the account in force on the fallback (see ResilientGateOptions.members). */
+  private part: PartInForce | undefined;
   /** The latest limit headers a fallback permit brought back: told to Redis when it answers again. */
   private lastHeard: LimitHeaders | undefined;
 
@@ -73,6 +78,8 @@ export class ResilientGate implements AccountGate {
     this.probeMs = options.probeMs ?? 2000;
     this.now = options.now ?? Date.now;
     shared.onDown((error) => this.down(error));
+    // Until Redis answers, the fallback keeps to the part this process can know of.
+    this.sharePart();
     if (options.join) this.startJoining(options.join.ready, options.join.waitMs);
   }
 
@@ -92,7 +99,7 @@ export class ResilientGate implements AccountGate {
       }
     }
     // What Redis granted this process is still out: its slots count until they come back.
-    if (this.parts > 1) await this.sharedDrained(request);
+    if (this.othersShare()) await this.sharedDrained(request);
     const permit = await this.fallback.acquire(request);
     return {
       release: (outcome: PermitOutcome) => {
@@ -215,7 +222,7 @@ export class ResilientGate implements AccountGate {
 
   private startJoining(ready: Promise<boolean>, waitMs: number): void {
     this.mode = 'in-process';
-    this.reason = 'connecting to Redis; until it answers this process keeps its own limits';
+    this.reason = `connecting to Redis; until it answers this process ${this.partText()}`;
     this.joinUntil = Date.now() + waitMs;
     this.joining = ready
       .catch(() => false)
@@ -257,14 +264,14 @@ export class ResilientGate implements AccountGate {
     // While joining, the join decides (and schedules the probe if Redis never answered).
     if (this.joining) {
       this.joinError = error;
-      this.reason = `connecting to Redis (${why}); until it answers this process keeps its own limits`;
+      this.reason = `connecting to Redis (${why}); until it answers this process ${this.partText()}`;
       return;
     }
-    if (this.mode === 'redis') {
-      this.parts = this.options.members?.count() ?? 1;
-      this.fallback.shareAccount?.(this.parts);
+    // From Redis, or from a join that never reached it: the part as now known.
+    if (this.mode === 'redis' || !this.part) {
+      this.sharePart();
       this.options.log?.warn(
-        { redis: why, processes: this.parts },
+        { redis: why, processes: this.part?.part.processes ?? 1 },
         'redis unreachable: this process falls back to its own account gate, with its part of the account',
       );
     }
@@ -273,12 +280,25 @@ export class ResilientGate implements AccountGate {
     this.scheduleProbe();
   }
 
+  private sharePart(): void {
+    this.part = this.options.members?.inForce();
+    if (this.part) this.fallback.shareAccount?.(this.part.part);
+  }
+
+  /** Whether other processes share the account: then handing over between the gates needs care. */
+  private othersShare(): boolean {
+    return (this.part?.part.processes ?? 1) > 1;
+  }
+
   private outageReason(why: string): string {
-    const part =
-      this.parts > 1
-        ? `keeps to 1/${this.parts} of the account's limits (${this.parts} processes of the account were last seen through Redis)`
-        : "keeps the account's limits on its own";
-    return `redis unreachable (${why}); this process ${part} and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+    return `redis unreachable (${why}); this process ${this.partText()} and asks Redis again every ${Math.ceil(this.probeMs / 1000)} s`;
+  }
+
+  private partText(): string {
+    const inForce = this.part;
+    return inForce && inForce.part.processes > 1
+      ? `keeps to its part of the account's limits, ${partOf(SPEC_LIMITS.inFlight, inForce.part)} of ${SPEC_LIMITS.inFlight} in flight and ${partOf(SPEC_LIMITS.perWindow, inForce.part)} of ${SPEC_LIMITS.perWindow} a window (${inForce.part.processes} processes of the account, ${inForce.because})`
+      : "keeps the account's limits on its own";
   }
 
   private scheduleProbe(): void {
@@ -292,7 +312,7 @@ export class ResilientGate implements AccountGate {
           this.lastHeard = undefined;
           this.mode = 'redis';
           // The others notice within their own probe's interval: until then, this process keeps to its part too.
-          if (this.parts > 1) this.bothUntil = this.now() + this.probeMs + PROBE_SLACK_MS;
+          if (this.othersShare()) this.bothUntil = this.now() + this.probeMs + PROBE_SLACK_MS;
           this.reason = `shared with every process of the account through Redis (back since ${new Date().toISOString()})`;
           this.options.log?.info({}, 'redis answers again: this process shares the account gate through it');
         },

@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GateView, PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
+import { WHOLE_ACCOUNT } from '../../src/api/gate/account-share.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
+import { partInForce } from '../../src/redis/outage-part.js';
 import { RedisLink, RedisUnavailableError } from '../../src/redis/connection.js';
 import { accountKeys } from '../../src/redis/keys.js';
 import { AccountMembers } from '../../src/redis/members.js';
@@ -17,6 +19,12 @@ import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 
 /** The upstream's own headers for a window of 60 that resets at `resetAt`, `used` of it spent. */
 const headers = (used: number, resetAt: number) => ({ rateLimit: 60, rateRemaining: 60 - used, rateResetAt: resetAt });
+
+/** The part of a process Redis listed last among `processes`, so that it gets no remainder (rank undefined: the even part). */
+const seenBy = (processes: number) => ({
+  inForce: () => partInForce({ seen: () => ({ processes, rank: processes - 1 }) }),
+  close: () => Promise.resolve(),
+});
 
 /** Asks the gate for `asked` permits at once; the list fills as they are granted. */
 function ask(gate: { acquire(r: PermitRequest): Promise<SendPermit> }, clock: FakeClock, asked: number): SendPermit[] {
@@ -32,7 +40,7 @@ function ask(gate: { acquire(r: PermitRequest): Promise<SendPermit> }, clock: Fa
 test("a node's fallback gate keeps to 1/N of the account's in-flight slots and window, and has the whole account again at N = 1", async () => {
   const clock = new FakeClock(1_000_000);
   const gate = new InProcessAccountGate({ clock });
-  gate.shareAccount(3);
+  gate.shareAccount({ processes: 3 });
   const permits = ask(gate, clock, 30);
   await settle();
   assert.equal(permits.length, 1, "floor(5/3) = 1 in flight of the account's 5");
@@ -46,7 +54,7 @@ test("a node's fallback gate keeps to 1/N of the account's in-flight slots and w
   }
   assert.equal(permits.length, 60 / 3, 'its part of the window, then it waits for the next');
 
-  gate.shareAccount(1);
+  gate.shareAccount(WHOLE_ACCOUNT);
   await clock.advance(10_100);
   await settle();
   assert.equal(permits.length - 60 / 3, 5, "alone again: the account's 5 in flight at once");
@@ -56,7 +64,7 @@ test("a node's fallback gate keeps to 1/N of the account's in-flight slots and w
 test('the share stops at what the account has left: a window the shared gate mostly spent before the outage is not spent again', async () => {
   const clock = new FakeClock(1_000_000);
   const gate = new InProcessAccountGate({ clock });
-  gate.shareAccount(2);
+  gate.shareAccount({ processes: 2 });
   const resetAt = clock.now() + 10_000;
   const spentBefore = 50;
   const permits = ask(gate, clock, 60);
@@ -110,7 +118,7 @@ test('Redis goes away: the node waits for what Redis granted it, then sends only
   const clock = new FakeClock(1_000_000);
   const shared = new FakeShared();
   const fallback = new InProcessAccountGate({ clock });
-  const members = { count: () => 3, close: () => Promise.resolve() };
+  const members = seenBy(3);
   const gate = new ResilientGate(shared, fallback, { probeMs: 2000, members, now: () => clock.now() });
   const before = ask(gate, clock, 2);
   await settle();
@@ -126,7 +134,7 @@ test('Redis goes away: the node waits for what Redis granted it, then sends only
   const view = await gate.view();
   assert.equal(view.mode, 'in-process');
   assert.equal(view.max_in_flight, 1);
-  assert.match(view.mode_reason ?? '', /1\/3 of the account's limits \(3 processes/);
+  assert.match(view.mode_reason ?? '', /1 of 5 in flight and 20 of 60 a window \(3 processes of the account, as last seen through Redis\)/);
   for (const p of during) p.release({ status: 200 });
   await gate.close();
 });
@@ -138,7 +146,7 @@ test('Redis is back: for a probe interval the node takes both a shared turn and 
   const fallback = new InProcessAccountGate({ clock });
   const gate = new ResilientGate(shared, fallback, {
     probeMs: 2000,
-    members: { count: () => 3, close: () => Promise.resolve() },
+    members: seenBy(3),
     now: () => Date.now(),
   });
   shared.fail();
@@ -180,6 +188,11 @@ redisTest('every process of the account beats into Redis: the count holds while 
       members.map((m) => m.count()),
       [3, 3, 3],
     );
+    assert.deepEqual(
+      members.map((m) => m.part()?.rank).sort(),
+      [0, 1, 2],
+      'each has its own place in the sorted list: the remainder of the limits goes to one process each',
+    );
     await redis.kill();
     for (let s = 0; s < 10; s += 1) {
       await clock.advance(1000);
@@ -217,7 +230,7 @@ test('the fallback follows the window through the shared gate: Redis going away 
   const fallback = new InProcessAccountGate({ clock });
   const gate = new ResilientGate(shared, fallback, {
     probeMs: 60_000,
-    members: { count: () => 2, close: () => Promise.resolve() },
+    members: seenBy(2),
     now: () => clock.now(),
   });
   const last = ask(gate, clock, 1);

@@ -7,6 +7,7 @@
  * The client asks for a permit before each HTTP request and gives it back with what the
  * server said. Everything else (the policy table, retries, the cache) stays in the client.
  */
+import type { AccountPart } from './account-share.js';
 
 /** The server's limit headers, parsed and clamped (see LimitHeaders parsing in transport). */
 export interface LimitHeaders {
@@ -90,10 +91,10 @@ export interface AccountGate {
   view(): Promise<GateView>;
   close(): Promise<void>;
   /**
-   * As the fallback of a shared gate that is away: `parts` processes share the account
-   * and cannot see each other's requests, so keep to 1/`parts` of its limits (1: all).
+   * As the fallback of a shared gate that is away: the account's processes cannot see
+   * each other's requests, so keep to this process's part of its limits (src/api/gate/account-share.ts).
    */
-  shareAccount?(parts: number): void;
+  shareAccount?(part: AccountPart): void;
   /**
    * The server's limit headers on a request another gate of this process sent (the shared
    * gate's, for its fallback; the fallback's, for the shared gate it rejoins): the gate that

@@ -11,6 +11,7 @@
  *   left alone regains the whole limit.
  */
 import { SPEC_LIMITS } from '../../catalog/index.js';
+import { partOf, WHOLE_ACCOUNT, type AccountPart } from './account-share.js';
 
 export interface InFlightCapOptions {
   /** The account's limit (spec: 5). */
@@ -40,8 +41,8 @@ export class InFlightCap {
   private lastChangeAt = 0;
   /** The fair share the rate headers last showed (the account's limit until they show others). */
   private share: number;
-  /** Processes sharing the account unseen (see `shareAmong`). */
-  private parts = 1;
+  /** This process's part of the account while its processes cannot see each other (see `shareAmong`). */
+  private part: AccountPart = WHOLE_ACCOUNT;
 
   constructor(options: InFlightCapOptions = {}) {
     this.max = options.max ?? SPEC_LIMITS.inFlight;
@@ -67,14 +68,23 @@ export class InFlightCap {
    * `parts` processes share the account and cannot see each other's requests as they are
    * sent (their shared gate on Redis is away): this one keeps to its part of the account's
    * slots, at least one, so that together they stay within the account's limit rather
-   * than learn it from IN_FLIGHT_EXCEEDED. 1 gives back the whole limit.
+   * than learn it from IN_FLIGHT_EXCEEDED (src/api/gate/account-share.ts). WHOLE_ACCOUNT gives back the whole limit.
    */
-  shareAmong(parts: number): void {
-    this.parts = Math.max(1, Math.floor(parts));
+  shareAmong(part: AccountPart): void {
+    this.part = part;
+    if (part.processes <= 1) return;
+    // Redis's count is better knowledge than a share guessed from the rate headers before:
+    // the part (with its remainder) is the cap, not what those headers left it.
+    const mine = this.partCap();
+    this.share = mine;
+    if (this.cap >= mine) return;
+    this.cap = mine;
+    this.threshold = mine;
+    this.answeredThisRound = 0;
   }
 
   private partCap(): number {
-    return Math.max(1, Math.floor(this.max / this.parts));
+    return partOf(this.max, this.part);
   }
 
   /**
@@ -119,7 +129,10 @@ export class InFlightCap {
    * costs no throughput, while a burst of every process at full cap costs refusals.
    */
   shareWith(processes: number, now: number): void {
-    const fair = Math.max(1, Math.floor(this.max / Math.max(1, processes)));
+    // With a part in force (Redis away) the membership Redis listed decides, not this guess
+    // from the ratio of requests (which counts processes only when they send alike);
+    // IN_FLIGHT_EXCEEDED still halves the cap if an unlisted process takes slots.
+    const fair = this.part.processes > 1 ? this.partCap() : Math.max(1, Math.floor(this.max / Math.max(1, processes)));
     this.share = fair;
     if (this.current(now) <= fair) return;
     this.cap = fair;

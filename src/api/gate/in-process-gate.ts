@@ -5,6 +5,7 @@
  * line against the server's window, which bottleneck's reservoir cannot tell.
  */
 import { abortError, ApiError, cancelledError, quotaLatchedError } from '../errors.js';
+import type { AccountPart } from './account-share.js';
 import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from './account-gate.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
@@ -93,10 +94,10 @@ export class InProcessAccountGate implements AccountGate {
     this.quota.observe(headers, now);
   }
 
-  /** As a fallback while the account's shared gate is away: keep to 1/`parts` of its limits (see RateWindow.shareAmong). */
-  shareAccount(parts: number): void {
-    this.window.shareAmong(parts);
-    this.inFlight.shareAmong(parts);
+  /** As a fallback while the account's shared gate is away: keep to this process's part of its limits (see RateWindow.shareAmong). */
+  shareAccount(part: AccountPart): void {
+    this.window.shareAmong(part);
+    this.inFlight.shareAmong(part);
     this.pump();
   }
 

@@ -11,6 +11,7 @@
  * spec's length opens at the first request and rolls; it never stops for good.
  */
 import { SPEC_LIMITS } from '../../catalog/index.js';
+import { partOf, WHOLE_ACCOUNT, type AccountPart } from './account-share.js';
 
 export interface RateHeaders {
   rateLimit?: number | undefined;
@@ -51,8 +52,8 @@ export class RateWindow {
   private lastAnswerHadHeaders: boolean | undefined;
   /** Counts windows, so that a late `untake` never touches the next one. */
   private generation = 0;
-  /** How many processes share the account while they cannot see each other (see `shareAmong`). */
-  private parts = 1;
+  /** This process's part of the account while its processes cannot see each other (see `shareAmong`). */
+  private part: AccountPart = WHOLE_ACCOUNT;
 
   constructor(options: RateWindowOptions = {}) {
     this.limit = options.limit ?? SPEC_LIMITS.perWindow;
@@ -74,15 +75,15 @@ export class RateWindow {
   /**
    * `parts` processes share the account and cannot see each other's sends as they happen
    * (their shared gate on Redis is away): this one keeps to its part of every window, at
-   * least one request. 1 gives it the whole window again.
+   * least one request (src/api/gate/account-share.ts). WHOLE_ACCOUNT gives it the whole window again.
    */
-  shareAmong(parts: number): void {
-    this.parts = Math.max(1, Math.floor(parts));
+  shareAmong(part: AccountPart): void {
+    this.part = part;
   }
 
   /** What this process may send in a whole window. */
   private perWindow(): number {
-    return this.parts > 1 ? Math.max(1, Math.floor(this.limit / this.parts)) : this.limit;
+    return partOf(this.limit, this.part);
   }
 
   /** True when another process of the account spent part of this window or the last. */
@@ -102,7 +103,7 @@ export class RateWindow {
 
   /** The other processes to leave the window's last slots to: those seen, or those known to share it (`shareAmong`). */
   rivals(): number {
-    return Math.max(this.rivalsSeen(), this.parts - 1);
+    return Math.max(this.rivalsSeen(), Math.floor(this.part.processes) - 1);
   }
 
   /** When the budget refills: the end of the current window (plus slack), or now if no window is open. */
