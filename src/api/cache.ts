@@ -5,8 +5,12 @@
  * exhausted the process's memory.
  */
 import { LRUCache } from 'lru-cache';
+import { promisify } from 'node:util';
+import { constants, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { CacheClass } from '../catalog/index.js';
 import { isEnvelopeShaped } from '../catalog/index.js';
+
+const deflate = promisify(deflateRaw);
 
 /** How long a 200 stays fresh, by how fast its dataset changes. */
 export const CACHE_TTL_MS: Record<CacheClass, number> = {
@@ -23,14 +27,16 @@ export interface CachedEntry<T> {
 
 /**
  * What all entries together may hold, in bytes of memory. Entries are kept as their JSON
- * text, whose size in memory is known (a byte a character, two when any character is
- * outside Latin-1), rather than as parsed objects, which take 3-5x their JSON in heap and
- * cannot be measured: a cap counted in characters of JSON held ~70 MiB after a soak.
+ * text deflated (level 1), whose size is known, rather than as parsed objects, which take
+ * 3-5x their JSON in heap and cannot be measured. Market data pages deflate 5-13x (rows of
+ * repeated field names), so 4 MiB holds about as much as 16 MiB of JSON text did, which
+ * at the peak of 500 calls at once or of 10,000-row pages was a fifth of the bare SDK
+ * server's whole resident memory.
  */
-export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
-/** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
+export const CACHE_MAX_BYTES = 4 * 1024 * 1024;
+/** One entry whose JSON is above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
 export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
-/** What an entry costs besides its text: the key, the record and the LRU's slots. */
+/** What an entry costs besides its bytes: the key, the record and the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
 
 export interface CacheLimits {
@@ -39,8 +45,16 @@ export interface CacheLimits {
 }
 
 interface StoredEntry {
+  /** The JSON text deflated, in a buffer of its own (never a slice of a larger one). */
+  readonly deflated: Buffer;
+  readonly storedAt: number;
+}
+
+/** An entry being deflated (a few ms, off the event loop): served from its text meanwhile. */
+interface PendingEntry {
   readonly json: string;
   readonly storedAt: number;
+  readonly expiresAt: number;
 }
 
 /** Bytes a string takes in V8's heap: one a character, or two once any is outside Latin-1. */
@@ -58,6 +72,8 @@ export function isErrorEnvelope(value: unknown): boolean {
 
 export class ResponseCache<T extends object> {
   private readonly entries: LRUCache<string, StoredEntry> | undefined;
+  private readonly pending = new Map<string, PendingEntry>();
+  private readonly deflating = new Set<Promise<void>>();
   private readonly maxEntryBytes: number;
 
   constructor(
@@ -73,7 +89,7 @@ export class ResponseCache<T extends object> {
             maxSize: limits.maxBytes ?? CACHE_MAX_BYTES,
             maxEntrySize: this.maxEntryBytes,
             // Measured once, when stored; set() passes the size it already computed.
-            sizeCalculation: (entry, key) => stringBytes(entry.json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
+            sizeCalculation: (entry, key) => entry.deflated.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
             ttlAutopurge: false,
           })
         : undefined;
@@ -81,37 +97,75 @@ export class ResponseCache<T extends object> {
 
   /** A fresh copy of the stored value: what a caller does with it never changes the cache. */
   get(key: string): CachedEntry<T> | undefined {
+    const pending = this.freshPending(key);
+    if (pending) return { value: JSON.parse(pending.json) as T, storedAt: pending.storedAt };
     const entry = this.entries?.get(key);
-    return entry ? { value: JSON.parse(entry.json) as T, storedAt: entry.storedAt } : undefined;
+    return entry ? { value: JSON.parse(inflateRawSync(entry.deflated).toString('utf8')) as T, storedAt: entry.storedAt } : undefined;
   }
 
   /** Keeps `value` unless it is an error envelope or larger than the per-entry cap. */
   set(key: string, value: T, ttlMs: number): void {
     if (!this.entries || isErrorEnvelope(value)) return;
     const json = JSON.stringify(value);
-    const size = stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
-    if (size > this.maxEntryBytes) return;
-    this.entries.set(key, { json, storedAt: this.now() }, { ttl: ttlMs, size });
+    if (stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES > this.maxEntryBytes) return;
+    const storedAt = this.now();
+    const pending: PendingEntry = { json, storedAt, expiresAt: storedAt + ttlMs };
+    this.pending.set(key, pending);
+    this.entries.delete(key);
+    // Deflated in the thread pool: a 0.75 MB page takes about 10 ms, which the event loop does not wait for.
+    const done = deflate(json, { level: constants.Z_BEST_SPEED })
+      .then((deflated) => this.settle(key, pending, deflated))
+      .catch(() => this.settle(key, pending, undefined))
+      .finally(() => this.deflating.delete(done));
+    this.deflating.add(done);
+  }
+
+  /** Moves a deflated entry into the LRU, unless it was replaced, dropped or expired meanwhile. */
+  private settle(key: string, pending: PendingEntry, deflated: Buffer | undefined): void {
+    if (this.pending.get(key) !== pending) return;
+    this.pending.delete(key);
+    const ttl = pending.expiresAt - this.now();
+    if (!deflated || ttl <= 0 || !this.entries) return;
+    // A small result is a view of zlib's 16 KiB output chunk: copied so that the entry holds only its own bytes.
+    const own = Buffer.allocUnsafeSlow(deflated.byteLength);
+    deflated.copy(own);
+    const size = own.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
+    this.entries.set(key, { deflated: own, storedAt: pending.storedAt }, { ttl, size });
+  }
+
+  private freshPending(key: string): PendingEntry | undefined {
+    const pending = this.pending.get(key);
+    return pending && pending.expiresAt > this.now() ? pending : undefined;
+  }
+
+  /** Resolves once every entry set so far is deflated and in the LRU (tests, and a measured shutdown). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.deflating]);
   }
 
   /** Milliseconds `key` stays served from here, or 0 when it is not held. */
   remainingMs(key: string): number {
+    const pending = this.freshPending(key);
+    if (pending) return pending.expiresAt - this.now();
     if (!this.entries?.has(key)) return 0;
     return this.entries.getRemainingTTL(key);
   }
 
   /** Drops one entry: for a result that could not be shaped after it was stored. */
   delete(key: string): void {
+    this.pending.delete(key);
     this.entries?.delete(key);
   }
 
-  /** Bytes held now. */
+  /** Bytes held now: deflated entries, and the text of those still being deflated. */
   get bytes(): number {
-    return this.entries?.calculatedSize ?? 0;
+    let pending = 0;
+    for (const entry of this.pending.values()) pending += stringBytes(entry.json);
+    return (this.entries?.calculatedSize ?? 0) + pending;
   }
 
   get size(): number {
-    return this.entries?.size ?? 0;
+    return (this.entries?.size ?? 0) + this.pending.size;
   }
 }
 
