@@ -117,7 +117,7 @@ export class ResponseCache<T extends object> {
     const pending: PendingEntry = { json, storedAt, expiresAt: storedAt + ttlMs };
     this.pending.set(key, pending);
     this.entries.delete(key);
-    // Deflated in the thread pool: a 0.75 MB page takes about 10 ms, which the event loop does not wait for.
+    // Deflated in the thread pool: a page at the 256 KiB cap takes a few ms, which the event loop does not wait for.
     const done = deflate(json, { level: constants.Z_BEST_SPEED })
       .then((deflated) => this.settle(key, pending, deflated))
       .catch(() => this.settle(key, pending, undefined))
