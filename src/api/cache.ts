@@ -5,12 +5,9 @@
  * exhausted the process's memory.
  */
 import { LRUCache } from 'lru-cache';
-import { promisify } from 'node:util';
-import { constants, deflateRaw, inflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CacheClass } from '../catalog/index.js';
 import { isEnvelopeShaped } from '../catalog/index.js';
-
-const deflate = promisify(deflateRaw);
 
 /** How long a 200 stays fresh, by how fast its dataset changes. */
 export const CACHE_TTL_MS: Record<CacheClass, number> = {
@@ -55,13 +52,6 @@ interface StoredEntry {
   readonly storedAt: number;
 }
 
-/** An entry being deflated (a few ms, off the event loop): served from its text meanwhile. */
-interface PendingEntry {
-  readonly json: string;
-  readonly storedAt: number;
-  readonly expiresAt: number;
-}
-
 /** Bytes a string takes in V8's heap: one a character, or two once any is outside Latin-1. */
 export function stringBytes(text: string): number {
   // eslint-disable-next-line no-control-regex
@@ -77,8 +67,6 @@ export function isErrorEnvelope(value: unknown): boolean {
 
 export class ResponseCache<T extends object> {
   private readonly entries: LRUCache<string, StoredEntry> | undefined;
-  private readonly pending = new Map<string, PendingEntry>();
-  private readonly deflating = new Set<Promise<void>>();
   private readonly maxEntryBytes: number;
 
   constructor(
@@ -102,8 +90,6 @@ export class ResponseCache<T extends object> {
 
   /** A fresh copy of the stored value: what a caller does with it never changes the cache. */
   get(key: string): CachedEntry<T> | undefined {
-    const pending = this.freshPending(key);
-    if (pending) return { value: JSON.parse(pending.json) as T, storedAt: pending.storedAt };
     const entry = this.entries?.get(key);
     return entry ? { value: JSON.parse(inflateRawSync(entry.deflated).toString('utf8')) as T, storedAt: entry.storedAt } : undefined;
   }
@@ -113,64 +99,35 @@ export class ResponseCache<T extends object> {
     if (!this.entries || isErrorEnvelope(value)) return;
     const json = JSON.stringify(value);
     if (stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES > this.maxEntryBytes) return;
-    const storedAt = this.now();
-    const pending: PendingEntry = { json, storedAt, expiresAt: storedAt + ttlMs };
-    this.pending.set(key, pending);
-    this.entries.delete(key);
-    // Deflated in the thread pool: a page at the 256 KiB cap takes a few ms, which the event loop does not wait for.
-    const done = deflate(json, { level: constants.Z_BEST_SPEED })
-      .then((deflated) => this.settle(key, pending, deflated))
-      .catch(() => this.settle(key, pending, undefined))
-      .finally(() => this.deflating.delete(done));
-    this.deflating.add(done);
-  }
-
-  /** Moves a deflated entry into the LRU, unless it was replaced, dropped or expired meanwhile. */
-  private settle(key: string, pending: PendingEntry, deflated: Buffer | undefined): void {
-    if (this.pending.get(key) !== pending) return;
-    this.pending.delete(key);
-    const ttl = pending.expiresAt - this.now();
-    if (!deflated || ttl <= 0 || !this.entries) return;
-    // A small result is a view of zlib's 16 KiB output chunk: copied so that the entry holds only its own bytes.
+    // Deflated here, at once: a page at the 256 KiB cap takes about 2 ms. In the thread pool,
+    // 500 answers at once made as many zlib streams at once (about 256 KiB each, held by the
+    // peak), and one at a time their texts waited in a queue that a fast upstream outran.
+    const deflated = deflateRawSync(json, { level: constants.Z_BEST_SPEED });
+    // A small result is a view of zlib's output chunk: copied so that the entry holds only its own bytes.
     const own = Buffer.allocUnsafeSlow(deflated.byteLength);
     deflated.copy(own);
     const size = own.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
-    this.entries.set(key, { deflated: own, storedAt: pending.storedAt }, { ttl, size });
-  }
-
-  private freshPending(key: string): PendingEntry | undefined {
-    const pending = this.pending.get(key);
-    return pending && pending.expiresAt > this.now() ? pending : undefined;
-  }
-
-  /** Resolves once every entry set so far is deflated and in the LRU (tests, and a measured shutdown). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.deflating]);
+    this.entries.set(key, { deflated: own, storedAt: this.now() }, { ttl: ttlMs, size });
   }
 
   /** Milliseconds `key` stays served from here, or 0 when it is not held. */
   remainingMs(key: string): number {
-    const pending = this.freshPending(key);
-    if (pending) return pending.expiresAt - this.now();
     if (!this.entries?.has(key)) return 0;
     return this.entries.getRemainingTTL(key);
   }
 
   /** Drops one entry: for a result that could not be shaped after it was stored. */
   delete(key: string): void {
-    this.pending.delete(key);
     this.entries?.delete(key);
   }
 
-  /** Bytes held now: deflated entries, and the text of those still being deflated. */
+  /** Bytes held now. */
   get bytes(): number {
-    let pending = 0;
-    for (const entry of this.pending.values()) pending += stringBytes(entry.json);
-    return (this.entries?.calculatedSize ?? 0) + pending;
+    return this.entries?.calculatedSize ?? 0;
   }
 
   get size(): number {
-    return (this.entries?.size ?? 0) + this.pending.size;
+    return this.entries?.size ?? 0;
   }
 }
 
