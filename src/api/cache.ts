@@ -5,6 +5,7 @@
  * exhausted the process's memory.
  */
 import { LRUCache } from 'lru-cache';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CacheClass } from '../catalog/index.js';
 import { isEnvelopeShaped } from '../catalog/index.js';
 
@@ -23,14 +24,21 @@ export interface CachedEntry<T> {
 
 /**
  * What all entries together may hold, in bytes of memory. Entries are kept as their JSON
- * text, whose size in memory is known (a byte a character, two when any character is
- * outside Latin-1), rather than as parsed objects, which take 3-5x their JSON in heap and
- * cannot be measured: a cap counted in characters of JSON held ~70 MiB after a soak.
+ * text deflated (level 1), whose size is known, rather than as parsed objects, which take
+ * 3-5x their JSON in heap and cannot be measured. Market data pages deflate 5-13x (rows of
+ * repeated field names), so 4 MiB holds about as much as 16 MiB of JSON text did, which
+ * at the peak of 500 calls at once or of 10,000-row pages was a fifth of the bare SDK
+ * server's whole resident memory.
  */
-export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
-/** One entry above this is not kept: the agent sees a trimmed result anyway, and a repeat is rare. */
-export const CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
-/** What an entry costs besides its text: the key, the record and the LRU's slots. */
+export const CACHE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * One entry whose JSON is above this is not kept: the agent sees a trimmed result anyway,
+ * and a repeat is rare. It is the API's own ceiling on a response (256 KiB), so only an
+ * upstream without that ceiling sends pages over it; keeping its 10,000-row pages (0.75 MB
+ * of JSON, deflated in about 10 ms each) held about 7 MiB more at their peak.
+ */
+export const CACHE_MAX_ENTRY_BYTES = 256 * 1024;
+/** What an entry costs besides its bytes: the key, the record and the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
 
 export interface CacheLimits {
@@ -39,7 +47,8 @@ export interface CacheLimits {
 }
 
 interface StoredEntry {
-  readonly json: string;
+  /** The JSON text deflated, in a buffer of its own (never a slice of a larger one). */
+  readonly deflated: Buffer;
   readonly storedAt: number;
 }
 
@@ -73,7 +82,7 @@ export class ResponseCache<T extends object> {
             maxSize: limits.maxBytes ?? CACHE_MAX_BYTES,
             maxEntrySize: this.maxEntryBytes,
             // Measured once, when stored; set() passes the size it already computed.
-            sizeCalculation: (entry, key) => stringBytes(entry.json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
+            sizeCalculation: (entry, key) => entry.deflated.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
             ttlAutopurge: false,
           })
         : undefined;
@@ -82,16 +91,23 @@ export class ResponseCache<T extends object> {
   /** A fresh copy of the stored value: what a caller does with it never changes the cache. */
   get(key: string): CachedEntry<T> | undefined {
     const entry = this.entries?.get(key);
-    return entry ? { value: JSON.parse(entry.json) as T, storedAt: entry.storedAt } : undefined;
+    return entry ? { value: JSON.parse(inflateRawSync(entry.deflated).toString('utf8')) as T, storedAt: entry.storedAt } : undefined;
   }
 
   /** Keeps `value` unless it is an error envelope or larger than the per-entry cap. */
   set(key: string, value: T, ttlMs: number): void {
     if (!this.entries || isErrorEnvelope(value)) return;
     const json = JSON.stringify(value);
-    const size = stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
-    if (size > this.maxEntryBytes) return;
-    this.entries.set(key, { json, storedAt: this.now() }, { ttl: ttlMs, size });
+    if (stringBytes(json) + stringBytes(key) + ENTRY_OVERHEAD_BYTES > this.maxEntryBytes) return;
+    // Deflated here, at once: a page at the 256 KiB cap takes about 2 ms. In the thread pool,
+    // 500 answers at once made as many zlib streams at once (about 256 KiB each, held by the
+    // peak), and one at a time their texts waited in a queue that a fast upstream outran.
+    const deflated = deflateRawSync(json, { level: constants.Z_BEST_SPEED });
+    // A small result is a view of zlib's output chunk: copied so that the entry holds only its own bytes.
+    const own = Buffer.allocUnsafeSlow(deflated.byteLength);
+    deflated.copy(own);
+    const size = own.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES;
+    this.entries.set(key, { deflated: own, storedAt: this.now() }, { ttl: ttlMs, size });
   }
 
   /** Milliseconds `key` stays served from here, or 0 when it is not held. */

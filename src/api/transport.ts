@@ -4,6 +4,7 @@
  * body is read to the end or dumped; a body larger than the cap is cut off unread.
  */
 import type { Agent } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import { isLoopbackHost } from '../config.js';
 import { abortError, ApiError } from './errors.js';
 import { firstGet, type SentResponse } from './first-get.js';
@@ -146,15 +147,22 @@ export class HttpTransport {
   }
 }
 
+/**
+ * The body as text, decoded a chunk at a time and each chunk let go of once decoded: the
+ * chunks, their concatenation and the text were alive at once, and buffers of a whole page
+ * (several hundred kB, freed after each) leave the allocator holding more than it gives back.
+ */
 async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<string> {
-  const chunks: Buffer[] = [];
+  const decoder = new StringDecoder('utf8');
+  const pieces: string[] = [];
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;
     if (total > cap) throw tooLarge(cap, undefined);
-    chunks.push(chunk);
+    pieces.push(decoder.write(chunk));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  pieces.push(decoder.end());
+  return pieces.join('');
 }
 
 function tooLarge(cap: number, requestId: string | undefined): ApiError {
