@@ -4,7 +4,7 @@
  * the sessions held, instead of answering as if the range were covered. Known from the
  * calendar, so the notice costs nothing; the retained part is read as usual.
  */
-import { recentSessions, toEt } from '../simulator/calendar.js';
+import { recentSessions, shiftDate, toEt } from '../simulator/calendar.js';
 
 /** Sessions the dealer history retains (spec: three exchange sessions). */
 const RETAINED = 3;
@@ -41,6 +41,6 @@ export function beforeRetention(
   if (from >= oldest) return undefined;
   return {
     oldest,
-    notice: `Snapshots from ${window.from} to before ${oldest} cannot be read: the history retains only the latest ${RETAINED} sessions (ET, newest first: ${held.join(', ')}), so this answer covers ${oldest} on. Nothing was charged for the part not retained.`,
+    notice: `${window.from} to ${shiftDate(oldest, -1)} cannot be read: the history retains only ${held.join(', ')}. Not charged.`,
   };
 }
