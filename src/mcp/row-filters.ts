@@ -110,8 +110,9 @@ export function readBackTo(filter: RowFilter, rows: readonly unknown[]): string 
 }
 
 /**
- * Rows asked for at most when a filter picks among them: the largest page of some datasets
- * (5,000 lit prints) is over the upstream's response-size ceiling and is refused whole.
+ * Rows asked for at most when a filter picks among them: the largest page a live document
+ * lists may be over the upstream's response-size ceiling, which no document states, and
+ * would be refused whole.
  */
 const FILTER_PAGE_ROWS = 1000;
 
