@@ -16,7 +16,7 @@ import { lastFullSession } from '../helpers/sessions.js';
 const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 test('a window past the pages one answer reads says so and how to read on; the cursor then reaches it', async () => {
-  await withSimulator({}, async (sim) => {
+  await withSimulator({ dialect: 'spec' }, async (sim) => {
     const { client } = makeClient(sim);
     const darkpool = dataset('darkpool.by_ticker');
     const day = lastFullSession();
