@@ -6,7 +6,6 @@ import { ENV } from '../src/config.js';
 import { manifestTools, toolTableMarkdown } from '../src/mcp/docs.js';
 import { InFlightCap } from '../src/api/gate/in-flight-cap.js';
 import { SNAPSHOT_STATES } from '../src/catalog/index.js';
-import { get, withSimulator } from './helpers/http.js';
 import { tokens, withSession } from './answers/harness.js';
 
 const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, import.meta.url));
@@ -59,10 +58,11 @@ test("the README names the dealer snapshot's states the simulator answers, and o
   const said = [...prose(readme).matchAll(/`state` `(\w+)` or `(\w+)`/g)].map((m) => [m[1], m[2]]);
   assert.ok(said.length >= 1, 'the README states the values of state');
   const answered = new Set<string>();
-  await withSimulator({}, async (sim) => {
+  // Through the server, as a user reads them, on whichever dialect the simulator speaks (MARKET_DATA_SIM_DIALECT).
+  await withSession({}, async (session) => {
     for (const ticker of ['SPY', 'QQQ', 'AAPL']) {
-      const body = (await get(sim, `/v1/derived/dealer-gex/${ticker}/history?limit=20`)).body as { data: { state: string }[] };
-      for (const row of body.data) answered.add(row.state);
+      const result = await session.call('derived_dealer_gex_history', { ticker, view: 'full', limit: 20 });
+      for (const row of (result.structuredContent as { data: { state: string }[] }).data) answered.add(row.state);
     }
   });
   for (const pair of said)

@@ -115,7 +115,8 @@ const CATALOG = [
     title: 'Ticker to exchange directory',
     description:
       'Ticker to listing-exchange directory: the raw vendor list, delisted symbols included. Large: use a small limit or format=summary.',
-    query: { limit: limit(10000, 500), format: summaryFormat },
+    // Its largest page within the API's 256 KiB response ceiling (~80 bytes a row): 10,000 was refused above ~3,300.
+    query: { limit: limit(3000, 500), format: summaryFormat },
     shaping: { cursor: pageCursor },
     onDemand: false,
     cacheClass: 'static',
@@ -158,7 +159,8 @@ const CATALOG = [
     path: '/v1/stocks/lit-trades-recent',
     title: 'Recent lit-exchange prints',
     description: 'Most recent market-wide stock prints on lit exchanges.',
-    query: { limit: limit(5000, 100), format: summaryFormat },
+    // Its largest page within the API's 256 KiB response ceiling (~140 bytes a print): 5,000 was refused above ~1,850.
+    query: { limit: limit(1500, 100), format: summaryFormat },
     shaping: { cursor: pageCursor, ...litFilters },
     onDemand: false,
     cacheClass: 'intraday',

@@ -30,6 +30,7 @@ import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type Page
 import { baseMeta, toolResult, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
 import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
+import { beforeRetention } from './dealer-retention.js';
 import { refusalError } from './tool-errors.js';
 import { fitsTokens } from './tokens.js';
 
@@ -356,6 +357,10 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     });
   if (foreign > 0)
     meta.notice = [`${foreign} snapshot(s) of another ticker in the API's answer were left out.`, meta.notice].filter(Boolean).join(' ');
+  // A range starting before the retained sessions: the part not retained is named, and covers starts where the history does.
+  const retained = beforeRetention(window, Date.now(), exhausted ? seenSessions[seenSessions.length - 1] : undefined);
+  if (retained) meta.notice = [retained.notice, meta.notice].filter(Boolean).join(' ');
+  const coveredWindow: Window = retained ? { ...resolved, from: retained.oldest } : resolved;
   // A session or range the history holds nothing of: say so, and name the sessions it does hold.
   if ((window.session || window.from || window.to) && collected.length === 0 && !position.a) {
     const held = seenSessions.filter((d) => d !== window.session);
@@ -396,7 +401,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       meta: {
         ...meta,
         ...(newest ? { as_of: newest.snapshot_at } : {}),
-        covers: coversOf(resolved, shown),
+        covers: coversOf(coveredWindow, shown),
         truncated: cut || last !== undefined,
         has_more: next !== undefined,
         ...(next

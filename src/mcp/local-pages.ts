@@ -16,7 +16,8 @@ import { validateAgentParam, type DatasetDefinition, type QueryValues } from '..
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
 import type { Paging } from './results.js';
-import { printTimeOf, readBackTo, WINDOW_PAGES, type RowFilter } from './row-filters.js';
+import { printTimeOf, readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
+import { windowNotReached } from './window-progress.js';
 import { refusalError } from './tool-errors.js';
 
 type Row = Record<string, unknown>;
@@ -138,6 +139,8 @@ export interface LocalReadDeps {
   client: MarketDataClient;
   signal: AbortSignal;
   onProgress: ((event: ProgressEvent) => void) | undefined;
+  /** How far a time window reads back in one answer (default WINDOW_BUDGET). */
+  windowBudget?: { rows: number; pages: number };
 }
 
 interface Position {
@@ -221,12 +224,16 @@ async function readPages(
   let oldestDate: string | undefined;
   let passedEarliest = false;
   let pageBound = false;
-  // A time window reads back as far as the cursor reader does (README: at most WINDOW_PAGES pages).
-  const maxPages = extra?.fromTime !== undefined || extra?.toTime !== undefined ? WINDOW_PAGES : MAX_PAGES;
+  // A time window reads back up to a number of prints, whatever the upstream's page size (README).
+  const timed = extra?.fromTime !== undefined || extra?.toTime !== undefined;
+  const windowBudget = deps.windowBudget ?? WINDOW_BUDGET;
+  const maxPages = timed ? windowBudget.pages : MAX_PAGES;
+  let pagesRead = 0;
   for (let index = 0; index < maxPages; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
     const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
     answered.push(pageQuery);
+    pagesRead += 1;
     first ??= result.meta;
     last = result.meta;
     if (!result.meta.cache_hit) units += 1;
@@ -280,7 +287,7 @@ async function readPages(
     }
     page = { u: next, s: 0 };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
-    if (gathered.length >= wanted || index === maxPages - 1) {
+    if (gathered.length >= wanted || index === maxPages - 1 || (timed && read >= windowBudget.rows)) {
       pageBound = gathered.length < wanted;
       resume = page;
       break;
@@ -310,7 +317,10 @@ async function readPages(
     filters.length > 0
       ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, oldestRead === undefined ? [] : [oldestRead]) : ''} matched ${filterWords(filters)} (filtered by this server).`
       : undefined;
-  const notice = [matched, short].filter(Boolean).join(' ') || undefined;
+  // Read to the budget and still short of the window's start: the rows shown are not all (often none) of it.
+  const notReached =
+    timed && extra && pageBound && !passedEarliest ? windowNotReached(extra, oldestRead, pagesRead, gathered.length) : undefined;
+  const notice = [matched, short, notReached].filter(Boolean).join(' ') || undefined;
   const merged: ResultMeta = {
     ...meta,
     cache_hit: units === 0,

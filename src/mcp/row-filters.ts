@@ -110,8 +110,9 @@ export function readBackTo(filter: RowFilter, rows: readonly unknown[]): string 
 }
 
 /**
- * Rows asked for at most when a filter picks among them: the largest page of some datasets
- * (5,000 lit prints) is over the upstream's response-size ceiling and is refused whole.
+ * Rows asked for at most when a filter picks among them: the largest page a live document
+ * lists may be over the upstream's response-size ceiling, which no document states, and
+ * would be refused whole.
  */
 const FILTER_PAGE_ROWS = 1000;
 
@@ -178,8 +179,14 @@ function limitBeforeFilter(filter: RowFilter, read: PageRead, kept: number, rows
   return `${counted} These ${rows} rows are the most one call reads within the API's response-size ceiling; follow next_cursor where one is given, otherwise older rows cannot be read by this tool.`;
 }
 
-/** Pages read back at most for one time window: 2,000 prints, more than a busy name's session. */
-export const WINDOW_PAGES = 4;
+/**
+ * How far one answer reads back for a time window: 2,000 prints (more than a busy name's
+ * session), in at most 20 pages. Pages are a unit each, however large: an upstream that
+ * pages at a small fixed size (50 prints) reaches a session's open in one answer, where a
+ * budget in pages alone (4) left an early window to several answers of no rows. The units
+ * are those the agent would spend following the cursor; the calls are not.
+ */
+export const WINDOW_BUDGET = { rows: 2000, pages: 20 } as const;
 
 /** Whether prints read back to `oldest` cover the window (a print of from_time's own minute may lie just before: strictly earlier). */
 function reachesBack(oldest: string, filter: RowFilter): boolean {
@@ -196,7 +203,7 @@ function oldestClock(rows: readonly unknown[]): string | undefined {
 /**
  * A time window the first page does not reach back to, read on with the upstream's own
  * cursor (prints are newest first) until the window is covered, the upstream has no more,
- * or WINDOW_PAGES pages were read; the rows of every page, the last page's cursor, and the
+ * or WINDOW_BUDGET was read; the rows of every page, the last page's cursor, and the
  * units the pages cost (a cached page costs none).
  */
 export async function readWindow(
@@ -209,7 +216,7 @@ export async function readWindow(
   if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units };
   let rows: unknown[] = first.data;
   let meta = first.meta;
-  for (let pages = 1; pages < WINDOW_PAGES && meta.next_cursor; pages += 1) {
+  for (let pages = 1; pages < WINDOW_BUDGET.pages && rows.length < WINDOW_BUDGET.rows && meta.next_cursor; pages += 1) {
     const oldest = oldestClock(rows);
     if (oldest !== undefined && reachesBack(oldest, filter)) break;
     const page = await nextPage(meta.next_cursor);

@@ -90,7 +90,7 @@ test('more_rows below the maximum offers a larger limit up to it, and names only
     const directoryText = leftOut(directory);
     if (directoryText !== undefined) {
       assert.doesNotMatch(directoryText, /raise limit/, directoryText);
-      if (directory.meta['more_rows'] !== undefined) assert.match(directoryText, /up to 10000/, directoryText);
+      if (directory.meta['more_rows'] !== undefined) assert.match(directoryText, /up to 3000/, directoryText);
     }
   });
 });

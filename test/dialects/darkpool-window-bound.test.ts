@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WINDOW_PAGES } from '../../src/mcp/row-filters.js';
+import { WINDOW_BUDGET } from '../../src/mcp/row-filters.js';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
@@ -26,7 +26,7 @@ test('vendor: an early dark-pool window reads at most the pages one answer may, 
       assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
       const meta = (result.structuredContent as { meta: Record<string, unknown> }).meta;
       const spent = darkpoolRequests() - before;
-      assert.ok(spent <= WINDOW_PAGES, `${spent} pages read: README says a window reads at most ${WINDOW_PAGES}`);
+      assert.ok(spent <= WINDOW_BUDGET.pages, `${spent} pages read: README says a window reads at most ${WINDOW_BUDGET.pages}`);
       assert.equal(meta['units'], spent, 'units count the pages read');
       assert.match(String(meta['notice']), /\(back to \d\d:\d\d ET\)/, 'the notice says how far back the prints read reach');
 

@@ -1,16 +1,59 @@
 /**
  * The simulated market a trader believes: checked by invariants that hold whatever the
- * seed and the day, never by quoting numbers back.
+ * seed and the day, never by quoting numbers back. Read as a trader reads it, through the
+ * built server's tools, so the same invariants hold on every dialect the simulator speaks
+ * (MARKET_DATA_SIM_DIALECT): the server maps our parameters onto the dialect's, or applies
+ * them over its pages, and the market must come out the same.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
-import { payloadParts } from '../../src/api/payload-parts.js';
-import { get, withSimulator } from '../helpers/http.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { connectV2, textOf, type Connected } from '../helpers/mcp.js';
+import type { Client } from '@modelcontextprotocol/client';
 
 type Row = Record<string, unknown>;
-/** The rows of an upstream body, in whichever dialect the simulator speaks. */
-const rowsOf = (body: unknown): Row[] => payloadParts(body).data as Row[];
+let sim: RunningSimulator;
+before(async () => {
+  sim = await startSimulator({ materializationMs: 0, limits: { perWindow: 100_000, perIpPerWindow: 100_000 } });
+});
+after(async () => {
+  await sim.close();
+});
+let server: Connected<Client> | undefined;
+/**
+ * A fresh server process: an upstream without rate headers (vendor) gets the spec's 60
+ * requests a minute per process, and 500 prints of one name are 10 of its pages.
+ */
+async function freshServer(): Promise<Connected<Client>> {
+  await server?.close();
+  // A budget no answer here reaches: the invariants read every row, not a trimmed page.
+  server = await connectV2({ baseUrl: sim.url, key: 'sim-live-key', env: { MARKET_DATA_RESULT_TOKENS: '200000' } });
+  return server;
+}
+beforeEach(freshServer);
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** The rows a tool answers for `args`, its next_cursor followed up to `limit` rows (all, without one). */
+async function rowsOf(tool: string, args: Record<string, unknown>): Promise<Row[]> {
+  const client = (server ?? (await freshServer())).client;
+  const wanted = typeof args['limit'] === 'number' ? args['limit'] : Infinity;
+  const rows: Row[] = [];
+  let call: Record<string, unknown> = args;
+  for (let page = 0; page < 20 && rows.length < wanted; page += 1) {
+    const result = await client.callTool({ name: tool, arguments: call });
+    assert.notEqual(result.isError, true, `${tool}: ${textOf(result).slice(0, 300)}`);
+    const answer = result.structuredContent as { data: Row[]; meta: { next_cursor?: string } };
+    rows.push(...answer.data);
+    if (answer.meta.next_cursor === undefined) return rows;
+    call = { ...(typeof args['ticker'] === 'string' ? { ticker: args['ticker'] } : {}), cursor: answer.meta.next_cursor };
+  }
+  assert.ok(rows.length >= wanted, `${tool}: more than 20 pages`);
+  return rows.slice(0, wanted);
+}
 const num = (row: Row | undefined, name: string): number => Number(row?.[name]);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const sd = (xs: number[]): number => {
@@ -21,104 +64,102 @@ const sd = (xs: number[]): number => {
 const closedSession = (): string => previousTradingDay(tradingDayOnOrBefore(toEt(Date.now()).date));
 
 test("dark-pool prints scale with each name's volume and add up to a part of the day's volume the short-volume tool reports", async () => {
-  await withSimulator({}, async (sim) => {
-    const day = closedSession();
-    const ratios: number[] = [];
-    for (const ticker of ['AAPL', 'GME', 'SPY', 'KO', 'NVDA']) {
-      const prints = rowsOf((await get(sim, `/v1/darkpool/by-ticker/${ticker}?limit=500&session_date=${day}`)).body);
-      const volume = num(rowsOf((await get(sim, `/v1/shorts/volume-and-ratio/${ticker}?from=${day}&to=${day}`)).body)[0], 'total_volume');
-      assert.ok(prints.length > 100 && volume > 0, `${ticker}: ${prints.length} prints, volume ${volume}`);
-      const printed = prints.reduce((sum, p) => sum + num(p, 'size'), 0);
-      assert.ok(printed < 0.5 * volume, `${ticker}: ${printed} shares in ${prints.length} prints against a day's volume of ${volume}`);
-      ratios.push(median(prints.map((p) => num(p, 'size'))) / volume);
-    }
-    // The typical print is the same small part of each name's volume: AAPL's is not GME's.
-    assert.ok(Math.max(...ratios) / Math.min(...ratios) < 4, `median print / volume: ${ratios.map((r) => r.toExponential(2)).join(', ')}`);
-  });
+  const day = closedSession();
+  const ratios: number[] = [];
+  for (const ticker of ['AAPL', 'GME', 'SPY', 'KO', 'NVDA']) {
+    await freshServer();
+    const prints = await rowsOf('darkpool_by_ticker', { ticker, limit: 500, session_date: day });
+    const volume = num((await rowsOf('shorts_volume_and_ratio', { ticker, from: day, to: day }))[0], 'total_volume');
+    assert.ok(prints.length > 100 && volume > 0, `${ticker}: ${prints.length} prints, volume ${volume}`);
+    const printed = prints.reduce((sum, p) => sum + num(p, 'size'), 0);
+    assert.ok(printed < 0.5 * volume, `${ticker}: ${printed} shares in ${prints.length} prints against a day's volume of ${volume}`);
+    ratios.push(median(prints.map((p) => num(p, 'size'))) / volume);
+  }
+  // The typical print is the same small part of each name's volume: AAPL's is not GME's.
+  assert.ok(Math.max(...ratios) / Math.min(...ratios) < 4, `median print / volume: ${ratios.map((r) => r.toExponential(2)).join(', ')}`);
 });
 
 test('the 25-delta risk reversal moves like a series: day-to-day changes far smaller than its swings, and persistent', async () => {
-  await withSimulator({}, async (sim) => {
-    for (const ticker of ['TSLA', 'SPY', 'GME']) {
-      const rows = rowsOf((await get(sim, `/v1/volatility/risk-reversal-skew/${ticker}?from=${closedSession().slice(0, 4)}-01-02`)).body);
-      const rr = rows.map((r) => num(r, 'rr25'));
-      assert.ok(rr.length > 100, `${ticker}: ${rr.length} days`);
-      const changes = rr.slice(1).map((x, i) => x - (rr[i] ?? x));
-      assert.ok(sd(changes) < 0.6 * sd(rr), `${ticker}: daily changes ${sd(changes).toFixed(4)} against level spread ${sd(rr).toFixed(4)}`);
+  const from = `${closedSession().slice(0, 4)}-01-02`;
+  for (const ticker of ['TSLA', 'SPY', 'GME']) {
+    const result = await server?.client.callTool({ name: 'volatility_risk_reversal_skew', arguments: { ticker, from } });
+    const answer = result?.structuredContent as { data: Row[]; meta: { covers?: string; notice?: string } } | undefined;
+    assert.ok(answer, `${ticker}: ${textOf(result ?? {}).slice(0, 300)}`);
+    if (!String(answer.meta.covers).startsWith(from)) {
+      // An upstream that takes no `from` (vendor) serves only its default quarter, too short a
+      // stretch for this invariant: the server must say so rather than claim the year.
+      assert.match(String(answer.meta.notice), /reaches back only to/, `${ticker}: covers ${String(answer.meta.covers)}`);
+      continue;
     }
-  });
+    const rr = answer.data.map((r) => num(r, 'rr25'));
+    assert.ok(rr.length > 100, `${ticker}: ${rr.length} days`);
+    const changes = rr.slice(1).map((x, i) => x - (rr[i] ?? x));
+    assert.ok(sd(changes) < 0.6 * sd(rr), `${ticker}: daily changes ${sd(changes).toFixed(4)} against level spread ${sd(rr).toFixed(4)}`);
+  }
 });
 
 test('companies report on their own fiscal calendars and file on their own days; the segment mix moves', async () => {
-  await withSimulator({}, async (sim) => {
-    const yearEnd: Record<string, number> = { AAPL: 9, NVDA: 1, MSFT: 6, ORCL: 5, JPM: 12, KO: 12 };
-    const latestFilings = new Set<string>();
-    for (const [ticker, month] of Object.entries(yearEnd)) {
-      const rows = rowsOf((await get(sim, `/v1/fundamentals/fundamental-breakdown/${ticker}?limit=8`)).body);
-      assert.equal(rows.length, 8, ticker);
-      for (const row of rows) {
-        const endMonth = Number(String(row['period_end']).slice(5, 7));
-        // A 52/53-week year may end in the first days of the next month; none here do.
-        assert.equal(row['form'] === '10-K', endMonth === month, `${ticker} ${String(row['fiscal_period'])} ends in month ${endMonth}`);
-        assert.equal(String(row['fiscal_period']).endsWith('Q4'), row['form'] === '10-K');
-        assert.ok(String(row['filed_on']) > String(row['period_end']));
-      }
-      latestFilings.add(String(rows.find((r) => r['form'] === '10-Q')?.['filed_on']));
-      const shares = rows.map((r) => num(r, 'top_segment_revenue_usd') / num(r, 'revenue_usd'));
-      assert.ok(new Set(shares.map((s) => s.toFixed(4))).size > 1, `${ticker}: the top segment's share varies`);
-      assert.deepEqual(
-        shares.filter((s) => !(s > 0 && s < 1)),
-        [],
-        `${ticker}: every top segment is a part of revenue`,
-      );
+  const yearEnd: Record<string, number> = { AAPL: 9, NVDA: 1, MSFT: 6, ORCL: 5, JPM: 12, KO: 12 };
+  const latestFilings = new Set<string>();
+  for (const [ticker, month] of Object.entries(yearEnd)) {
+    const rows = await rowsOf('fundamentals_fundamental_breakdown', { ticker, limit: 8 });
+    assert.equal(rows.length, 8, ticker);
+    for (const row of rows) {
+      const endMonth = Number(String(row['period_end']).slice(5, 7));
+      // A 52/53-week year may end in the first days of the next month; none here do.
+      assert.equal(row['form'] === '10-K', endMonth === month, `${ticker} ${String(row['fiscal_period'])} ends in month ${endMonth}`);
+      assert.equal(String(row['fiscal_period']).endsWith('Q4'), row['form'] === '10-K');
+      assert.ok(String(row['filed_on']) > String(row['period_end']));
     }
-    assert.ok(latestFilings.size >= 4, `latest 10-Q filing days: ${[...latestFilings].join(', ')}`);
-  });
+    latestFilings.add(String(rows.find((r) => r['form'] === '10-Q')?.['filed_on']));
+    const shares = rows.map((r) => num(r, 'top_segment_revenue_usd') / num(r, 'revenue_usd'));
+    assert.ok(new Set(shares.map((s) => s.toFixed(4))).size > 1, `${ticker}: the top segment's share varies`);
+    assert.deepEqual(
+      shares.filter((s) => !(s > 0 && s < 1)),
+      [],
+      `${ticker}: every top segment is a part of revenue`,
+    );
+  }
+  assert.ok(latestFilings.size >= 4, `latest 10-Q filing days: ${[...latestFilings].join(', ')}`);
 });
 
 test('index funds drift slowly between 13F filings; active managers move more', async () => {
-  await withSimulator({}, async (sim) => {
-    const passive: number[] = [];
-    const active: number[] = [];
-    for (const ticker of ['AAPL', 'MSFT', 'JPM', 'KO', 'GME']) {
-      for (const row of rowsOf((await get(sim, `/v1/institutions/ownership-by-ticker/${ticker}?limit=25`)).body)) {
-        const change = Math.abs(num(row, 'change_pct'));
-        if (/Vanguard|BlackRock|State Street|Geode/.test(String(row['holder']))) passive.push(change);
-        else if (/Fidelity|Capital Research|T\. Rowe|Wellington|Citadel/.test(String(row['holder']))) active.push(change);
-      }
+  const passive: number[] = [];
+  const active: number[] = [];
+  for (const ticker of ['AAPL', 'MSFT', 'JPM', 'KO', 'GME']) {
+    for (const row of await rowsOf('institutions_ownership_by_ticker', { ticker, limit: 25 })) {
+      const change = Math.abs(num(row, 'change_pct'));
+      if (/Vanguard|BlackRock|State Street|Geode/.test(String(row['holder']))) passive.push(change);
+      else if (/Fidelity|Capital Research|T\. Rowe|Wellington|Citadel/.test(String(row['holder']))) active.push(change);
     }
-    assert.ok(passive.length >= 10 && active.length >= 10);
-    assert.ok(Math.max(...passive) < 3, `index funds' quarterly changes: ${passive.join(', ')}`);
-    assert.ok(median(passive) < median(active) / 2, `median |change| passive ${median(passive)} vs active ${median(active)}`);
-  });
+  }
+  assert.ok(passive.length >= 10 && active.length >= 10);
+  assert.ok(Math.max(...passive) < 3, `index funds' quarterly changes: ${passive.join(', ')}`);
+  assert.ok(median(passive) < median(active) / 2, `median |change| passive ${median(passive)} vs active ${median(active)}`);
 });
 
 test('correlations follow the factor structure: SPY moves with QQQ more than with IWM; QQQ and IWM least', async () => {
-  await withSimulator({}, async (sim) => {
-    for (const lookback of [60, 120, 252]) {
-      const rows = rowsOf((await get(sim, `/v1/market/correlations?tickers=SPY,QQQ,IWM&lookback_days=${lookback}`)).body);
-      const corr = (a: string, b: string): number =>
-        num(
-          rows.find((r) => r['a'] === a && r['b'] === b),
-          'correlation',
-        );
-      assert.ok(corr('SPY', 'QQQ') > corr('SPY', 'IWM'), `${lookback} days: SPY-QQQ ${corr('SPY', 'QQQ')}, SPY-IWM ${corr('SPY', 'IWM')}`);
-      assert.ok(corr('QQQ', 'IWM') < corr('SPY', 'IWM'));
-    }
-  });
+  for (const lookback of [60, 120, 252]) {
+    const rows = await rowsOf('market_correlations', { tickers: 'SPY,QQQ,IWM', lookback_days: lookback });
+    const corr = (a: string, b: string): number =>
+      num(
+        rows.find((r) => r['a'] === a && r['b'] === b),
+        'correlation',
+      );
+    assert.ok(corr('SPY', 'QQQ') > corr('SPY', 'IWM'), `${lookback} days: SPY-QQQ ${corr('SPY', 'QQQ')}, SPY-IWM ${corr('SPY', 'IWM')}`);
+    assert.ok(corr('QQQ', 'IWM') < corr('SPY', 'IWM'));
+  }
 });
 
 test('insider rows name who traded and in what role, and the names add up to the counts and shares', async () => {
-  await withSimulator({}, async (sim) => {
-    const rows = rowsOf((await get(sim, '/v1/insider/buy-sells-by-ticker/AAPL')).body);
-    assert.ok(rows.length > 3);
-    for (const row of rows) {
-      const filers = row['filers'] as { name: string; role: string; side: string; shares: number }[];
-      assert.ok(Array.isArray(filers) && filers.length === num(row, 'buys') + num(row, 'sells'));
-      for (const f of filers) assert.match(`${f.name}|${f.role}`, /^[A-Z][a-z]+ [A-Z][a-z]+\|[A-Z]/);
-      const sum = (side: string): number => filers.filter((f) => f.side === side).reduce((s, f) => s + f.shares, 0);
-      assert.equal(sum('buy'), num(row, 'buy_shares'));
-      assert.equal(sum('sell'), num(row, 'sell_shares'));
-    }
-  });
+  const rows = await rowsOf('insider_buy_sells_by_ticker', { ticker: 'AAPL' });
+  assert.ok(rows.length > 3);
+  for (const row of rows) {
+    const filers = row['filers'] as { name: string; role: string; side: string; shares: number }[];
+    assert.ok(Array.isArray(filers) && filers.length === num(row, 'buys') + num(row, 'sells'));
+    for (const f of filers) assert.match(`${f.name}|${f.role}`, /^[A-Z][a-z]+ [A-Z][a-z]+\|[A-Z]/);
+    const sum = (side: string): number => filers.filter((f) => f.side === side).reduce((s, f) => s + f.shares, 0);
+    assert.equal(sum('buy'), num(row, 'buy_shares'));
+    assert.equal(sum('sell'), num(row, 'sell_shares'));
+  }
 });
