@@ -30,7 +30,10 @@ export interface SimulatorOptions {
   responseCeilingBytes?: number;
   /** Capabilities switched off (SERVICE_DISABLED), e.g. `dealer_heatmap`. */
   disabledCapabilities?: string[];
-  /** Datasets registered beyond the catalog: they appear in routes, openapi and discover. */
+  /**
+   * Datasets registered beyond the catalog: they appear in routes, openapi and discover. One on
+   * a catalog path replaces that dataset (an upstream that states its parameters otherwise).
+   */
   extraDatasets?: DatasetDefinition[];
   /** Extra accounts and keys beside the built-in ones. */
   accounts?: SimAccount[];
@@ -92,7 +95,9 @@ export class SimulatedApi {
     const undeclared = undeclaredFilters(DATASETS);
     if (undeclared.length > 0)
       throw new Error(`No row field declared for catalog filter(s) ${undeclared.join(', ')} (src/simulator/query-filters.ts).`);
-    this.datasets = [...DATASETS, ...(options.extraDatasets ?? [])];
+    const extra = options.extraDatasets ?? [];
+    const replaced = new Set(extra.map((d) => d.path));
+    this.datasets = [...DATASETS.filter((d) => !replaced.has(d.path)), ...extra];
     const book = builtInBook(this.datasets);
     this.book = new AccountBook({
       accounts: [...book.accounts, ...(options.accounts ?? [])],
