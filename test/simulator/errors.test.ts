@@ -19,7 +19,8 @@ const RECIPES: Record<ApiErrorCode, (sim: RunningSimulator) => Promise<SimRespon
   CONTRACT_SYMBOL_INVALID: (sim) => get(sim, '/v1/options/chain-history/SPY?expiration=2026-12-18&right=C&contract=SPY-DEC-600C'),
   INDEX_UNSUPPORTED: (sim) => get(sim, '/v1/shorts/volume-and-ratio/SPX'),
   RANGE_TOO_DEEP: (sim) => get(sim, '/v1/shorts/volume-and-ratio/GME?from=2001-01-02'),
-  RESPONSE_TOO_LARGE: (sim) => get(sim, '/v1/stocks/ticker-exchanges?limit=10000'),
+  // The directory's largest page fits the API's 256 KiB ceiling (3,000 rows): a smaller ceiling is set below.
+  RESPONSE_TOO_LARGE: (sim) => get(sim, '/v1/stocks/ticker-exchanges?limit=3000'),
   NOT_FOUND: (sim) => get(sim, '/v1/stocks/dividends/ZZZZ'),
   READ_MODEL_UNAVAILABLE: async (sim) => {
     sim.api.faults.inject({ kind: 'error', code: 'READ_MODEL_UNAVAILABLE', retryAfterSeconds: 3 });
@@ -64,7 +65,8 @@ const RECIPES: Record<ApiErrorCode, (sim: RunningSimulator) => Promise<SimRespon
 for (const [code, recipe] of Object.entries(RECIPES) as [ApiErrorCode, (typeof RECIPES)[ApiErrorCode]][]) {
   test(`${code} answers its status with the exact error envelope`, async () => {
     const limits = code === 'RATE_LIMITED' ? { perWindow: 2, windowMs: 60_000 } : code === 'IN_FLIGHT_EXCEEDED' ? { inFlight: 2 } : {};
-    await withSimulator({ limits }, async (sim) => {
+    const ceiling = code === 'RESPONSE_TOO_LARGE' ? { responseCeilingBytes: 64 * 1024 } : {};
+    await withSimulator({ limits, ...ceiling }, async (sim) => {
       const response = await recipe(sim);
       const spec = API_ERROR_CODES[code];
       assert.equal(response.status, spec.status, `status of ${code}`);
@@ -132,10 +134,11 @@ test('a path outside the catalogue and a non-GET method answer NOT_FOUND', async
 });
 
 test('format=summary avoids RESPONSE_TOO_LARGE', async () => {
-  await withSimulator({}, async (sim) => {
-    const response = await get(sim, '/v1/stocks/ticker-exchanges?limit=10000&format=summary');
+  await withSimulator({ responseCeilingBytes: 64 * 1024 }, async (sim) => {
+    assert.equal(envelopeOf(await get(sim, '/v1/stocks/ticker-exchanges?limit=3000')).error.code, 'RESPONSE_TOO_LARGE');
+    const response = await get(sim, '/v1/stocks/ticker-exchanges?limit=3000&format=summary');
     assert.equal(response.status, 200);
-    assert.equal((response.body as { data: { row_count: number } }).data.row_count, 10000);
+    assert.equal((response.body as { data: { row_count: number } }).data.row_count, 3000);
   });
 });
 
