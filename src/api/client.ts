@@ -215,7 +215,9 @@ export class MarketDataClient {
           // connections' ends are read after the request that carried them): a request for
           // nobody is not sent, and an aborted signal makes the send fail without a request.
           await new Promise((resolve) => setImmediate(resolve));
-          flight.sending();
+          // A slot freed by calls running out of time goes to one whose own time is out too: it
+          // sends nothing, so it must still say nothing was charged.
+          if (!flight.signal.aborted) flight.sending();
           const response = await transport
             // A 200 of a data request costs a unit (spec): a deadline after it must say so.
             .get(pathAndQuery, flight.signal, (status) => flight.answered(status === 200 && target.free !== true))

@@ -111,13 +111,15 @@ export class HttpTransport {
     if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
       await response.body.dump({ limit: 0 }).catch(() => undefined);
       response.body.destroy();
-      throw tooLarge(this.options.maxResponseBytes, result.requestId);
+      throw tooLarge(this.options.maxResponseBytes, result.requestId, response.statusCode);
     }
     let text: string;
     try {
       text = await readCapped(response.body, this.options.maxResponseBytes);
     } catch (error) {
       response.body.destroy();
+      if (error instanceof ApiError && error.code === 'RESPONSE_TOO_LARGE_LOCAL')
+        throw tooLarge(this.options.maxResponseBytes, result.requestId, response.statusCode);
       if (error instanceof ApiError) throw new ApiError({ ...errorInit(error), requestId: result.requestId });
       if (signal.aborted) throw abortError(signal);
       // The status line arrived: a 200 is already charged, so its broken body is
@@ -158,20 +160,23 @@ async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<str
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;
-    if (total > cap) throw tooLarge(cap, undefined);
+    if (total > cap) throw tooLarge(cap, undefined, undefined);
     pieces.push(decoder.write(chunk));
   }
   pieces.push(decoder.end());
   return pieces.join('');
 }
 
-function tooLarge(cap: number, requestId: string | undefined): ApiError {
+function tooLarge(cap: number, requestId: string | undefined, status: number | undefined): ApiError {
+  // A 200 was counted by the API before its body came: say so, as a deadline after a 200 does.
+  const charged = status === undefined ? undefined : status === 200;
   return new ApiError({
     code: 'RESPONSE_TOO_LARGE_LOCAL',
     status: null,
-    message: `The response is larger than this server's cap of ${cap} bytes; it was not read.`,
+    message: `The response is larger than this server's cap of ${cap} bytes; it was not read.${charged ? " The API answered 200, so this call's unit was most likely charged: do not repeat it as is." : ''}`,
     hint: 'Ask for less (a smaller limit, a shorter range, format=summary) or raise MARKET_DATA_MAX_RESPONSE_BYTES.',
     requestId: requestId ?? null,
+    ...(charged === undefined ? {} : { charged }),
   });
 }
 

@@ -88,6 +88,9 @@ test('an oversized body is cut off as RESPONSE_TOO_LARGE_LOCAL', async () => {
         sim.api.faults.inject({ kind: 'oversize', bytes: 512 * 1024 });
         const error = await rejection(call('market.oi_change'));
         assert.equal(error.code, 'RESPONSE_TOO_LARGE_LOCAL');
+        // The API answered 200 before the body was cut: the agent is told the unit was spent.
+        assert.equal(error.charged, true);
+        assert.match(error.message, /most likely charged/);
         await call('shorts.short_screener'); // the connection pool still works afterwards
       },
       { maxResponseBytes: 64 * 1024 },
