@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { errorOf } from '../helpers/mcp.js';
 import { freePort, serveHttp } from './serve.js';
 import { lastFullSession } from '../helpers/sessions.js';
+import { eventually } from '../helpers/wait.js';
 
 const UNITS = 3;
 
@@ -57,6 +58,8 @@ test('a dark-pool window read over more pages than the budget has left returns i
     const refused = await client.callTool({ name: 'darkpool_by_ticker', arguments: { ticker: 'MSFT' } });
     const error = errorOf(refused);
     assert.equal(error.code, 'USER_BUDGET_EXHAUSTED');
+    // The audit line is written as the answer goes out: it may reach stderr a moment after it.
+    await eventually(() => auditLines(served.stderr(), 'darkpool_by_ticker').length >= 2, 'the refused call to have its audit line');
     const [, second] = auditLines(served.stderr(), 'darkpool_by_ticker');
     assert.equal(second?.units, 0, 'the refused call spent nothing');
     assert.equal(second.upstream_requests, 0, 'the refused call sent no data request');
