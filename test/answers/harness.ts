@@ -12,6 +12,18 @@ import { freshCacheDir } from '../helpers/mcp.js';
 /** Generous limits: these tests read whole histories, not the rate limiter. */
 export const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
 
+/**
+ * The simulator's clock held at the moment the test starts. In a live session a dealer
+ * snapshot is published every 5 minutes (and a session opens at 09:30 ET), so a history
+ * read straight from the simulator and the same history read through the server a second
+ * later can differ by a snapshot the market really published in between (CI failed on it
+ * at 13:55 ET). These tests compare the two readings, not the market's motion.
+ */
+export function stillMarket(): { now: () => number } {
+  const at = Date.now();
+  return { now: () => at };
+}
+
 export interface Answer {
   data: unknown;
   meta: Record<string, unknown> & { next_cursor?: string; truncated: boolean; has_more?: boolean };
@@ -36,7 +48,7 @@ export async function withSession<T>(
   key = 'sim-live-key',
   simulator: SimulatorOptions = {},
 ): Promise<T> {
-  return withSimulator({ ...ROOMY, ...simulator }, async (sim) => {
+  return withSimulator({ ...ROOMY, ...stillMarket(), ...simulator }, async (sim) => {
     const runtime = await createRuntime({
       MARKET_DATA_BASE_URL: sim.url,
       MARKET_DATA_API_KEY: key,

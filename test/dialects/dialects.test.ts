@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { DATASETS } from '../../src/catalog/index.js';
 import { DIALECT_NAMES, type DialectName } from '../../src/simulator/dialect.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { dialectSnapshots } from '../answers/harness.js';
+import { dialectSnapshots, stillMarket } from '../answers/harness.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
 
@@ -56,7 +56,7 @@ async function inDialect(
     listTools: () => Promise<ListedTool[]>,
   ) => Promise<void>,
 ): Promise<void> {
-  await withSimulator({ ...ROOMY, dialect }, async (sim) => {
+  await withSimulator({ ...ROOMY, ...stillMarket(), dialect }, async (sim) => {
     const server = await connectV2({ baseUrl: sim.url, key: 'sim-admin-key', env: { MARKET_DATA_RESULT_TOKENS: '20000' } });
     try {
       const call = async (args: Record<string, unknown>, name = TOOL): Promise<Answer> => {
