@@ -149,7 +149,10 @@ test('stdout carries only JSON-RPC, and the key appears in no output', async () 
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'market_oi_change', arguments: {} } });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stocks_dividends', arguments: { ticker: 'ZZZZ' } } });
     send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'api_status', arguments: {} } });
-    await eventually(() => stdout.includes('"id":5'), 'the answer to the last request');
+    // Every answer, not only the last one sent: the calls run at once and may answer in any
+    // order, and a request still running when stdin ends is not answered (the SDK's stdio
+    // transport closes on end-of-file, as the MCP stdio binding asks).
+    await eventually(() => [1, 2, 3, 4, 5].every((id) => stdout.includes(`"id":${id}`)), 'an answer to every request');
     child.stdin.end();
     await new Promise((resolve) => child.once('exit', resolve));
     const lines = stdout.split('\n').filter((l) => l.length > 0);
