@@ -7,6 +7,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config.js';
+import { heapBeforeLoad } from '../heap-policy.js';
 import type { Logger } from '../log.js';
 import { redactEverywhere } from '../sanitize.js';
 import { CACHE_MAX_ENTRY_BYTES, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
@@ -114,6 +115,7 @@ export class MarketDataClient {
 
   /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
   dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
+    heapBeforeLoad();
     return this.request(datasetTarget(dataset, ticker, query), options);
   }
 

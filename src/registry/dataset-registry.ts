@@ -155,7 +155,13 @@ export class DatasetRegistry {
     if (cached !== undefined) {
       this.apply(cached.document, 'disk', cached.text);
       this.firstRefresh = setTimeout(() => void this.refresh(), this.options.firstRefreshDelayMs ?? 0).unref();
-    } else await Promise.race([this.refreshing(true), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    } else {
+      // A first start: the importer loads while the document is on its way (the wait for an
+      // upstream's answer leaves the process idle), not after it. Every upstream but our own
+      // simulator, which serves the catalog's document, needs it (start-up time, BENCHMARKS.md).
+      loadImporter().catch(() => undefined);
+      await Promise.race([this.refreshing(true), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    }
     const every = this.options.refreshMs ?? 15 * 60_000;
     this.timer = setInterval(() => void this.refresh(), every);
     this.timer.unref();
