@@ -3,6 +3,7 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import type { ApiResult } from '../api/upstream-answer.js';
 import { paramJsonSchema, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
@@ -178,6 +179,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const fetchPage = (query: typeof sent) => deps.client.dataset(dataset, checked.ticker, query, callOptions).catch(withAlternatives);
   let pages: LocalRead | undefined;
   let windowUnits: number | undefined;
+  /** Whether the answer is one upstream page as the API sent it (not gathered here over several). */
+  let onePage = false;
   let fetched: Awaited<ReturnType<typeof fetchPage>>;
   if (local) {
     const localDeps = { client: deps.client, ...callOptions };
@@ -196,8 +199,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     const cursorName = upstreamRoles(dataset).cursor;
     const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
     const read = await readWindow(await fetchPage(sent), rowFilter, nextPage);
-    fetched = read.result;
+    fetched = cursorName ? read.result : withoutUnreadableNext(read.result);
     windowUnits = read.units;
+    onePage = read.pages === 1;
   }
   const beforeOpen = beforeOpenNotice(dataset, checked.query, Date.now());
   const noticed = beforeOpen
@@ -231,6 +235,8 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       ...adviceOf(dataset),
       used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
       limit: sentLimit,
+      // An upstream that sends more rows than the limit asked: the agent gets what it asked for.
+      ...(onePage ? { rowCap: sentLimit } : {}),
       units: pages ? pages.units : windowUnits,
       ...(pages ? { cursorAfter: pages.cursorAfter } : {}),
       ...(pages?.moreRows ? { moreRows: pages.moreRows } : {}),
@@ -257,6 +263,19 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     }
     throw error;
   }
+}
+
+/**
+ * A next page the upstream names for a dataset whose document lists no cursor parameter cannot
+ * be asked for: a cursor of ours pointing at it would read the first page again, and again
+ * (an upstream whose every list carries a next cursor). It reads as a list the API cut, whose
+ * answer says that the rest cannot be read.
+ */
+function withoutUnreadableNext(result: ApiResult): ApiResult {
+  if (result.meta.next_cursor === undefined) return result;
+  const meta = { ...result.meta, truncated: true };
+  delete meta.next_cursor;
+  return { ...result, meta };
 }
 
 /** A tool that takes no cursor: read from the first page, no cursor handed back. */

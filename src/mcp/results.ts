@@ -85,6 +85,12 @@ export interface ShapeOptions {
   now?: number | undefined;
   /** Filled with what trimming cost, when given. */
   work?: ShapingWork | undefined;
+  /**
+   * At most this many rows of the page: the `limit` the call sent, for one upstream page. An
+   * upstream may send more than it was asked for; the rows past it are left for the cursor, as
+   * rows past the budget are.
+   */
+  rowCap?: number | undefined;
   /** Where the rows were gathered here over several upstream pages (src/mcp/local-pages.ts): the cursor after the first `kept`. */
   cursorAfter?: ((kept: number) => string | undefined) | undefined;
 }
@@ -195,7 +201,11 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const paging = options.paging;
   const skip = paging?.skip ?? 0;
   const found = rowsOf(projected);
-  const rows = found ? (skip > 0 ? found.rows.slice(skip) : found.rows) : [];
+  const available = found ? (skip > 0 ? found.rows.slice(skip) : found.rows) : [];
+  const cap = options.rowCap;
+  // The rows asked for; those past the limit stay in the page, for the cursor.
+  const rows = cap !== undefined && cap > 0 && available.length > cap ? available.slice(0, cap) : available;
+  const capped = rows.length < available.length;
   const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
   const upstreamNext = result.meta.next_cursor;
   const leftByApi = result.meta.truncated && !upstreamNext;
@@ -203,7 +213,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const cursorAfter = (kept: number): string | undefined => {
     if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
-    if (kept < rows.length)
+    if (kept < available.length)
       return encodePageCursor({ ...paging.base, ...(paging.upstreamCursor ? { u: paging.upstreamCursor } : {}), s: skip + kept });
     return upstreamNext ? encodePageCursor({ ...paging.base, u: upstreamNext, s: 0 }) : undefined;
   };
@@ -214,7 +224,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
     return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
       ...meta,
       truncated: cut || leftByApi,
-      has_more: next !== undefined || (cut && !paging?.base) || leftByApi,
+      has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi,
       ...(next ? { next_cursor: next } : {}),
       ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
       ...(cut

@@ -210,13 +210,14 @@ export async function readWindow(
   first: ApiResult,
   filter: RowFilter | undefined,
   nextPage: ((cursor: string) => Promise<ApiResult>) | undefined,
-): Promise<{ result: ApiResult; units: number }> {
+): Promise<{ result: ApiResult; units: number; pages: number }> {
   let units = first.meta.cache_hit ? 0 : 1;
   const timed = filter !== undefined && (filter.fromTime !== undefined || filter.toTime !== undefined);
-  if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units };
+  if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units, pages: 1 };
   let rows: unknown[] = first.data;
   let meta = first.meta;
-  for (let pages = 1; pages < WINDOW_BUDGET.pages && rows.length < WINDOW_BUDGET.rows && meta.next_cursor; pages += 1) {
+  let pages = 1;
+  for (; pages < WINDOW_BUDGET.pages && rows.length < WINDOW_BUDGET.rows && meta.next_cursor; pages += 1) {
     const oldest = oldestClock(rows);
     if (oldest !== undefined && reachesBack(oldest, filter)) break;
     const page = await nextPage(meta.next_cursor);
@@ -231,7 +232,7 @@ export async function readWindow(
       cache_hit: first.meta.cache_hit && page.meta.cache_hit,
     };
   }
-  return { result: { ...first, data: rows, meta }, units };
+  return { result: { ...first, data: rows, meta }, units, pages };
 }
 
 function unreadWindow(filter: RowFilter, oldest: string, read: PageRead): string {
