@@ -68,6 +68,9 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
       instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS,
       // Declared up front, so that a client knows to listen before the first change.
       capabilities: { tools: { listChanged: true } },
+      // A registry change registers its tools in one go: one notice for all of them, not one a
+      // tool (a late document of 100 datasets sent 100, each a re-list of 124 tools for a host).
+      debouncedNotificationMethods: ['notifications/tools/list_changed'],
     },
   );
   guardPrototypeArguments(server);

@@ -38,6 +38,42 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
   });
 });
 
+test('five datasets registered upstream at once: one tools/list_changed, not one per tool (trial: 100 for a late document of 100)', async () => {
+  await withSimulator({}, async (sim) => {
+    const runtime = await createRuntime({
+      MARKET_DATA_BASE_URL: sim.url,
+      MARKET_DATA_API_KEY: 'sim-live-key',
+      MARKET_DATA_LOG_LEVEL: 'silent',
+      MARKET_DATA_CACHE_DIR: freshCacheDir(),
+    });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const server = createServer(runtime.deps, true);
+    const client = new Client({ name: 't', version: '1' });
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    const added = [1, 2, 3, 4, 5].map((n) => ({
+      ...ETF_FLOWS,
+      operationId: `etf.flows_set_${n}`,
+      path: `/v1/etf/flows-set-${n}/{ticker}` as const,
+    }));
+    try {
+      await server.connect(serverTransport);
+      await client.connect(clientTransport);
+      for (const dataset of added) sim.api.registerDataset(dataset);
+      await runtime.registry.refresh();
+      // The client hears messages in order: once the list shows all five, every notice sent for them has come.
+      await eventually(async () => {
+        const names = new Set((await client.listTools()).tools.map((t) => t.name));
+        return added.every((d) => names.has(d.operationId.replace('.', '_')));
+      }, 'the five new tools listed');
+      assert.equal(changed, 1, 'one tools/list_changed for one change of the registry');
+    } finally {
+      await client.close();
+      await runtime.close();
+    }
+  });
+});
+
 test('--toolsets keeps only the named toolsets; hidden tools are those discover says the key cannot use', async () => {
   await withSimulator({}, async (sim) => {
     const runtime = await createRuntime(
