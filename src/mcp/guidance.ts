@@ -18,9 +18,15 @@ export interface GuidedError {
   local: boolean;
 }
 
+/** Text ended as a sentence: an upstream's message or hint may stop without a full stop, and ours follows it. */
+function sentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?]["')\]]*$/.test(trimmed) || trimmed === '' ? trimmed : `${trimmed}.`;
+}
+
 /** One short paragraph telling the agent what to do, by next action. */
 export function guidanceFor(error: GuidedError, next: NextAction): string {
-  const head = `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ''}`;
+  const head = `${error.code}: ${sentence(error.message)}${error.hint ? ` ${sentence(error.hint)}` : ''}`;
   const wait = error.retryAfterSeconds;
   switch (next) {
     case 'fix_input':

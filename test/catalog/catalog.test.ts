@@ -99,4 +99,10 @@ test('guidance says each thing once: an API hint that already says "do not retry
   assert.match(told, /check the symbol/);
   const bare = guidanceFor({ ...base, hint: undefined }, 'do_not_retry');
   assert.match(bare, /Do not retry this request as is\./, 'without such a hint the guidance still says it');
+  // An upstream's words without a full stop (trial of issue 22: "…the bench upstream Do not retry…").
+  const unpunctuated = guidanceFor(
+    { ...base, message: 'not served by this upstream', hint: 'see the tool schema (1 to 500)' },
+    'do_not_retry',
+  );
+  assert.equal(unpunctuated, 'NOT_FOUND: not served by this upstream. see the tool schema (1 to 500). Do not retry this request as is.');
 });

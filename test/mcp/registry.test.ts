@@ -64,7 +64,7 @@ test('five datasets registered upstream at once: one tools/list_changed, not one
       // The client hears messages in order: once the list shows all five, every notice sent for them has come.
       await eventually(async () => {
         const names = new Set((await client.listTools()).tools.map((t) => t.name));
-        return added.every((d) => names.has(d.operationId.replace('.', '_')));
+        return added.filter((d) => names.has(d.operationId.replace('.', '_'))).length === 5;
       }, 'the five new tools listed');
       assert.equal(changed, 1, 'one tools/list_changed for one change of the registry');
     } finally {
