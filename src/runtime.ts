@@ -125,6 +125,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     // while the server idles right after start; a tool call loads it sooner anyway.
     firstRefreshDelayMs: 30_000,
     catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
+    buildId: prebuilt?.buildId,
     importDocument: prebuilt?.buildId
       ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
       : undefined,

@@ -36,6 +36,11 @@ export interface RegistryOptions {
   firstRefreshDelayMs?: number;
   /** sha256 of the catalog's own OpenAPI text: such a document yields the catalog, unimported. */
   catalogDocumentSha256?: string | undefined;
+  /**
+   * This build's identity (dist/prebuilt.json): with it, a disk copy names the upstream document
+   * it was made of, and a refresh that fetches that same document imports nothing.
+   */
+  buildId?: string | undefined;
   /** Wraps every import of a document, e.g. to memoise it (src/registry/import-memo.ts). */
   importDocument?: ImportDocument | undefined;
   /** Tool names that are not datasets (api_status): no upstream operation may take them. */
@@ -120,6 +125,8 @@ export class DatasetRegistry {
   private underWay: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
+  /** The upstream document the one last applied was made of, as sourcePrint: nor is that one. */
+  private lastSource: string | undefined;
   private lastNotes: CatalogNotes = { source: 'catalog', imported: [], retired: [], kept_though_absent: [], skipped: [] };
 
   constructor(private readonly options: RegistryOptions) {}
@@ -196,6 +203,10 @@ export class DatasetRegistry {
       // An unchanged document is the common case of a refresh: nothing to import again.
       const text = JSON.stringify(document);
       if (text === this.lastText) return;
+      // The document the disk copy was made of: the copy leaves out the operations it skipped,
+      // so its text never equals the upstream's, and a registry over the 100 imported (or with
+      // any unusable operation) was imported again, and its skips logged again, at every start.
+      if (text !== undefined && this.lastSource !== undefined && this.sourcePrint(text) === this.lastSource) return;
       if (text !== undefined && !this.isCatalog(text)) await loadImporter();
     } catch (error) {
       this.options.log.warn(
@@ -224,6 +235,12 @@ export class DatasetRegistry {
     if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
     if (text.length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
     return undefined;
+  }
+
+  /** Which upstream document, read by which build: undefined without a build id (nothing is skipped then). */
+  private sourcePrint(text: string): string | undefined {
+    const build = this.options.buildId;
+    return build ? createHash('sha256').update(build).update('\n').update(text).digest('hex') : undefined;
   }
 
   /** Whether a document's text is the catalog's own, which needs no import. */
@@ -276,12 +293,14 @@ export class DatasetRegistry {
     // The document as received is let go once the accepted one is made.
     let received: unknown = document;
     let made: unknown;
+    const madeOf = source === 'upstream' ? this.sourcePrint(text) : sourceOf(document);
     const accepted = (): unknown => {
-      if (received !== undefined) [made, received] = [acceptedDocument(received, report.accepted, report.retired), undefined];
+      if (received !== undefined) [made, received] = [acceptedDocument(received, report.accepted, report.retired, madeOf), undefined];
       return made;
     };
     this.lastDocument = accepted;
     this.lastText = text;
+    this.lastSource = madeOf;
     const change = this.reconcile(report.datasets);
     this.options.log.info(
       {
@@ -393,14 +412,32 @@ export class DatasetRegistry {
   }
 }
 
-/** The document with only the operations we took (and the meta endpoints), its text cleaned, and what it retired. */
-function acceptedDocument(document: unknown, acceptedPaths: readonly string[], retired: ImportReport['retired']): unknown {
-  const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
+/** The document with only the operations we took (and the meta endpoints), its text cleaned, what it retired and what it was made of. */
+function acceptedDocument(
+  document: unknown,
+  acceptedPaths: readonly string[],
+  retired: ImportReport['retired'],
+  source: string | undefined,
+): unknown {
+  const upstream = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
   const keep = new Set([...acceptedPaths, '/v1/discover', '/v1/health', '/v1/openapi.json']);
-  const paths = Object.fromEntries(Object.entries(source.paths ?? {}).filter(([path]) => keep.has(path)));
+  const paths = Object.fromEntries(Object.entries(upstream.paths ?? {}).filter(([path]) => keep.has(path)));
   // The upstream's own key of that name, if any, is not ours: replaced, never carried over.
-  const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== RETIRED_KEY));
-  return { ...(sanitizeDeep({ ...rest, paths }) as Record<string, unknown>), ...(retired.length > 0 ? { [RETIRED_KEY]: retired } : {}) };
+  const rest = Object.fromEntries(Object.entries(upstream).filter(([key]) => key !== RETIRED_KEY && key !== SOURCE_KEY));
+  return {
+    ...(sanitizeDeep({ ...rest, paths }) as Record<string, unknown>),
+    ...(retired.length > 0 ? { [RETIRED_KEY]: retired } : {}),
+    ...(source !== undefined ? { [SOURCE_KEY]: source } : {}),
+  };
+}
+
+/** Where the disk copy keeps the sourcePrint of the upstream document it was made of. */
+const SOURCE_KEY = 'x-market-data-mcp-source';
+
+/** The sourcePrint a disk copy carries, if it is one we wrote. */
+function sourceOf(document: unknown): string | undefined {
+  const value = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)[SOURCE_KEY] : undefined;
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
 }
 
 /** Where the disk copy keeps what the fresh document it was made of retired. */

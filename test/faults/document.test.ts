@@ -189,3 +189,61 @@ test('text from the document reaches the agent filtered and marked: no instructi
     }
   });
 });
+
+test('a start from the disk copy does not import again, at its refresh, the upstream document the copy was made of (it left out a skipped operation)', async () => {
+  await withFakeUpstream(async (fake) => {
+    const doc = catalogDocument() as { paths: Record<string, unknown> };
+    doc.paths['/v1/api/status'] = operation('api.status');
+    doc.paths['/v1/news/headlines'] = operation('news.headlines');
+    fake.document = doc;
+    const cacheDir = mkdtempSync(join(tmpdir(), 'mdmcp-faults-'));
+    const config = ConfigSchema.parse({ apiKey: KEY, baseUrl: fake.url, logLevel: 'silent' });
+    const log = createLogger('silent');
+    const client = new MarketDataClient({ config, log });
+    /** Imports of a freshly fetched document (a disk copy's are checked, then applied, at each start). */
+    let freshImports = 0;
+    const registryFor = (buildId: string): DatasetRegistry =>
+      new DatasetRegistry({
+        client,
+        log,
+        sourceId: fake.url,
+        cacheDir,
+        buildId,
+        reservedToolNames: ['api_status'],
+        firstRefreshDelayMs: 60_000,
+        // Counts the imports, as the runtime's memo wraps them.
+        importDocument: (document, importNow, fresh) => {
+          if (fresh) freshImports += 1;
+          return importNow(document);
+        },
+      });
+    try {
+      const first = registryFor('build-a');
+      await first.start(2000);
+      first.stop();
+      assert.equal(freshImports, 1, 'the first start imports the upstream document');
+      const fetches = (): number => fake.requests.filter((r) => r.path.startsWith('/v1/openapi.json')).length;
+
+      const second = registryFor('build-a');
+      await second.start(2000);
+      const before = fetches();
+      await second.refresh();
+      second.stop();
+      assert.equal(fetches(), before + 1, 'the refresh fetched the document');
+      assert.equal(freshImports, 1, 'the same upstream document is not imported again');
+      assert.ok(
+        second.datasets().some((d) => d.operationId === 'news.headlines'),
+        'the accepted upstream dataset is served',
+      );
+
+      // Another build may accept what this one skipped: it imports the upstream document again.
+      const third = registryFor('build-b');
+      await third.start(2000);
+      await third.refresh();
+      third.stop();
+      assert.equal(freshImports, 2, 'another build reads the upstream document anew');
+    } finally {
+      await client.close();
+    }
+  });
+});
