@@ -125,6 +125,7 @@ export class DatasetRegistry {
   private underWay: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
+  private copyFailureTold = false;
   /** The upstream document the one last applied was made of, as sourcePrint: nor is that one. */
   private lastSource: string | undefined;
   private lastNotes: CatalogNotes = { source: 'catalog', imported: [], retired: [], kept_though_absent: [], skipped: [] };
@@ -394,8 +395,22 @@ export class DatasetRegistry {
       writeFileSync(`${path}.tmp`, JSON.stringify(document));
       renameSync(`${path}.tmp`, path);
     } catch (error) {
-      this.options.log.debug({ err: String(error) }, 'could not keep openapi.json on disk');
+      this.copyFailed(error);
     }
+  }
+
+  /**
+   * Said once, at warn: without the copy every start is a first start (it waits for the
+   * upstream, and lists only the catalog's tools while the upstream is down), and the user
+   * who set the folder should know why.
+   */
+  private copyFailed(error: unknown): void {
+    if (this.copyFailureTold) return;
+    this.copyFailureTold = true;
+    this.options.log.warn(
+      { err: String(error), dir: this.options.cacheDir },
+      'could not keep openapi.json on disk: every start will fetch the document first (check MARKET_DATA_CACHE_DIR)',
+    );
   }
 
   private async writeDiskCopy(document: unknown): Promise<void> {
@@ -407,7 +422,7 @@ export class DatasetRegistry {
       await writeFile(`${path}.tmp`, JSON.stringify(document));
       await rename(`${path}.tmp`, path);
     } catch (error) {
-      this.options.log.debug({ err: String(error) }, 'could not keep openapi.json on disk');
+      this.copyFailed(error);
     }
   }
 }

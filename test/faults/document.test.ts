@@ -12,7 +12,7 @@ import { ConfigSchema } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry, MAX_DOCUMENT_CHARS } from '../../src/registry/dataset-registry.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
-import { catalogDocument, withFakeUpstream } from './fake-upstream.js';
+import { catalogDocument, eventually, withFakeUpstream } from './fake-upstream.js';
 
 const KEY = 'fake-key-0123456789';
 
@@ -244,6 +244,29 @@ test('a start from the disk copy does not import again, at its refresh, the upst
       assert.equal(freshImports, 2, 'another build reads the upstream document anew');
     } finally {
       await client.close();
+    }
+  });
+});
+
+test('a cache folder that cannot be written is said at warn, once, with what it costs (trial: silent, every start a first start)', async () => {
+  await withFakeUpstream(async (fake) => {
+    fake.document = catalogDocument();
+    // A folder under a file: mkdir fails whatever the user's rights.
+    const file = join(mkdtempSync(join(tmpdir(), 'mdmcp-faults-')), 'a-file');
+    writeFileSync(file, 'not a folder');
+    const server = await connectV2({
+      baseUrl: fake.url,
+      key: KEY,
+      env: { MARKET_DATA_CACHE_DIR: join(file, 'cache'), MARKET_DATA_LOG_LEVEL: 'warn' },
+    });
+    try {
+      assert.ok((await server.client.listTools()).tools.length > 0);
+      // The first start's copy is written 2 s after its document arrived.
+      await eventually(() => server.stderr().includes('could not keep openapi.json on disk'), 6000, 'the warning');
+      assert.match(server.stderr(), /every start will fetch the document first/);
+      assert.equal(server.stderr().match(/could not keep openapi\.json on disk/g)?.length, 1, 'said once');
+    } finally {
+      await server.close();
     }
   });
 });
