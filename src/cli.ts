@@ -94,7 +94,9 @@ async function runServer(args: string[]): Promise<void> {
     strict: true,
   });
   if (values.help || values.version) {
-    process.stderr.write(`${values.help ? `${USAGE}\n${await moreEnvironment()}` : packageVersion()}\n`);
+    // No MCP session here: the answer goes where a shell reads it (`$(market-data-mcp --version)`, `--help | less`).
+    // eslint-disable-next-line no-restricted-properties -- not the protocol channel: nothing is served
+    process.stdout.write(`${values.help ? `${USAGE}\n${await moreEnvironment()}` : packageVersion()}\n`);
     return;
   }
   // Checked before anything starts: a server that cannot be reached safely does not start,

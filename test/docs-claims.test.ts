@@ -92,7 +92,11 @@ test("the README's retry table says what the policy table does", () => {
 });
 
 test('--help names every environment variable the README documents, and the README every one --help names', () => {
-  const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' }).stderr;
+  const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' }).stdout;
+  // Where a shell reads it (trial of issue 22: `$(market-data-mcp --version)` was empty).
+  const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+  assert.match(version.stdout, /^\d+\.\d+\.\d+/, `--version on stdout: ${version.stdout}`);
+  assert.equal(version.stderr, '');
   const named = (text: string): Set<string> => new Set([...text.matchAll(/\bMARKET_DATA_[A-Z0-9_]*[A-Z0-9]\b/g)].map((m) => m[0]));
   const inHelp = named(help);
   assert.ok(inHelp.has('MARKET_DATA_HTTP_TOKEN') && inHelp.has('MARKET_DATA_API_KEY'), `--help lists the variables: ${help}`);
