@@ -4,13 +4,23 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { buildOpenApiDocument, DATASETS, toolsetOf } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
 import { createServer } from '../../src/mcp/server.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 import { freshCacheDir } from '../helpers/mcp.js';
 
-test('a dataset registered upstream while the server runs becomes a tool and sends tools/list_changed', async () => {
+interface LiveServer {
+  sim: RunningSimulator;
+  runtime: Runtime;
+  client: Client;
+  /** tools/list_changed notices the client has heard. */
+  changes: () => number;
+}
+
+/** A server that follows its registry live, over a simulator, with a client that counts tools/list_changed. */
+async function withLiveServer(run: (live: LiveServer) => Promise<void>): Promise<void> {
   await withSimulator({}, async (sim) => {
     const runtime = await createRuntime({
       MARKET_DATA_BASE_URL: sim.url,
@@ -26,51 +36,39 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
     try {
       await server.connect(serverTransport);
       await client.connect(clientTransport);
-      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'etf_flows_by_ticker'));
-      sim.api.registerDataset(ETF_FLOWS);
-      await runtime.registry.refresh();
-      await eventually(() => changed >= 1, 'tools/list_changed');
-      assert.ok((await client.listTools()).tools.some((t) => t.name === 'etf_flows_by_ticker'));
+      await run({ sim, runtime, client, changes: () => changed });
     } finally {
       await client.close();
       await runtime.close();
     }
   });
+}
+
+test('a dataset registered upstream while the server runs becomes a tool and sends tools/list_changed', async () => {
+  await withLiveServer(async ({ sim, runtime, client, changes }) => {
+    assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'etf_flows_by_ticker'));
+    sim.api.registerDataset(ETF_FLOWS);
+    await runtime.registry.refresh();
+    await eventually(() => changes() >= 1, 'tools/list_changed');
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'etf_flows_by_ticker'));
+  });
 });
 
 test('five datasets registered upstream at once: one tools/list_changed, not one per tool (trial: 100 for a late document of 100)', async () => {
-  await withSimulator({}, async (sim) => {
-    const runtime = await createRuntime({
-      MARKET_DATA_BASE_URL: sim.url,
-      MARKET_DATA_API_KEY: 'sim-live-key',
-      MARKET_DATA_LOG_LEVEL: 'silent',
-      MARKET_DATA_CACHE_DIR: freshCacheDir(),
-    });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    const server = createServer(runtime.deps, true);
-    const client = new Client({ name: 't', version: '1' });
-    let changed = 0;
-    client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+  await withLiveServer(async ({ sim, runtime, client, changes }) => {
     const added = [1, 2, 3, 4, 5].map((n) => ({
       ...ETF_FLOWS,
       operationId: `etf.flows_set_${n}`,
       path: `/v1/etf/flows-set-${n}/{ticker}` as const,
     }));
-    try {
-      await server.connect(serverTransport);
-      await client.connect(clientTransport);
-      for (const dataset of added) sim.api.registerDataset(dataset);
-      await runtime.registry.refresh();
-      // The client hears messages in order: once the list shows all five, every notice sent for them has come.
-      await eventually(async () => {
-        const names = new Set((await client.listTools()).tools.map((t) => t.name));
-        return added.filter((d) => names.has(d.operationId.replace('.', '_'))).length === 5;
-      }, 'the five new tools listed');
-      assert.equal(changed, 1, 'one tools/list_changed for one change of the registry');
-    } finally {
-      await client.close();
-      await runtime.close();
-    }
+    for (const dataset of added) sim.api.registerDataset(dataset);
+    await runtime.registry.refresh();
+    // The client hears messages in order: once the list shows all five, every notice sent for them has come.
+    await eventually(async () => {
+      const names = new Set((await client.listTools()).tools.map((t) => t.name));
+      return added.filter((d) => names.has(d.operationId.replace('.', '_'))).length === 5;
+    }, 'the five new tools listed');
+    assert.equal(changes(), 1, 'one tools/list_changed for one change of the registry');
   });
 });
 
