@@ -15,6 +15,11 @@ export const resultMetaSchema = z.object({
   data_freshness_seconds: z.number().optional(),
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
+  /**
+   * True when `truncated` is only fields or long text cut inside rows (the notice says which):
+   * no row is left out, so nothing more is to be read. Never shown to the agent as such.
+   */
+  content_cut: z.boolean().optional(),
   notice: z.string().optional(),
   rate_limit_remaining: z.number().optional(),
   quota_remaining: z.number().optional(),
@@ -23,6 +28,11 @@ export const resultMetaSchema = z.object({
 });
 
 export type ResultMeta = z.infer<typeof resultMetaSchema>;
+
+/** Whether rows were left out (by the API or the reader), not only fields or text cut inside them. */
+export function rowsLeftOut(meta: Pick<ResultMeta, 'truncated' | 'content_cut'>): boolean {
+  return meta.truncated && meta.content_cut !== true;
+}
 
 /** Leaves out the fields whose value is unknown (null or undefined). */
 export function knownOnly<T extends Record<string, unknown>>(value: { [K in keyof T]: T[K] | null | undefined }): T {

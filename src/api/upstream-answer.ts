@@ -142,6 +142,9 @@ export async function toResult(operationId: string, response: RawResponse): Prom
   const data = await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts);
   const leftOut = response.leftOut ?? 0;
   const fieldsLeftOut = response.fieldsLeftOut ?? 0;
+  // Rows the API or the reader left out, and what was cut inside rows: only the first means more to read.
+  const rowsLeft = upstream['truncated'] === true || leftOut > 0;
+  const contentCut = fieldsLeftOut > 0 || cuts.count > 0;
   const result: ApiResult = {
     data,
     meta: knownOnly<ResultMeta>({
@@ -151,7 +154,8 @@ export async function toResult(operationId: string, response: RawResponse): Prom
       age_seconds: 0,
       data_freshness_seconds: num(upstream['data_freshness_seconds']),
       next_cursor: str(parts.nextCursor, 512),
-      truncated: upstream['truncated'] === true || leftOut > 0 || fieldsLeftOut > 0 || cuts.count > 0,
+      truncated: rowsLeft || contentCut,
+      content_cut: contentCut && !rowsLeft ? true : null,
       notice:
         [str(upstream['notice']), leftOutNotice(leftOut), fieldsLeftOutNotice(fieldsLeftOut), cutNotice(cuts)].filter(Boolean).join(' ') ||
         null,

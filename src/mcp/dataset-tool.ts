@@ -275,6 +275,7 @@ function withoutUnreadableNext(result: ApiResult): ApiResult {
   if (result.meta.next_cursor === undefined) return result;
   const meta = { ...result.meta, truncated: true };
   delete meta.next_cursor;
+  delete meta.content_cut;
   return { ...result, meta };
 }
 

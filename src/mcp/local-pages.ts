@@ -11,7 +11,7 @@
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
-import type { ResultMeta } from '../api/result-meta.js';
+import { rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
@@ -281,7 +281,7 @@ async function readPages(
     const next = result.meta.next_cursor;
     // A next page the document gives no cursor to reach is out of reach: the upstream cut here.
     if (!next || !roles.cursor) {
-      whole = !result.meta.truncated;
+      whole = !rowsLeftOut(result.meta);
       cutByApi = !whole;
       break;
     }
@@ -332,6 +332,8 @@ async function readPages(
     ...(last?.rate_limit_remaining !== undefined ? { rate_limit_remaining: last.rate_limit_remaining } : {}),
   };
   delete merged.next_cursor;
+  // `truncated` here speaks of rows.
+  delete merged.content_cut;
   const base = paging.base;
   const cursorAt = (position: Position | undefined): string | undefined =>
     position && base ? encodePageCursor({ ...base, ...(position.u !== undefined ? { u: position.u } : {}), s: position.s }) : undefined;

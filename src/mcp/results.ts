@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
-import { resultMetaSchema, type ResultMeta } from '../api/result-meta.js';
+import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
 import { encodePageCursor, type PageCursor } from './paging.js';
 import { textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
@@ -16,7 +16,7 @@ import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
 
 /** The metadata a tool result carries, as its output schema declares it. */
-export const toolMetaSchema = resultMetaSchema.extend({
+export const toolMetaSchema = resultMetaSchema.omit({ content_cut: true }).extend({
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
   has_more: z.boolean().optional(),
@@ -130,11 +130,11 @@ export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
 export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   // The cursor, truncation and source are decided here, not passed through from upstream.
   const rest: Record<string, unknown> = { ...meta };
-  for (const name of ['next_cursor', 'truncated', 'data_source', 'trimmed']) delete rest[name];
+  for (const name of ['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed']) delete rest[name];
   const now = options.now ?? Date.now();
   const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
-    ...(rest as Omit<ResultMeta, 'next_cursor' | 'truncated' | 'data_source' | 'trimmed'>),
+    ...(rest as Omit<ResultMeta, 'next_cursor' | 'truncated' | 'content_cut' | 'data_source' | 'trimmed'>),
     truncated: false,
     as_of: asOf,
     covers: options.covers ?? 'latest',
@@ -208,7 +208,10 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const capped = rows.length < available.length;
   const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
   const upstreamNext = result.meta.next_cursor;
-  const leftByApi = result.meta.truncated && !upstreamNext;
+  // Rows the API left with no cursor to them; a page whose only cut is inside rows (a long text,
+  // a row of 2,000 fields and more) says so in its notice and has nothing more to read.
+  const contentCut = result.meta.content_cut === true;
+  const leftByApi = rowsLeftOut(result.meta) && !upstreamNext;
 
   const cursorAfter = (kept: number): string | undefined => {
     if (options.cursorAfter) return options.cursorAfter(kept);
@@ -223,7 +226,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
     const keptRows = rows.slice(0, kept);
     return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
       ...meta,
-      truncated: cut || leftByApi,
+      truncated: cut || leftByApi || contentCut,
       has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi,
       ...(next ? { next_cursor: next } : {}),
       ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),

@@ -6,6 +6,7 @@
  * match, as it does for a filter the upstream applies. The notice says how many matched.
  */
 import type { ApiResult } from '../api/client.js';
+import { rowsLeftOut } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition } from '../catalog/index.js';
 import { refusalError } from './tool-errors.js';
 
@@ -144,7 +145,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   const kept = rows.filter((row) => filter.keep(row));
   const oldest = oldestClock(rows);
   const timed = filter.fromTime !== undefined || filter.toTime !== undefined;
-  const cutByApi = result.meta.truncated === true && !result.meta.next_cursor;
+  const cutByApi = rowsLeftOut(result.meta) && !result.meta.next_cursor;
   const span = oldest ? ` (back to ${oldest} ET)` : '';
   const notice = `${kept.length} of ${rows.length} rows read${timed ? span : ''} matched ${filter.words} (filtered by this server).`;
   const noticed = (meta: ApiResult['meta']): ApiResult => ({
@@ -159,7 +160,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
     return { result: noticed(meta) };
   }
   // The upstream applied the limit to the rows it sent, before this filter: say so, or "ask a larger limit" reads as the whole story.
-  if (!timed && result.meta.truncated === true && read.limit !== undefined && kept.length < rows.length)
+  if (!timed && rowsLeftOut(result.meta) && read.limit !== undefined && kept.length < rows.length)
     return { result: noticed(result.meta), moreRows: limitBeforeFilter(filter, read, kept.length, rows.length) };
   if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
   return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
@@ -231,6 +232,9 @@ export async function readWindow(
       truncated: page.meta.truncated,
       cache_hit: first.meta.cache_hit && page.meta.cache_hit,
     };
+    // The last page's truncation, and what it was.
+    if (page.meta.content_cut === true) meta.content_cut = true;
+    else delete meta.content_cut;
   }
   return { result: { ...first, data: rows, meta }, units, pages };
 }
