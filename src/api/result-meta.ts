@@ -34,6 +34,19 @@ export function rowsLeftOut(meta: Pick<ResultMeta, 'truncated' | 'content_cut'>)
   return meta.truncated && meta.content_cut !== true;
 }
 
+/**
+ * A page's meta when the dataset's document lists no cursor parameter: a next page the upstream
+ * names cannot be asked for (a cursor of ours to it would read the first page again, and again),
+ * so the page reads as a list the API cut, whose answer says the rest cannot be read.
+ */
+export function withoutUnreadableNext(meta: ResultMeta): ResultMeta {
+  if (meta.next_cursor === undefined) return meta;
+  const cut = { ...meta, truncated: true };
+  delete cut.next_cursor;
+  delete cut.content_cut;
+  return cut;
+}
+
 /** Leaves out the fields whose value is unknown (null or undefined). */
 export function knownOnly<T extends Record<string, unknown>>(value: { [K in keyof T]: T[K] | null | undefined }): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;

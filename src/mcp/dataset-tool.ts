@@ -3,7 +3,7 @@ import type { CallToolResult, McpServer, RegisteredTool, ServerContext, Standard
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { ApiResult } from '../api/upstream-answer.js';
+import { withoutUnreadableNext } from '../api/result-meta.js';
 import { paramJsonSchema, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
@@ -199,7 +199,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     const cursorName = upstreamRoles(dataset).cursor;
     const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
     const read = await readWindow(await fetchPage(sent), rowFilter, nextPage);
-    fetched = cursorName ? read.result : withoutUnreadableNext(read.result);
+    const reachable = cursorName ? read.result.meta : withoutUnreadableNext(read.result.meta);
+    // The result itself unless its meta changed: its rows are read in shaping, where a failure is handled.
+    fetched = reachable === read.result.meta ? read.result : { ...read.result, meta: reachable };
     windowUnits = read.units;
     onePage = read.pages === 1;
   }
@@ -263,20 +265,6 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
     }
     throw error;
   }
-}
-
-/**
- * A next page the upstream names for a dataset whose document lists no cursor parameter cannot
- * be asked for: a cursor of ours pointing at it would read the first page again, and again
- * (an upstream whose every list carries a next cursor). It reads as a list the API cut, whose
- * answer says that the rest cannot be read.
- */
-function withoutUnreadableNext(result: ApiResult): ApiResult {
-  if (result.meta.next_cursor === undefined) return result;
-  const meta = { ...result.meta, truncated: true };
-  delete meta.next_cursor;
-  delete meta.content_cut;
-  return { ...result, meta };
 }
 
 /** A tool that takes no cursor: read from the first page, no cursor handed back. */

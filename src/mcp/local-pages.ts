@@ -11,7 +11,7 @@
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
-import { rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
+import { rowsLeftOut, withoutUnreadableNext, type ResultMeta } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { encodePageCursor } from './paging.js';
@@ -278,10 +278,11 @@ async function readPages(
       if (keep(row)) gathered.push({ row, at: { u: page.u, s: at } });
     }
     if (stopped) break;
-    const next = result.meta.next_cursor;
     // A next page the document gives no cursor to reach is out of reach: the upstream cut here.
-    if (!next || !roles.cursor) {
-      whole = !rowsLeftOut(result.meta);
+    const reachable = roles.cursor ? result.meta : withoutUnreadableNext(result.meta);
+    const next = reachable.next_cursor;
+    if (!next) {
+      whole = !rowsLeftOut(reachable);
       cutByApi = !whole;
       break;
     }

@@ -8,40 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { DIALECT_NAMES } from '../../src/simulator/dialect.js';
-import type { RunningSimulator } from '../../src/simulator/server.js';
-import { get, withSimulator } from '../helpers/http.js';
+import { clockOf, sessionPages, type Row } from '../helpers/darkpool-session.js';
+import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
 import { lastFullSession } from '../helpers/sessions.js';
 
-type Row = Record<string, unknown>;
 interface Answer {
   data: Row[];
   meta: { has_more?: boolean; next_cursor?: string; notice?: string; units?: number };
 }
-const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-const clockOf = (row: Row): string => ET.format(new Date(String(row['executed_at'])));
 const inWindow = (row: Row): boolean => clockOf(row) >= '09:30' && clockOf(row) <= '10:00';
-
-/** The session's prints straight from the simulator in its dialect, its own cursor followed. */
-async function sessionPrints(sim: RunningSimulator, day: string): Promise<Row[]> {
-  const { params } = sim.api.dialect;
-  const prints: Row[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 60; page += 1) {
-    const query = new URLSearchParams({ [params['session_date'] ?? 'session_date']: day });
-    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', '500');
-    if (cursor) query.set('cursor', cursor);
-    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query.toString()}`)).body);
-    const rows = rowsIn(parts.data);
-    assert.ok(rows, `page ${page} holds rows`);
-    prints.push(...(rows as Row[]));
-    cursor = parts.nextCursor;
-    if (!cursor) return prints;
-  }
-  throw new Error('the session did not end within 60 pages');
-}
 
 for (const dialect of DIALECT_NAMES) {
   test(`${dialect}: an early dark-pool window is answered in the first call, and an answer short of it says to read on`, async () => {
@@ -49,7 +26,7 @@ for (const dialect of DIALECT_NAMES) {
       const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
       try {
         const day = lastFullSession();
-        const expected = (await sessionPrints(sim, day)).filter(inWindow);
+        const expected = (await sessionPages(sim, day)).flat().filter(inWindow);
         assert.ok(expected.length > 0, 'the window holds prints');
         const answers: Answer[] = [];
         let args: Record<string, unknown> = {

@@ -64,3 +64,27 @@ for (const [tool, args, readable] of [
     });
   });
 }
+
+test('lit prints filtered here by ticker, from an upstream that names a next page the dataset has no cursor for: the answer says the rest cannot be read, never that the list is whole', async () => {
+  await withFakeUpstream(async (fake) => {
+    fake.answer = () => ({
+      body: {
+        data: Array.from({ length: PAGE }, (_, i) => ({ seq: i, ticker: i % 2 === 0 ? 'AAPL' : 'MSFT' })),
+        _meta: { request_id: 'req-fake', next_cursor: 'page-2' },
+      },
+    });
+    const server = await connectV2({ baseUrl: fake.url, key: 'fake-key-0123456789' });
+    try {
+      const result = await server.client.callTool({ name: 'stocks_lit_trades_recent', arguments: { tickers: 'AAPL', limit: 1000 } });
+      assert.notEqual(result.isError, true, textOf(result));
+      const answer = JSON.parse(textOf(result)) as Answer;
+      assert.equal(answer.data.length, PAGE / 2, 'every AAPL print of the page');
+      assert.equal(answer.meta.truncated, true, 'the API holds more than was read');
+      assert.match(String(answer.meta.more_rows), /\w/, 'and the answer says the rest cannot be read');
+      assert.equal(answer.meta.next_cursor, undefined, 'no cursor that would read the first page again');
+      assert.equal(fake.dataRequests().length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});

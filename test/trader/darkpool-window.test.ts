@@ -7,16 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
 import type { ApiResult } from '../../src/api/client.js';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/row-filters.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { get, withSimulator } from '../helpers/http.js';
+import { clockOf, sessionPages, type Row } from '../helpers/darkpool-session.js';
+import { withSimulator } from '../helpers/http.js';
 import { connectV2 } from '../helpers/mcp.js';
 
-type Row = Record<string, unknown>;
 const darkpool = ((): DatasetDefinition => {
   const found = DATASETS.find((d) => d.operationId === 'darkpool.by_ticker');
   assert.ok(found);
@@ -26,8 +25,6 @@ interface Answer {
   data: Row[];
   meta: { truncated: boolean; has_more?: boolean; next_cursor?: string; more_rows?: string; notice?: string; units?: number };
 }
-const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-const clockOf = (row: Row): string => ET.format(new Date(String(row['executed_at'])));
 /** A session that has closed, whatever the time of day the test runs. */
 const closedSession = (): string => previousTradingDay(tradingDayOnOrBefore(toEt(Date.now()).date));
 /** HH:MM `minutes` after `clock`. */
@@ -36,29 +33,6 @@ const later = (clock: string, minutes: number): string => {
   const total = h * 60 + m + minutes;
   return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
 };
-
-/**
- * Every print of the session, newest first, page by page as the upstream serves them,
- * read straight from the simulator in its dialect: our names sent under its names (a page
- * size only where it takes one, its largest), its own cursor followed.
- */
-async function sessionPages(sim: RunningSimulator, day: string): Promise<Row[][]> {
-  const { params } = sim.api.dialect;
-  const pages: Row[][] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 60; page += 1) {
-    const query = new URLSearchParams({ [params['session_date'] ?? 'session_date']: day });
-    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', '500');
-    if (cursor) query.set('cursor', cursor);
-    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query.toString()}`)).body);
-    const rows = rowsIn(parts.data);
-    assert.ok(rows, `page ${page} holds rows: ${JSON.stringify(parts.data).slice(0, 200)}`);
-    pages.push(rows as Row[]);
-    cursor = parts.nextCursor;
-    if (!cursor) return pages;
-  }
-  throw new Error('the session did not end within 60 pages');
-}
 
 /** Upstream pages read, newest first, until one reaches before `from` (the window is then covered), or all of them. */
 const pagesToCover = (pages: readonly Row[][], from: string): number => {
