@@ -9,7 +9,7 @@
 // Big registries: an upstream (bench/fake-upstream.mjs) lists 100 or 500 datasets beyond
 // the catalog, started with and without a disk copy of its document; a third lists 100 whose
 // every parameter differs (the import shares no conversion between them,
-// src/catalog/openapi-import.ts). Each figure is also given as peak RSS (VmHWM, at the
+// src/registry/openapi/import.ts). Each figure is also given as peak RSS (VmHWM, at the
 // answer), and the machine's 1-minute load average is read before every round and printed
 // beside the figures: compare runs only at like loads.
 import { spawn } from 'node:child_process';

@@ -113,7 +113,14 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   }
   // The demo's simulator is in-process: nothing worth keeping on disk.
   const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
+  // The demo's simulator serves this very catalog: fetching its openapi.json over
+  // loopback and importing it again would only repeat work before the first answer.
+  // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
+  const fetchCatalog = simulator
+    ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
+    : Boolean(config.apiKey);
   const registry = new DatasetRegistry({
+    catalogServed: simulator !== undefined && !fetchCatalog,
     client,
     log,
     sourceId: baseUrl ?? 'none',
@@ -137,12 +144,6 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     warnings.push(toolsets.warning);
     log.warn({ unknownToolsets: toolsets.unknown, validToolsets: TOOLSETS }, toolsets.warning);
   }
-  // The demo's simulator serves this very catalog: fetching its openapi.json over
-  // loopback and importing it again would only repeat work before the first answer.
-  // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
-  const fetchCatalog = simulator
-    ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
-    : Boolean(config.apiKey);
   if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
   const noDataTools = registry.datasets().length === 0 ? toolsets.warning : undefined;
   if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);

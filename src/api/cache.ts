@@ -132,11 +132,12 @@ export class ResponseCache<T extends object> {
 }
 
 /** Path plus query sorted by name: the same request always has the same key. */
-export function requestKey(path: string, query: Readonly<Record<string, string | number>>): string {
+export function requestKey(path: string, query: Readonly<Record<string, string | number | readonly string[]>>): string {
+  // A list the document explodes is one pair per value, in the order given.
   const search = new URLSearchParams(
     Object.entries(query)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]): [string, string] => [k, String(v)]),
+      .flatMap(([k, v]): [string, string][] => (typeof v === 'object' ? v.map((item): [string, string] => [k, item]) : [[k, String(v)]])),
   );
   const text = search.toString();
   return text ? `${path}?${text}` : path;

@@ -7,12 +7,16 @@ import { upstreamQuery } from '../catalog/upstream-names.js';
 import { CACHE_TTL_MS } from './cache.js';
 import { ApiError } from './errors.js';
 
+/** A query as it goes on the wire: a list parameter the document explodes is one pair per value. */
+export type WireQuery = Readonly<Record<string, string | number | readonly string[]>>;
+
 /** A dataset with validated parameters, or a meta endpoint. */
 export interface RequestTarget {
   operationId: string;
+  /** Path variables other than the ticker already in place. */
   path: `/v1/${string}`;
   ticker?: string | undefined;
-  query: QueryValues;
+  query: WireQuery;
   cacheTtlMs: number;
   /** Key under which SERVICE_DISABLED is remembered. */
   capability: string;
@@ -22,12 +26,16 @@ export interface RequestTarget {
 
 /** What a dataset call asks of the API. */
 export function datasetTarget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): RequestTarget {
+  const inPath = new Set(dataset.pathParams ?? []);
+  let path: string = dataset.path;
+  for (const name of inPath) path = path.split(`{${name}}`).join(pathSegment(query[name]));
+  const rest = inPath.size === 0 ? query : Object.fromEntries(Object.entries(query).filter(([name]) => !inPath.has(name)));
   return {
     operationId: dataset.operationId,
-    path: dataset.path,
+    path: path as `/v1/${string}`,
     ticker,
-    // Sent under the upstream's own names (its document may say `pageSize` for our `limit`).
-    query: upstreamQuery(dataset, query),
+    // Sent under the upstream's own names (its document may say `pageSize` for our `limit`), lists in its style.
+    query: upstreamQuery(dataset, listsInStyle(dataset, rest)),
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
     capability: dataset.capability ?? dataset.operationId,
   };
@@ -43,6 +51,34 @@ export function metaTarget(path: '/v1/discover' | '/v1/health' | '/v1/openapi.js
     capability: path,
     free: true,
   };
+}
+
+/** A list parameter's comma-joined values in the form the document gives: one pair per value, or joined by its delimiter. */
+function listsInStyle(dataset: DatasetDefinition, query: QueryValues): Record<string, string | number | readonly string[]> {
+  const forms = dataset.wireForms;
+  if (!forms) return query;
+  const out: Record<string, string | number | readonly string[]> = { ...query };
+  for (const [name, form] of Object.entries(forms)) {
+    const value = query[name];
+    if (typeof value !== 'string') continue;
+    const values = value.split(',');
+    out[name] = form.explode ? values : values.join(form.delimiter);
+  }
+  return out;
+}
+
+/** One path variable's value, encoded; nothing that could become a `.`/`..` segment or another segment survives. */
+function pathSegment(value: string | number | undefined): string {
+  const text = value === undefined ? '' : String(value);
+  if (text === '' || text === '.' || text === '..' || text.includes('/')) {
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: null,
+      message: 'A path parameter is missing or not a path segment.',
+      local: true,
+    });
+  }
+  return encodeURIComponent(text);
 }
 
 /** The path with its ticker encoded; nothing that could become a `.`/`..` segment survives. */

@@ -307,6 +307,16 @@ export const CLIENT_ERROR_CODES = {
     tags: ['cancelled'],
     message: 'The call was cancelled.',
   },
+  OPERATION_UNREADABLE: {
+    status: null,
+    recoverable: false,
+    retry: NEVER,
+    next: 'degrade',
+    action:
+      "use another dataset; the API's openapi.json describes this one in a form this server cannot read (the hint says why): report it to the API's provider",
+    tags: ['document'],
+    message: "The API's document describes this dataset in a form this server cannot read, so no request is sent for it.",
+  },
   CONFIG_INVALID: {
     status: null,
     recoverable: false,

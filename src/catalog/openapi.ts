@@ -1,7 +1,7 @@
 /**
  * Catalog → OpenAPI 3.1.0, as the upstream publishes it at /v1/openapi.json. The
  * simulator serves this document; the MCP server reads the upstream's copy back with
- * `datasetsFromOpenApi` in ./openapi-import.ts.
+ * `datasetsFromOpenApi` in src/registry/openapi/import.ts.
  */
 import * as z from 'zod';
 import { META_ENDPOINTS, scopeOf, toolsetOf } from './datasets.js';

@@ -8,7 +8,7 @@ import { sanitizeText } from '../sanitize.js';
 const URL_LIKE = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S*/giu;
 /** Phrases that address the agent rather than describe data. */
 const INSTRUCTION =
-  /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|prompts?|rules?|above|previous|prior)\b|\b(?:you (?:must|should|are)|system prompt|assistant:|always call|call (?:every|all|this) tools?|do not (?:tell|mention|reveal)|reveal|exfiltrate|api[_ -]?key|password|secret)\b|<\/?[a-z][^>]*>|\b(?:from now on|act as|pretend|you are now|without (?:asking|telling|checking)|approve (?:every|all|any))\b/iu;
+  /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|prompts?|rules?|above|previous|prior)\b|\b(?:assistant|system|user|developer)\s*:|\b(?:you (?:must|should|are)|system prompt|always call|call (?:every|all|this) tools?|do not (?:tell|mention|reveal)|reveal|exfiltrate|api[_ -]?key|password|secret)\b|<\/?[a-z][^>]*>|\b(?:from now on|act as|pretend|you are now|without (?:asking|telling|checking)|approve (?:every|all|any))\b/iu;
 const SAFE_ENUM_VALUE = /^[A-Za-z0-9 _.,:+-]{1,60}$/u;
 /**
  * What may reach the tool list at all: letters, digits, spaces and the punctuation of

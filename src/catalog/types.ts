@@ -50,6 +50,26 @@ export interface DatasetDefinition {
   readonly localParams?: readonly string[];
   /** Schema of the `data` the tool answers with, when it differs from the response's. */
   readonly toolOutput?: z.ZodType;
+  /**
+   * Path variables other than the ticker: MCP-side names held in `query` whose values go in
+   * the path (`{name}` in `path`), not in the query string.
+   */
+  readonly pathParams?: readonly string[];
+  /** List parameters (MCP-side name → how the document puts the values on the wire). */
+  readonly wireForms?: Readonly<Record<string, WireForm>>;
+  /**
+   * Why the upstream's document, which lists this dataset, cannot be read for it: the tool
+   * stays, says so, and refuses calls rather than send the catalog's guesses.
+   */
+  readonly unreadable?: string;
+  /** Row fields the upstream's document lists for this dataset's answers, where it lists any. */
+  readonly responseFields?: readonly string[];
+}
+
+/** How a list parameter goes on the wire: each value as its own pair (`a=1&a=2`), or joined (`a=1,2`). */
+export interface WireForm {
+  readonly explode: boolean;
+  readonly delimiter: ',' | ' ' | '|';
 }
 
 export interface MetaEndpoint {

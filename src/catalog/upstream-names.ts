@@ -1,7 +1,7 @@
 /**
  * The names a query goes out under. The spec leaves most parameter names open (note C):
  * a tool keeps its portable MCP-side names, and the upstream's document says what each is
- * called on the wire (src/catalog/openapi-import.ts fills `upstreamNames`).
+ * called on the wire (src/registry/openapi/import.ts fills `upstreamNames`).
  */
 import type { DatasetDefinition } from './types.js';
 

@@ -219,12 +219,16 @@ function asDeclaredType(raw: unknown, type: JsonType | undefined, source: InputS
       return source === 'wire' && (raw === 'true' || raw === 'false') ? raw === 'true' : undefined;
     case 'string':
       return typeof raw === 'string' ? raw : undefined;
+    case 'array':
+      // A list, or its values joined by commas (the form the catalog's own lists take, and a query string's).
+      if (Array.isArray(raw)) return raw.every((item) => typeof item === 'string' || typeof item === 'number') ? raw : undefined;
+      return typeof raw === 'string' && raw.length <= 4096 ? raw.split(',') : undefined;
     case undefined:
       return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : undefined;
   }
 }
 
-type JsonType = 'string' | 'number' | 'integer' | 'boolean';
+type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
 
 interface ParamShape {
   readonly type: JsonType | undefined;
@@ -256,7 +260,7 @@ function shapeOf(schema: z.ZodType): ParamShape {
     : json.enum?.every((v) => typeof v === 'number')
       ? 'number'
       : undefined;
-  const type = ['string', 'number', 'integer', 'boolean'].includes(declared ?? '') ? (declared as JsonType) : fromEnum;
+  const type = ['string', 'number', 'integer', 'boolean', 'array'].includes(declared ?? '') ? (declared as JsonType) : fromEnum;
   const shape = { type, maxLength: typeof json.maxLength === 'number' ? json.maxLength : undefined, json };
   shapes.set(schema, shape);
   return shape;
@@ -265,6 +269,7 @@ function shapeOf(schema: z.ZodType): ParamShape {
 function article(type: JsonType | undefined): string {
   if (type === 'integer') return 'an integer';
   if (type === undefined) return 'a string or a number';
+  if (type === 'array') return 'a list';
   return `a ${type}`;
 }
 

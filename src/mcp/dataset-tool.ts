@@ -128,6 +128,9 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
 }
 
 async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
+  // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
+  if (dataset.unreadable !== undefined)
+    throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
   const projectable = supportsFields(dataset);
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
   const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
@@ -164,7 +167,7 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const empty = knownEmptyDates(asked, Date.now(), followsSessions(dataset));
   if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
-  const known = fields ? knownFields(deps.client, dataset, checked.query, deps.document?.()) : undefined;
+  const known = fields ? knownFields(deps.client, dataset, checked.query) : undefined;
   const unknownBefore = known ? (fields ?? []).filter((f) => !known.names.has(f)) : [];
   // A schema's list may be partial: alone, it refuses only a call naming none of its fields.
   if (known && unknownBefore.length > 0 && (known.seen || unknownBefore.length === fields?.length))

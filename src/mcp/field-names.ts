@@ -36,14 +36,9 @@ export interface KnownFields {
 }
 
 /** Field names this dataset is known to have, or undefined when neither an answer nor a schema told. */
-export function knownFields(
-  client: MarketDataClient,
-  dataset: DatasetDefinition,
-  query: QueryValues,
-  document?: unknown,
-): KnownFields | undefined {
+export function knownFields(client: MarketDataClient, dataset: DatasetDefinition, query: QueryValues): KnownFields | undefined {
   const seenNames = seen.get(client)?.get(keyOf(dataset, query));
-  const documented = documentedFields(dataset, query, document);
+  const documented = documentedFields(dataset, query);
   if (!seenNames && !documented) return undefined;
   return { names: new Set([...(seenNames ?? []), ...(documented ?? [])]), seen: seenNames !== undefined };
 }

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
 import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
 import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
-import type { ImportReport } from '../catalog/openapi-import.js';
+import type { ImportReport } from './openapi/import.js';
+import type { ReceivedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
 import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import type { ImportDocument } from './import-memo.js';
@@ -47,11 +48,15 @@ export interface RegistryOptions {
   reservedToolNames?: readonly string[];
   /** An operation id → its tool name, the MCP layer's rule; the import's default otherwise. */
   toolNameOf?: (operationId: string) => string;
+  /** The upstream serves the catalog as it is (the demo's simulator), so no document is read and none is missed. */
+  catalogServed?: boolean;
 }
 
 /** What the last document did to the catalog, for api_status: imported and retired datasets, and why. */
 export interface CatalogNotes {
   source: 'disk' | 'upstream' | 'catalog';
+  /** Where the tools' parameters come from, in words: the document, or this server's own guesses when none was read. */
+  parameters: string;
   imported: string[];
   retired: { operationId: string; reason: string }[];
   /** Catalog datasets the document lacked but kept: it did not look complete enough to retire them. */
@@ -65,7 +70,7 @@ export interface CatalogChange {
   removed: DatasetDefinition[];
 }
 
-type Importer = typeof import('../catalog/openapi-import.js');
+type Importer = typeof import('./openapi/index.js');
 let importer: Importer | undefined;
 
 /**
@@ -74,7 +79,7 @@ let importer: Importer | undefined;
  * against an upstream that publishes the catalog, or from its disk copy, never loads it.
  */
 async function loadImporter(): Promise<Importer> {
-  importer ??= await import('../catalog/openapi-import.js');
+  importer ??= await import('./openapi/index.js');
   return importer;
 }
 
@@ -108,6 +113,10 @@ function fingerprint(d: DatasetDefinition): string {
     d.upstreamNames ?? null,
     d.localParams ?? null,
     d.shaping ? Object.keys(d.shaping) : null,
+    d.pathParams ?? null,
+    d.wireForms ?? null,
+    d.responseFields ?? null,
+    d.unreadable ?? null,
   ]);
 }
 
@@ -128,9 +137,20 @@ export class DatasetRegistry {
   private copyFailureTold = false;
   /** The upstream document the one last applied was made of, as sourcePrint: nor is that one. */
   private lastSource: string | undefined;
-  private lastNotes: CatalogNotes = { source: 'catalog', imported: [], retired: [], kept_though_absent: [], skipped: [] };
+  private lastNotes: CatalogNotes;
 
-  constructor(private readonly options: RegistryOptions) {}
+  constructor(private readonly options: RegistryOptions) {
+    this.lastNotes = {
+      source: 'catalog',
+      parameters: options.catalogServed
+        ? 'the catalog, which the upstream (the built-in simulator) serves as is'
+        : "the catalog's own choices: no openapi.json of the API has been read yet, so the names, bounds and enums the spec leaves open are this server's guesses and the API may refuse them",
+      imported: [],
+      retired: [],
+      kept_though_absent: [],
+      skipped: [],
+    };
+  }
 
   /** Datasets offered as tools, after the toolset filter. */
   datasets(): DatasetDefinition[] {
@@ -161,7 +181,7 @@ export class DatasetRegistry {
   async start(waitMs: number): Promise<void> {
     const cached = await this.readDiskCopy();
     if (cached !== undefined) {
-      this.apply(cached.document, 'disk', cached.text);
+      this.apply(cached, 'disk', true);
       this.firstRefresh = setTimeout(() => void this.refresh(), this.options.firstRefreshDelayMs ?? 0).unref();
     } else {
       // A first start: the importer loads while the document is on its way (the wait for an
@@ -198,17 +218,17 @@ export class DatasetRegistry {
   }
 
   private async fetchAndApply(copyLater = false): Promise<void> {
-    let document: unknown;
+    let received: ReceivedDocument;
     try {
-      document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
+      const document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
       // An unchanged document is the common case of a refresh: nothing to import again.
-      const text = JSON.stringify(document);
+      const text = JSON.stringify(document) ?? '';
       if (text === this.lastText) return;
       // The document the disk copy was made of: the copy leaves out the operations it skipped,
       // so its text never equals the upstream's, and a registry over the 100 imported (or with
       // any unusable operation) was imported again, and its skips logged again, at every start.
-      if (text !== undefined && this.lastSource !== undefined && this.sourcePrint(text) === this.lastSource) return;
-      if (text !== undefined && !this.isCatalog(text)) await loadImporter();
+      if (this.lastSource !== undefined && this.sourcePrint(text) === this.lastSource) return;
+      received = await this.received(document, text);
     } catch (error) {
       this.options.log.warn(
         { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
@@ -216,7 +236,7 @@ export class DatasetRegistry {
       );
       return;
     }
-    const accepted = this.apply(document, 'upstream');
+    const accepted = this.apply(received, 'upstream', false);
     if (accepted === undefined) return;
     // A later document supersedes the copy still waiting.
     clearTimeout(this.copyTimer);
@@ -249,34 +269,46 @@ export class DatasetRegistry {
     return createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
   }
 
-  /** Imports a document; its caller has loaded the importer (loadImporter). */
-  private importReport(document: unknown, fresh: boolean): ImportReport {
+  /**
+   * A document as received, with its references resolved (by the importer's library, loaded
+   * for it); the catalog's own document, which needs no import, is left as it is.
+   */
+  private async received(raw: unknown, text: string): Promise<ReceivedDocument> {
+    if (this.isCatalog(text) || typeof raw !== 'object' || raw === null) return { raw, text, resolved: raw };
+    const loaded = await loadImporter();
+    return { raw, text, resolved: (await loaded.dereferenceDocument(raw, text)).resolved };
+  }
+
+  /** Imports a document; its caller has loaded the importer (loadImporter, through received). */
+  private importReport(document: ReceivedDocument, fresh: boolean): ImportReport {
     const loaded = importer;
     if (!loaded) throw new Error('the OpenAPI importer is used before it was loaded');
-    const importNow = (source: unknown): ImportReport =>
-      loaded.datasetsFromOpenApi(source, {
+    // Only our own disk copy carries retirements: an upstream's document saying so is no evidence.
+    const retired = fresh ? [] : retiredOf(document.raw);
+    const importNow = (resolved: unknown): ImportReport =>
+      loaded.datasetsFromOpenApi(resolved, {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
-        // Only our own disk copy carries retirements: an upstream's document saying so is no evidence.
-        ...(fresh ? {} : { retired: retiredOf(source) }),
+        ...(fresh ? {} : { retired }),
+        baseUrl: this.options.sourceId,
       });
-    return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document);
+    return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document.resolved);
   }
 
   /**
    * Applies a document; returns what of it was accepted (to keep on disk, made when called), or
    * undefined. `checked`: its JSON text, when the caller has already found it acceptable.
    */
-  private apply(document: unknown, source: 'disk' | 'upstream', checked?: string): (() => unknown) | undefined {
-    const text = checked ?? JSON.stringify(document) ?? '';
-    const refused = checked === undefined ? this.refusal(document, text) : undefined;
+  private apply(received: ReceivedDocument, source: 'disk' | 'upstream', checked: boolean): (() => unknown) | undefined {
+    const { raw: document, text } = received;
+    const refused = checked ? undefined : this.refusal(document, text);
     if (refused) {
       this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
       return undefined;
     }
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
-    const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(document, source === 'upstream');
+    const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(received, source === 'upstream');
     for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
@@ -284,6 +316,10 @@ export class DatasetRegistry {
     }
     this.lastNotes = {
       source,
+      parameters:
+        source === 'upstream'
+          ? "the API's openapi.json, as last fetched"
+          : "the disk copy of the API's openapi.json (refreshed in the background)",
       imported: report.added,
       retired: report.retired,
       kept_though_absent: report.keptAbsent,
@@ -292,11 +328,11 @@ export class DatasetRegistry {
     // What a fresh document retired goes to disk with it: the copy alone is no evidence, but
     // the evidence it was accepted on still holds at the next start.
     // The document as received is let go once the accepted one is made.
-    let received: unknown = document;
+    let kept: unknown = document;
     let made: unknown;
     const madeOf = source === 'upstream' ? this.sourcePrint(text) : sourceOf(document);
     const accepted = (): unknown => {
-      if (received !== undefined) [made, received] = [acceptedDocument(received, report.accepted, report.retired, madeOf), undefined];
+      if (kept !== undefined) [made, kept] = [acceptedDocument(kept, report.accepted, report.retired, madeOf), undefined];
       return made;
     };
     this.lastDocument = accepted;
@@ -354,7 +390,7 @@ export class DatasetRegistry {
   }
 
   /** The disk copy, if it is one we would accept today; a bad one is deleted so it cannot fail the next start too. */
-  private async readDiskCopy(): Promise<{ document: unknown; text: string } | undefined> {
+  private async readDiskCopy(): Promise<ReceivedDocument | undefined> {
     const path = this.diskPath();
     if (!path) return undefined;
     let text: string;
@@ -363,24 +399,23 @@ export class DatasetRegistry {
     } catch {
       return undefined;
     }
-    let document: unknown;
+    let received: ReceivedDocument | undefined;
     let problem: string | undefined;
-    let canonicalText = '';
     try {
-      document = JSON.parse(text) as unknown;
-      canonicalText = JSON.stringify(document);
+      const document = JSON.parse(text) as unknown;
+      const canonicalText = JSON.stringify(document);
       problem = this.refusal(document, canonicalText);
       // The catalog's own document is usable as it is: nothing to import to find out.
-      if (!problem && !this.isCatalog(canonicalText)) {
-        await loadImporter();
-        const report = this.importReport(document, false);
+      if (!problem) received = await this.received(document, canonicalText);
+      if (received && !this.isCatalog(canonicalText)) {
+        const report = this.importReport(received, false);
         if (report.accepted.length === 0) problem = 'no usable operation';
         else if (report.skipped.length > 0) problem = `${report.skipped.length} unusable operations`;
       }
     } catch {
       problem = 'not JSON';
     }
-    if (!problem) return { document, text: canonicalText };
+    if (!problem && received) return received;
     this.options.log.warn({ path, reason: problem }, 'discarding the disk copy of openapi.json');
     await unlink(path).catch(() => undefined);
     return undefined;
@@ -477,5 +512,6 @@ function catalogReport(): ImportReport {
     accepted: DATASETS.map((d) => d.path),
     retired: [],
     keptAbsent: [],
+    keys: {},
   };
 }

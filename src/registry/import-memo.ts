@@ -18,13 +18,15 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
-import type { ImportReport } from '../catalog/openapi-import.js';
+import type { ImportReport } from './openapi/import.js';
+import type { ReceivedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
 import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/input-schema.js';
 
-export type ImportNow = (document: unknown) => ImportReport;
+/** Imports a document whose references are resolved. */
+export type ImportNow = (resolved: unknown) => ImportReport;
 /** `fresh`: a freshly fetched document, which may retire catalog datasets (the disk copy never does). */
-export type ImportDocument = (document: unknown, importNow: ImportNow, fresh: boolean) => ImportReport;
+export type ImportDocument = (document: ReceivedDocument, importNow: ImportNow, fresh: boolean) => ImportReport;
 
 export interface ImportMemoOptions {
   /** The record's file; undefined keeps the memo in memory only. */
@@ -39,6 +41,8 @@ interface RecordedDataset {
   operationId: string;
   /** The catalog's entry it changes (path or parameters), if any. */
   catalog: boolean;
+  /** The document's key (`paths`) of its operation. */
+  key: string;
   path: `/v1/${string}`;
   title: string;
   description: string;
@@ -84,11 +88,11 @@ export function memoisedImport(options: ImportMemoOptions): ImportDocument {
     const key = createHash('sha256')
       .update(options.buildId)
       .update(fresh ? '\nfresh\n' : '\ndisk\n')
-      .update(JSON.stringify(document))
+      .update(document.text)
       .digest('hex');
     if (last?.key === key) return last.report;
     const recorded = readRecord(options, key);
-    const report = recorded ? fromRecord(recorded, document, importNow) : importNow(document);
+    const report = recorded ? fromRecord(recorded, document.resolved, importNow) : importNow(document.resolved);
     if (!recorded) record(options, key, report);
     last = { key, report };
     return report;
@@ -133,7 +137,6 @@ function record(options: ImportMemoOptions, key: string, report: ImportReport): 
 }
 
 function toRecord(key: string, report: ImportReport): ImportRecord {
-  const changed = new Set(report.changed);
   return {
     key,
     datasets: report.datasets.map((d) =>
@@ -141,7 +144,9 @@ function toRecord(key: string, report: ImportReport): ImportRecord {
         ? d.operationId
         : {
             operationId: d.operationId,
-            catalog: changed.has(d.operationId),
+            // Any dataset the catalog holds: its reviewed fields come from the catalog, what the document changed from the import.
+            catalog: catalogById.has(d.operationId),
+            key: report.keys[d.operationId] ?? d.path,
             path: d.path,
             title: d.title,
             description: d.description,
@@ -174,6 +179,7 @@ function fromRecord(record: ImportRecord, document: unknown, importNow: ImportNo
     changed: record.changed,
     skipped: record.skipped,
     accepted: record.accepted,
+    keys: Object.fromEntries(record.datasets.flatMap((entry) => (typeof entry === 'string' ? [] : [[entry.operationId, entry.key]]))),
   };
 }
 
@@ -195,7 +201,17 @@ function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): Dat
     cacheClass: entry.cacheClass,
   } as DatasetDefinition;
   // Where parameters go (renamed, applied here) is part of the import, not of the catalog.
-  for (const field of ['ticker', 'query', 'shaping', 'upstreamNames', 'localParams'] as const)
+  for (const field of [
+    'ticker',
+    'query',
+    'shaping',
+    'upstreamNames',
+    'localParams',
+    'pathParams',
+    'wireForms',
+    'responseFields',
+    'unreadable',
+  ] as const)
     Object.defineProperty(dataset, field, { enumerable: true, configurable: true, get: () => full()[field] });
   return dataset;
 }
@@ -203,7 +219,7 @@ function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): Dat
 /** One operation of the document, imported alone; the whole document if that does not give it. */
 function importOne(entry: RecordedDataset, document: unknown, importNow: ImportNow): DatasetDefinition {
   const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
-  const alone = { ...source, paths: { [entry.path]: source.paths?.[entry.path] } };
+  const alone = { ...source, paths: { [entry.key]: source.paths?.[entry.key] } };
   const found =
     importNow(alone).datasets.find((d) => d.operationId === entry.operationId) ??
     importNow(document).datasets.find((d) => d.operationId === entry.operationId);

@@ -1,11 +1,11 @@
 /**
  * Parameters an upstream repeats across its new datasets are converted once per document
- * (src/catalog/openapi-import.ts, convertOnce): each tool must still show and check its own,
+ * (src/registry/openapi/import.ts, convertOnce): each tool must still show and check its own,
  * wherever two operations state a parameter of the same name differently.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
+import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
 import { validateToolArguments } from '../../src/mcp/tool-arguments.js';
 

@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { buildOpenApiDocument, DATASETS } from '../../src/catalog/index.js';
-import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
+import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
 import { computePrebuilt, loadPrebuilt } from '../../src/prebuilt.js';

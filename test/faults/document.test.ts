@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { MarketDataClient } from '../../src/api/client.js';
 import { DATASETS } from '../../src/catalog/index.js';
-import { datasetsFromOpenApi, MAX_IMPORTED_DATASETS } from '../../src/catalog/openapi-import.js';
+import { datasetsFromOpenApi, MAX_IMPORTED_DATASETS } from '../../src/registry/openapi/import.js';
 import { ConfigSchema } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry, MAX_DOCUMENT_CHARS } from '../../src/registry/dataset-registry.js';
@@ -96,11 +96,15 @@ test('one broken operation (null parameter, invalid regex, null operation) skips
   doc.paths['/v1/news/b'] = null;
   doc.paths['/v1/news/c'] = operation('news.c') as never;
   const report = datasetsFromOpenApi(doc);
-  assert.deepEqual(report.added, ['news.c']);
-  assert.equal(report.skipped.length, 3, JSON.stringify(report.skipped));
-  const ids = report.datasets.map((d) => d.operationId);
-  assert.ok(ids.includes('shorts.short_screener'), 'a garbled known operation keeps our definition');
-  assert.equal(ids.length, DATASETS.length + 1);
+  // An optional parameter whose pattern cannot run is not offered; its operation still is.
+  assert.deepEqual(report.added, ['news.a', 'news.c']);
+  assert.deepEqual(Object.keys(report.datasets.find((d) => d.operationId === 'news.a')?.query ?? {}), []);
+  assert.equal(report.skipped.length, 2, JSON.stringify(report.skipped));
+  const garbled = report.datasets.find((d) => d.operationId === 'shorts.short_screener');
+  assert.ok(garbled, 'a garbled known operation keeps its tool');
+  assert.match(garbled.unreadable ?? '', /is a \$ref to nothing|not an object/, 'which says why it cannot be used');
+  assert.match(garbled.description, /Unavailable: the API's document describes this dataset in a form this server cannot read/);
+  assert.equal(report.datasets.length, DATASETS.length + 2);
 });
 
 test('the upstream cannot flood the tool list, nor send a document past the size cap', async () => {
@@ -214,7 +218,7 @@ test('a start from the disk copy does not import again, at its refresh, the upst
         // Counts the imports, as the runtime's memo wraps them.
         importDocument: (document, importNow, fresh) => {
           if (fresh) freshImports += 1;
-          return importNow(document);
+          return importNow(document.resolved);
         },
       });
     try {

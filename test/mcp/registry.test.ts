@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { buildOpenApiDocument, DATASETS, toolsetOf } from '../../src/catalog/index.js';
-import { datasetsFromOpenApi } from '../../src/catalog/openapi-import.js';
+import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
@@ -128,7 +128,7 @@ test('the upstream wins on parameters of a known dataset; hostile upstream text 
   assert.doesNotMatch(news.description, /[\u202e\u0007]/);
 });
 
-test('operations with unusable paths or parameters are skipped, not guessed', () => {
+test('a path variable of any name is a parameter, an optional object parameter is left out, and only a path no request can carry is skipped', () => {
   const report = datasetsFromOpenApi({
     paths: {
       '/v1/odd/{id}/x': {
@@ -138,9 +138,19 @@ test('operations with unusable paths or parameters are skipped, not guessed', ()
       '/v1/weird': { get: { operationId: 'weird.obj', parameters: [{ name: 'filter', in: 'query', schema: { type: 'object' } }] } },
     },
   });
-  assert.deepEqual(report.skipped.map((s) => s.path).sort(), ['/v1/bad name', '/v1/odd/{id}/x', '/v1/weird']);
   assert.deepEqual(
-    report.datasets.map((d) => d.operationId),
+    report.skipped.map((s) => s.path),
+    ['/v1/bad name'],
+  );
+  assert.deepEqual(report.added.sort(), ['odd.by_id', 'weird.obj']);
+  const odd = report.datasets.find((d) => d.operationId === 'odd.by_id');
+  assert.ok(odd);
+  assert.deepEqual(odd.pathParams, ['id'], 'the variable goes in the path');
+  assert.ok(odd.query['id'] && !odd.query['id'].safeParse(undefined).success, 'and the tool requires it');
+  const weird = report.datasets.find((d) => d.operationId === 'weird.obj');
+  assert.deepEqual(Object.keys(weird?.query ?? {}), [], 'an object parameter this server cannot send is not offered');
+  assert.deepEqual(
+    report.datasets.slice(0, DATASETS.length).map((d) => d.operationId),
     DATASETS.map((d) => d.operationId),
     'the catalog still serves, unchanged',
   );

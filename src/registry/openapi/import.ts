@@ -1,0 +1,415 @@
+/**
+ * The upstream's /v1/openapi.json → datasets. The document is data to validate, never
+ * code to trust: its references are resolved first (dereference.ts), its operations read
+ * as OpenAPI allows them to be written (operations.ts, schema-forms.ts), each taken or
+ * skipped on its own with a reason; tool names that would collide are skipped; upstream
+ * patterns run only on a linear-time engine; upstream text is capped and marked.
+ *
+ * A dataset we know is its route, which the spec fixes (its GET path, whatever the
+ * document calls its path variable); operation ids are left open by the spec, so the
+ * operation on that route gives the dataset its parameters whatever its id, while its
+ * tool name, reviewed text and behaviour stay ours. **The document decides what is sent**:
+ * a known dataset takes exactly the document's parameters, names, bounds, patterns and
+ * enums; the catalog's own choices are used only where there is no document, and ours
+ * the document does not offer (a page size, a ticker list, a session or range) are applied
+ * here over its pages, never sent. An operation on a route we do not know is imported
+ * under a portable id derived from its own id or its path. A dataset whose operation the
+ * document lists but this server cannot read keeps its tool, which says so and refuses
+ * calls rather than sending our guesses. A dataset is retired only when a freshly fetched
+ * document that lists most of the catalog's routes lacks its route.
+ */
+import type * as z from 'zod';
+import { DATASETS } from '../../catalog/datasets.js';
+import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
+import { roleOf } from '../../catalog/param-roles.js';
+import * as p from '../../catalog/params.js';
+import { registryPath, registryText } from '../../catalog/registry-text.js';
+import type { CacheClass, DatasetDefinition, WireForm } from '../../catalog/types.js';
+import { namespaceOf, portableOperationId, routeOf, snakeName, TOOL_PARAM_NAME } from './names.js';
+import { readOperations, shown, type DocumentOperation, type DocumentParameter } from './operations.js';
+import { canonical, cleanSchema, NOT_REVIEWED, toZod } from './parameter-schema.js';
+import { rowFieldsOf } from './row-fields.js';
+
+/** Ours the upstream may leave out: applied here over its pages (src/mcp/local-pages.ts). */
+const LOCAL_CAPABLE = ['limit', 'tickers', 'side', 'session_date', 'from', 'to'] as const;
+const CACHE_CLASSES: readonly CacheClass[] = ['intraday', 'daily', 'filings', 'static'];
+/** Datasets the upstream may add beyond the catalog: enough for growth, not a 6 MB tools/list. */
+export const MAX_IMPORTED_DATASETS = 100;
+/** Operations looked at in one document; the rest are skipped. */
+const MAX_PATHS = 500;
+/** Paths that are meta endpoints, never datasets. */
+const META_PATHS = new Set(['/v1/discover', '/v1/health', '/v1/openapi.json']);
+/** A path as a tool's request may carry it: below /v1, plain segments and variables, never `.` or `..`. */
+const PATH = /^\/v1(\/((?!\.+(\/|$))[A-Za-z0-9][A-Za-z0-9_.~-]{0,60}|\{[a-z][a-z0-9_]{0,63}\})){1,8}$/;
+/** Path variables that are the ticker, whatever the document calls them (compared folded). */
+const TICKER_NAMES = new Set(['ticker', 'symbol', 'underlying', 'stock', 'tickersymbol', 'underlyingsymbol', 'underlyingticker']);
+const folded = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Built-in schemas by parameter name, used when the upstream's own cannot be trusted. */
+const BUILT_IN: Record<string, z.ZodType> = {
+  ticker: p.generalTicker,
+  tickers: p.tickerList,
+  contract: p.osiContractSymbol,
+  cursor: p.cursor,
+  from: p.fromDate,
+  to: p.toDate,
+  session_date: p.sessionDate,
+  expiration: p.etTradingDate,
+};
+
+export interface ImportReport {
+  datasets: DatasetDefinition[];
+  /** Operation ids (portable form) of datasets the catalog did not know. */
+  added: string[];
+  /** Catalog datasets the document no longer lists, and why they were retired. */
+  retired: { operationId: string; reason: string }[];
+  /** Catalog datasets absent from a document that does not look complete: kept, with why. */
+  keptAbsent: string[];
+  /** Catalog datasets whose path or parameters the upstream changed. */
+  changed: string[];
+  skipped: { path: string; reason: string }[];
+  /** The document's keys (`paths`) whose operation was taken: what is safe to keep on disk. */
+  accepted: string[];
+  /** Operation id → the document's key of its operation, for each dataset read from the document. */
+  keys: Record<string, string>;
+}
+
+export interface ImportOptions {
+  catalog?: readonly DatasetDefinition[];
+  /** Tool names already taken by tools that are not datasets (api_status). */
+  reservedToolNames?: readonly string[];
+  /** An operation id → its tool name (the MCP layer's rule). */
+  toolNameOf?: (operationId: string) => string;
+  /**
+   * Whether absence may retire a catalog dataset: only for a freshly fetched document, never
+   * for the disk copy, which holds only the operations once accepted.
+   */
+  fresh?: boolean;
+  /**
+   * Retirements the disk copy carries, made on a fresh document's evidence: still retired
+   * while the copy lacks their path.
+   */
+  retired?: ImportReport['retired'];
+  /** Where requests go: relative `servers` in the document resolve below it. */
+  baseUrl?: string | undefined;
+}
+
+/** Share of the catalog's paths a document must list before absence counts as retirement. */
+const COMPLETE_SHARE = 0.5;
+
+const defaultToolName = (operationId: string): string => operationId.replace(/\./g, '_').slice(0, 64);
+
+/** The parameter schemas of one dataset, under MCP-side names, and where each goes on the wire. */
+interface Parsed {
+  path: `/v1/${string}`;
+  ticker: z.ZodType<string> | undefined;
+  query: Record<string, z.ZodType>;
+  /** MCP-side name → the upstream's, where they differ. */
+  upstreamNames: Record<string, string>;
+  pathParams: string[];
+  wireForms: Record<string, WireForm>;
+}
+
+/**
+ * Parameters of new datasets already converted in this document, by what the upstream
+ * states: a registry repeats most of its parameters across operations, and each is
+ * converted once, not once per dataset (start-up time, BENCHMARKS.md). A zod schema is
+ * never changed once made, so datasets may share one.
+ */
+type ConvertedParams = Map<string, z.ZodType>;
+
+function jsonOf(schema: z.ZodType): Record<string, unknown> {
+  return paramJsonSchemaOnce(schema).schema;
+}
+
+/**
+ * The MCP-side name of an upstream query parameter: a known dataset's own name for the role
+ * it plays (`symbols` is our `tickers`), when the document does not also list ours; else its
+ * snake_case form.
+ */
+function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], known: DatasetDefinition | undefined): string {
+  const role = roleOf(param.name, param.schema.type);
+  if (known && role && !Object.hasOwn(known.query, param.name)) {
+    const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(
+      ([name, schema]) => roleOf(name, jsonOf(schema)['type'] as string | undefined) === role,
+    );
+    if (ours && !all.some((other) => other.name === ours[0])) return ours[0];
+  }
+  const snake = snakeName(param.name);
+  return TOOL_PARAM_NAME.test(snake) ? snake : `p_${snake}`.slice(0, 64);
+}
+
+/** The path variable that is the ticker, if one is. */
+function tickerVariable(pathParams: readonly DocumentParameter[], known: DatasetDefinition | undefined): DocumentParameter | undefined {
+  if (known?.ticker && pathParams.length === 1) return pathParams[0];
+  const named = pathParams.filter((param) => TICKER_NAMES.has(folded(param.name)));
+  return named.length === 1 && named[0]?.schema.type !== 'integer' && named[0]?.schema.type !== 'number' ? named[0] : undefined;
+}
+
+/** The operation's parameters; a known dataset's own schema is reused wherever the upstream states the same one. */
+function parseParameters(op: DocumentOperation, known: DatasetDefinition | undefined, converted: ConvertedParams): Parsed {
+  const names = new Set<string>();
+  const query: Record<string, z.ZodType> = {};
+  const upstreamNames: Record<string, string> = {};
+  const pathParams: string[] = [];
+  const wireForms: Record<string, WireForm> = {};
+  const inPath = op.parameters.filter((param) => param.in === 'path');
+  const tickerParam = tickerVariable(inPath, known);
+  let ticker: z.ZodType<string> | undefined;
+  let path = op.path;
+  for (const param of op.parameters) {
+    const isTicker = param === tickerParam;
+    const name = isTicker ? 'ticker' : param.in === 'path' ? mcpPathName(param.name) : mcpNameOf(param, op.parameters, known);
+    if (names.has(name)) {
+      // Two of the document's names for one of ours: an optional one is not offered, a required one cannot be.
+      if (!param.required) continue;
+      throw new Error(`parameters "${shown(param.name)}" and another both read as "${name}"`);
+    }
+    names.add(name);
+    const ours = isTicker ? known?.ticker : known?.query[name];
+    const oursRequired = ours !== undefined && (isTicker || !ours.safeParse(undefined).success);
+    const clean = cleanSchema(param.schema);
+    const same = ours !== undefined && oursRequired === param.required && canonical(jsonOf(ours)) === canonical(clean);
+    let schema: z.ZodType;
+    try {
+      schema = same && ours ? ours : convertOnce(name, param, ours, converted);
+    } catch (error) {
+      // A parameter that cannot be offered: an optional one is left out; without a required one, no call can be made.
+      if (!param.required) continue;
+      throw error;
+    }
+    if (param.schema.type === 'array') wireForms[name] = { explode: param.explode, delimiter: param.delimiter };
+    if (param.in === 'path') path = path.split(`{${param.name}}`).join(`{${name}}`);
+    if (isTicker) {
+      ticker = schema as z.ZodType<string>;
+      continue;
+    }
+    query[name] = schema;
+    if (param.in === 'path') pathParams.push(name);
+    if (name !== param.name) upstreamNames[name] = param.name;
+  }
+  if (!PATH.test(path)) throw new Error(`path ${registryPath(path, 80)} is not a path below /v1 this server can request`);
+  return { path: path as `/v1/${string}`, ticker, query, upstreamNames, pathParams, wireForms };
+}
+
+/** A path variable's MCP-side name: its snake_case form. */
+function mcpPathName(name: string): string {
+  const snake = snakeName(name);
+  return TOOL_PARAM_NAME.test(snake) ? snake : `p_${snake}`.slice(0, 64);
+}
+
+/** toZod, once per parameter as the upstream states it, for a dataset the catalog does not know. */
+function convertOnce(name: string, param: DocumentParameter, ours: z.ZodType | undefined, converted: ConvertedParams): z.ZodType {
+  // A known dataset's own schema takes part in the conversion: those are not shared.
+  if (ours) return toZod(name, param, ours);
+  const key = JSON.stringify([name, param.in, param.required, param.description ?? null, param.schema]);
+  let schema = converted.get(key);
+  if (!schema) {
+    schema = toZod(name, param, BUILT_IN[name]);
+    converted.set(key, schema);
+  }
+  return schema;
+}
+
+/**
+ * Ours the upstream does not offer, kept as MCP-side parameters and applied over its pages;
+ * a view tool (the dealer history) shapes everything itself already.
+ */
+function localParamsOf(known: DatasetDefinition, offered: Readonly<Record<string, z.ZodType>>): Record<string, z.ZodType> {
+  if (known.toolOutput) return {};
+  const local: Record<string, z.ZodType> = {};
+  for (const name of LOCAL_CAPABLE) {
+    const schema = known.query[name];
+    // A required one is the question itself (the tickers of a correlation), not a filter to apply here.
+    if (schema && !Object.hasOwn(offered, name) && schema.safeParse(undefined).success) local[name] = schema;
+  }
+  return local;
+}
+
+/** A catalog dataset whose operation the document lists in a form this server cannot read: it says so, and sends nothing. */
+function unreadable(known: DatasetDefinition, reason: string): DatasetDefinition {
+  // The reason quotes the document's names only as shown() passes them.
+  return {
+    ...known,
+    description: `${known.description} Unavailable: the API's document describes this dataset in a form this server cannot read (${reason}).`,
+    unreadable: reason,
+  };
+}
+
+interface Context {
+  report: ImportReport;
+  catalog: readonly DatasetDefinition[];
+  byRoute: ReadonlyMap<string, DatasetDefinition>;
+  owners: Map<string, string>;
+  nameOf: (operationId: string) => string;
+  seen: Set<string>;
+  converted: ConvertedParams;
+  namespace: string;
+}
+
+export function datasetsFromOpenApi(document: unknown, options: ImportOptions = {}): ImportReport {
+  const catalog = options.catalog ?? DATASETS;
+  const nameOf = options.toolNameOf ?? defaultToolName;
+  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [], retired: [], keptAbsent: [], keys: {} };
+  const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
+  if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) return { ...report, datasets: [...catalog] };
+  // Bound by route, the one thing the spec fixes for every dataset.
+  const byRoute = new Map<string, DatasetDefinition>(catalog.map((d) => [routeOf(d.path), d]));
+  // Tool names belong to the catalog first, then to the first upstream operation that claims one.
+  const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
+  for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
+  const read = readOperations(document, options.baseUrl);
+  const ctx: Context = {
+    report,
+    catalog,
+    byRoute,
+    owners,
+    nameOf,
+    seen: new Set(),
+    converted: new Map(),
+    namespace: namespaceOf(
+      read.operations.flatMap((op) => {
+        const dataset = byRoute.get(routeOf(op.path));
+        return dataset ? [{ raw: op.operationId, dataset }] : [];
+      }),
+    ),
+  };
+  /** Catalog routes in the document, usable or not. */
+  const present = new Set<string>();
+  for (const skipped of read.skipped) {
+    const known = byRoute.get(routeOf(skipped.path));
+    if (known) {
+      present.add(routeOf(known.path));
+      ctx.seen.add(known.operationId);
+      report.keys[known.operationId] = skipped.key;
+      report.datasets.push(unreadable(known, skipped.reason));
+    }
+    report.skipped.push({ path: registryPath(skipped.key, 120) || '(unnamed path)', reason: skipped.reason });
+  }
+  for (const [index, op] of read.operations.entries()) {
+    if (META_PATHS.has(op.path) || (typeof op.operationId === 'string' && op.operationId.startsWith('meta.'))) continue;
+    if (index >= MAX_PATHS) {
+      report.skipped.push({ path: registryPath(op.key, 120), reason: `more than ${MAX_PATHS} paths in the document` });
+      break;
+    }
+    const known = byRoute.get(routeOf(op.path));
+    if (known) present.add(routeOf(known.path));
+    importOperation(op, known, ctx);
+  }
+  // A document with no usable operation is broken, not a retirement of every dataset.
+  if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
+  retireAbsent(ctx, present, options);
+  // The catalog's order first, then what the upstream added in its document's order: a tool list that does not reshuffle.
+  const order = new Map(catalog.map((d, i) => [d.operationId, i]));
+  const rank = (d: DatasetDefinition): number => order.get(d.operationId) ?? catalog.length;
+  report.datasets = report.datasets
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => rank(a.d) - rank(b.d) || a.i - b.i)
+    .map(({ d }) => d);
+  return report;
+}
+
+function importOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context): void {
+  const { report } = ctx;
+  const skip = (reason: string): void => {
+    report.skipped.push({ path: registryPath(op.key, 120) || '(unnamed path)', reason });
+    // A dataset we know keeps its tool, which says why it cannot be used: never our guesses sent instead.
+    if (known && !ctx.seen.has(known.operationId)) {
+      ctx.seen.add(known.operationId);
+      report.keys[known.operationId] = op.key;
+      report.datasets.push(unreadable(known, reason));
+    }
+  };
+  // A dataset we know keeps our id (its tool name); another gets a portable one.
+  const operationId = known ? known.operationId : portableOperationId(op.operationId, op.path, ctx.namespace);
+  if (ctx.seen.has(operationId)) return skip(`operation id ${operationId} appears twice`);
+  const toolName = ctx.nameOf(operationId);
+  const owner = ctx.owners.get(toolName);
+  if (owner !== undefined && owner !== operationId) return skip(`tool name ${toolName} is already taken${owner ? ` by ${owner}` : ''}`);
+  if (!known && report.added.length >= MAX_IMPORTED_DATASETS)
+    return skip(`more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`);
+  let params: Parsed;
+  try {
+    params = parseParameters(op, known, ctx.converted);
+  } catch (error) {
+    return skip(error instanceof Error ? error.message : 'a parameter could not be converted');
+  }
+  ctx.seen.add(operationId);
+  ctx.owners.set(toolName, operationId);
+  report.accepted.push(op.key);
+  report.keys[operationId] = op.key;
+  // The row fields the document lists, where our catalog has no response schema of its own.
+  const responseFields = known?.response ? undefined : rowFieldsOf(op.response);
+  const wire = {
+    ...(Object.keys(params.upstreamNames).length > 0 ? { upstreamNames: params.upstreamNames } : {}),
+    ...(params.pathParams.length > 0 ? { pathParams: params.pathParams } : {}),
+    ...(Object.keys(params.wireForms).length > 0 ? { wireForms: params.wireForms } : {}),
+    ...(responseFields ? { responseFields } : {}),
+  };
+  const shape = { path: params.path, ...(params.ticker ? { ticker: params.ticker } : {}), query: params.query };
+  if (!known) {
+    const title = registryText(op.summary ?? '', 60) || operationId;
+    // Short: the tool list is read on every turn, and length is what repetition buys.
+    const text = registryText(op.description ?? op.summary ?? '', 200);
+    report.added.push(operationId);
+    report.datasets.push({
+      operationId,
+      title: `${title} ${NOT_REVIEWED}`,
+      // Marked, so that the agent weighs it as the registry's word, not ours.
+      description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
+      ...shape,
+      ...wire,
+      onDemand: op.onDemand === true,
+      cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
+    });
+    return;
+  }
+  const local = localParamsOf(known, params.query);
+  const unchanged =
+    Object.keys(wire).length === 0 &&
+    Object.keys(local).length === 0 &&
+    known.path === params.path &&
+    known.ticker === params.ticker &&
+    Object.keys(known.query).length === Object.keys(params.query).length &&
+    Object.entries(params.query).every(([name, schema]) => known.query[name] === schema);
+  if (unchanged) {
+    report.datasets.push(known);
+    return;
+  }
+  // Upstream wins on path and parameters; reviewed text and behaviour flags stay ours.
+  report.changed.push(known.operationId);
+  const merged: DatasetDefinition = {
+    ...known,
+    ...shape,
+    ...wire,
+    ...(Object.keys(local).length > 0 ? { localParams: Object.keys(local), shaping: { ...known.shaping, ...local } } : {}),
+  };
+  // The ticker follows the upstream: one moved to the query is no longer a path parameter.
+  if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
+  report.datasets.push(merged);
+}
+
+/**
+ * A dataset whose operation came garbled keeps our definition (saying it cannot be used).
+ * One the document does not list is retired only on evidence: a fresh document that lists
+ * most of the catalog's routes.
+ */
+function retireAbsent(ctx: Context, present: ReadonlySet<string>, options: ImportOptions): void {
+  const { report, catalog } = ctx;
+  const complete = options.fresh !== false && present.size > catalog.length * COMPLETE_SHARE;
+  const retiredBefore = new Map((options.retired ?? []).map((r) => [r.operationId, r.reason]));
+  for (const dataset of catalog) {
+    if (ctx.seen.has(dataset.operationId)) continue;
+    const listed = present.has(routeOf(dataset.path));
+    const before = listed ? undefined : retiredBefore.get(dataset.operationId);
+    if (before !== undefined) report.retired.push({ operationId: dataset.operationId, reason: before });
+    else if (listed || !complete) {
+      if (!listed) report.keptAbsent.push(dataset.operationId);
+      report.datasets.push(dataset);
+    } else
+      report.retired.push({
+        operationId: dataset.operationId,
+        reason: `the upstream's document lists ${present.size} of the catalog's ${catalog.length} paths but not ${dataset.path}`,
+      });
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The GET operations of a document, read as OpenAPI allows them to be written: parameters
+ * declared on the path item and on the operation (the operation's win, by name and
+ * location), schemas in any of their forms (schema-forms.ts), Swagger 2's inline
+ * parameter types, arrays with their `style`/`explode` (or `collectionFormat`), and paths
+ * relative to `servers` (or Swagger 2's `basePath`). An operation is skipped only for a
+ * reason OpenAPI itself forbids (a parameter without a name, one declared twice, a path
+ * variable no parameter declares, a `$ref` to nothing) or one this server cannot honour
+ * (a required header it does not send), and the reason is kept for the report.
+ */
+import { registryPath } from '../../catalog/registry-text.js';
+import { plainSchema, type PlainSchema } from './schema-forms.js';
+
+/** A name of the document quoted in a reason: its own characters only, short (the reason reaches a tool's description). */
+export const shown = (name: string): string => registryPath(name, 40) || '(unprintable)';
+
+export type ArrayDelimiter = ',' | ' ' | '|';
+
+export interface DocumentParameter {
+  /** As the document names it, on the wire. */
+  readonly name: string;
+  readonly in: 'path' | 'query';
+  readonly required: boolean;
+  readonly description: string | undefined;
+  readonly schema: PlainSchema;
+  /** Arrays only: each value as its own `name=value` pair, or all joined by `delimiter`. */
+  readonly explode: boolean;
+  readonly delimiter: ArrayDelimiter;
+}
+
+export interface DocumentOperation {
+  /** The path as the document's `paths` names it: what the disk copy keeps. */
+  readonly key: string;
+  /** Where requests go below the base URL: the `servers` base path, then the key. */
+  readonly path: string;
+  readonly operationId: unknown;
+  readonly summary: string | undefined;
+  readonly description: string | undefined;
+  readonly parameters: readonly DocumentParameter[];
+  /** The JSON schema of a 200 answer, when the document gives one. */
+  readonly response: PlainSchema | undefined;
+  readonly onDemand: boolean | undefined;
+  readonly cacheClass: unknown;
+}
+
+export interface OperationsRead {
+  readonly operations: DocumentOperation[];
+  readonly skipped: { key: string; path: string; reason: string }[];
+  /** What every key sits below (from `servers` or `basePath`), '' when nothing. */
+  readonly basePath: string;
+}
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** More parameters than any real operation needs: the rest of such an operation is not read. */
+const MAX_PARAMETERS = 50;
+const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
+/** The answer a dataset's rows come in: a 200, else the first 2XX the document describes. */
+const SUCCESS = ['200', '2XX', '2xx', '203'];
+
+/** A problem that skips the operation, with the reason in words. */
+class Unusable extends Error {}
+
+/**
+ * Reads every GET operation of a dereferenced document. `baseUrl` is where requests go:
+ * relative `servers` resolve against the document's own address below it.
+ */
+export function readOperations(resolved: unknown, baseUrl?: string): OperationsRead {
+  const document = isJson(resolved) ? resolved : {};
+  const paths = isJson(document['paths']) ? document['paths'] : {};
+  const basePath = basePathOf(document, baseUrl);
+  const operations: DocumentOperation[] = [];
+  const skipped: OperationsRead['skipped'] = [];
+  for (const [key, item] of Object.entries(paths)) {
+    const path = fullPath(basePath, key);
+    // OpenAPI: a path item and its operations are objects; one without a GET is no dataset.
+    if (!isJson(item) || (item['get'] !== undefined && !isJson(item['get']))) {
+      skipped.push({ key, path, reason: 'its GET operation is not an object' });
+      continue;
+    }
+    if (!isJson(item['get'])) continue;
+    try {
+      operations.push(readOperation(key, path, item, item['get']));
+    } catch (error) {
+      if (!(error instanceof Unusable)) throw error;
+      skipped.push({ key, path, reason: error.message });
+    }
+  }
+  return { operations, skipped, basePath };
+}
+
+/**
+ * Where the document's keys sit below the base URL. OpenAPI 3: the first server's URL, its
+ * variables at their defaults, resolved against the document's own address; its path less
+ * the base URL's own. Swagger 2: `basePath`. Only the path is taken: requests never go to
+ * another host than the base URL, whatever the document names.
+ */
+function basePathOf(document: Json, baseUrl: string | undefined): string {
+  const base = safeUrl(baseUrl ?? '') ?? new URL('https://upstream.invalid/');
+  const basePathname = base.pathname.replace(/\/+$/, '');
+  let pathname: string | undefined;
+  const servers = document['servers'];
+  const first: unknown = Array.isArray(servers) ? servers[0] : undefined;
+  if (isJson(first) && typeof first['url'] === 'string') {
+    const url = withVariables(first['url'], first['variables']);
+    // The document's own address: relative servers resolve against it (OpenAPI 3, "Server Object").
+    const documentUrl = new URL(`${basePathname}/v1/openapi.json`, base.origin);
+    pathname = safeUrl(url, documentUrl)?.pathname;
+  } else if (typeof document['basePath'] === 'string') pathname = document['basePath'];
+  if (pathname === undefined) return '';
+  let decoded = safeDecode(pathname).replace(/\/+$/, '');
+  if (basePathname !== '' && (decoded === basePathname || decoded.startsWith(`${basePathname}/`)))
+    decoded = decoded.slice(basePathname.length);
+  return decoded === '/' ? '' : decoded;
+}
+
+function withVariables(url: string, variables: unknown): string {
+  if (!isJson(variables)) return url;
+  return url.replace(/\{([^{}]{1,60})\}/g, (whole, name: string) => {
+    const variable = variables[name];
+    return isJson(variable) && typeof variable['default'] === 'string' ? variable['default'] : whole;
+  });
+}
+
+function safeUrl(value: string, base?: URL): URL | undefined {
+  try {
+    return new URL(value, base);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURI(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * The key below the base path. A key that already starts with it (a document listing
+ * `servers: [{url: "/v1"}]` beside absolute `/v1/...` keys, a common slip) is not prefixed
+ * twice: no API serves `/v1/v1/...` on purpose.
+ */
+function fullPath(basePath: string, key: string): string {
+  if (basePath === '' || key === basePath || key.startsWith(`${basePath}/`)) return key;
+  return `${basePath}${key.startsWith('/') ? '' : '/'}${key}`;
+}
+
+function readOperation(key: string, path: string, item: Json, get: Json): DocumentOperation {
+  const parameters = mergedParameters(item['parameters'], get['parameters']);
+  const declared = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+  for (const variable of key.matchAll(/\{([^{}]*)\}/g)) {
+    const name = variable[1] ?? '';
+    if (!declared.has(name)) throw new Unusable(`path variable {${shown(name)}} is declared by no parameter`);
+  }
+  const used = new Set([...key.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]));
+  return {
+    key,
+    path,
+    operationId: get['operationId'],
+    summary: typeof get['summary'] === 'string' ? get['summary'] : undefined,
+    description: typeof get['description'] === 'string' ? get['description'] : undefined,
+    // A path parameter the path does not use cannot be sent anywhere: left out.
+    parameters: parameters.filter((p) => p.in === 'query' || used.has(p.name)),
+    response: responseSchema(get['responses']),
+    onDemand: typeof get['x-on-demand'] === 'boolean' ? get['x-on-demand'] : undefined,
+    cacheClass: get['x-cache-class'],
+  };
+}
+
+/** Path-item parameters, overridden by the operation's of the same name and location. */
+function mergedParameters(onPath: unknown, onOperation: unknown): DocumentParameter[] {
+  const byKey = new Map<string, DocumentParameter>();
+  for (const level of [onPath, onOperation]) {
+    if (level === undefined) continue;
+    if (!Array.isArray(level)) throw new Unusable('parameters is not a list');
+    const seen = new Set<string>();
+    for (const [index, raw] of level.slice(0, MAX_PARAMETERS).entries()) {
+      const parameter = readParameter(raw, index);
+      if (parameter === undefined) continue;
+      const id = `${parameter.in}:${parameter.name}`;
+      if (seen.has(id)) throw new Unusable(`parameter "${shown(parameter.name)}" is declared twice`);
+      seen.add(id);
+      byKey.set(id, parameter);
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** One parameter; undefined for one this server may leave out (an optional header or cookie). */
+function readParameter(raw: unknown, index: number): DocumentParameter | undefined {
+  if (raw === null) throw new Unusable(`parameter ${index} is a $ref to nothing`);
+  if (!isJson(raw)) throw new Unusable(`parameter ${index} is not an object`);
+  if (typeof raw['$ref'] === 'string') throw new Unusable(`parameter ${index} is a $ref that cannot be resolved`);
+  const name = raw['name'];
+  const location = raw['in'];
+  if (typeof name !== 'string' || name === '' || name.length > 100) throw new Unusable(`parameter ${index} has no name`);
+  if (typeof location !== 'string' || !LOCATIONS.has(location)) throw new Unusable(`parameter "${shown(name)}" has no location`);
+  const required = location === 'path' || raw['required'] === true;
+  if (location === 'header' || location === 'cookie') {
+    if (required) throw new Unusable(`it requires the ${location} "${shown(name)}", which this server does not send`);
+    return undefined;
+  }
+  const schema = parameterSchema(raw);
+  const { explode, delimiter } = arrayForm(raw, location);
+  return {
+    name,
+    in: location as 'path' | 'query',
+    required,
+    description: typeof raw['description'] === 'string' ? raw['description'] : schema.description,
+    schema,
+    explode,
+    delimiter,
+  };
+}
+
+/** `schema` (OpenAPI 3), a `content` map's schema, or Swagger 2's keywords on the parameter itself. */
+function parameterSchema(raw: Json): PlainSchema {
+  if (raw['schema'] !== undefined) {
+    if (raw['schema'] === null) throw new Unusable(`the schema of "${shown(String(raw['name']))}" is a $ref to nothing`);
+    return plainSchema(raw['schema']);
+  }
+  if (isJson(raw['content'])) {
+    const [first] = Object.values(raw['content']);
+    return plainSchema(isJson(first) ? first['schema'] : undefined);
+  }
+  return plainSchema(raw);
+}
+
+/** How an array parameter goes on the wire: OpenAPI 3's style and explode, or Swagger 2's collectionFormat. */
+function arrayForm(raw: Json, location: string): { explode: boolean; delimiter: ArrayDelimiter } {
+  const format = raw['collectionFormat'];
+  if (typeof format === 'string') {
+    if (format === 'multi') return { explode: true, delimiter: ',' };
+    return { explode: false, delimiter: format === 'ssv' ? ' ' : format === 'pipes' ? '|' : ',' };
+  }
+  const style = typeof raw['style'] === 'string' ? raw['style'] : location === 'query' ? 'form' : 'simple';
+  const delimiter: ArrayDelimiter = style === 'spaceDelimited' ? ' ' : style === 'pipeDelimited' ? '|' : ',';
+  // OpenAPI 3: explode defaults to true for form, false for every other style.
+  const explode = typeof raw['explode'] === 'boolean' ? raw['explode'] : style === 'form';
+  return { explode: explode && style === 'form', delimiter };
+}
+
+/** The JSON schema of the operation's success answer, if it gives one. */
+function responseSchema(responses: unknown): PlainSchema | undefined {
+  if (!isJson(responses)) return undefined;
+  const answer = SUCCESS.map((code) => responses[code]).find(isJson);
+  const content = answer && isJson(answer['content']) ? answer['content'] : undefined;
+  if (!content) return isJson(answer) && isJson(answer['schema']) ? plainSchema(answer['schema']) : undefined;
+  const [, media] = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type)) ?? [];
+  return isJson(media) && media['schema'] !== undefined ? plainSchema(media['schema']) : undefined;
+}

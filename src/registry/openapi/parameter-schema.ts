@@ -1,0 +1,158 @@
+/**
+ * A document's parameter as the zod schema a tool checks an agent's value against. What
+ * the document states is what is checked (type, bounds, every pattern, enum, format), so
+ * nothing it would refuse is sent; upstream patterns run only on a linear-time engine;
+ * upstream text (descriptions, enum values, defaults) is capped and marked as the
+ * registry's word wherever a model reads it.
+ */
+import * as z from 'zod';
+import { DATASETS } from '../../catalog/datasets.js';
+import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
+import * as p from '../../catalog/params.js';
+import { registryDefault, registryEnumValue, registryPatternShown, registryText } from '../../catalog/registry-text.js';
+import { compileUpstreamPattern } from '../../catalog/upstream-pattern.js';
+import { shown, type DocumentParameter } from './operations.js';
+import type { PlainSchema } from './schema-forms.js';
+
+/** What marks the upstream's own words in a tool's text. */
+export const NOT_REVIEWED = '[not reviewed]';
+/** Upstream strings without a length limit get this one. */
+const DEFAULT_MAX_LENGTH = 256;
+/** Enum values the tool list carries at most: a longer list is the document's data, not a choice. */
+const MAX_ENUM_VALUES = 60;
+
+/** The JSON Schema keywords a parameter needs, nothing else: what is compared with the catalog's own. */
+export type CleanSchema = Record<string, unknown>;
+
+export function cleanSchema(schema: PlainSchema): CleanSchema {
+  const clean: CleanSchema = { type: schema.type ?? 'string' };
+  const [pattern] = schema.patterns ?? [];
+  if (pattern !== undefined) clean['pattern'] = pattern;
+  for (const key of ['format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum'] as const)
+    if (schema[key] !== undefined) clean[key] = schema[key];
+  if (schema.type === 'array') {
+    if (schema.items) clean['items'] = cleanSchema(schema.items);
+    if (schema.minItems !== undefined) clean['minItems'] = schema.minItems;
+    if (schema.maxItems !== undefined) clean['maxItems'] = schema.maxItems;
+  }
+  // A default is shown to the agent (in words, in the description): a value, never prose.
+  const fallback = isDefaultValue(schema.default) ? registryDefault(schema.default) : undefined;
+  if (fallback !== undefined) clean['default'] = fallback;
+  return clean;
+}
+
+const isDefaultValue = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/** JSON with keys sorted, so that key order never counts as a difference. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
+let reviewed: Set<string> | undefined;
+
+/** Patterns of our own catalog: reviewed, safe on any engine (`(\.[A-Z0-9]+)*` is unambiguous). */
+function reviewedPatterns(): Set<string> {
+  reviewed ??= new Set(
+    DATASETS.flatMap((d) => [...(d.ticker ? [d.ticker] : []), ...Object.values(d.query)])
+      .map((schema) => paramJsonSchemaOnce(schema).schema['pattern'])
+      .filter((pattern): pattern is string => typeof pattern === 'string'),
+  );
+  return reviewed;
+}
+
+/**
+ * One document parameter as a zod schema, under its MCP-side `name`. `ours` is the
+ * catalog's own schema for that name, if any: its reviewed words are kept where the
+ * document gives none, and it stands in for a pattern no linear-time engine accepts.
+ * Throws with a reason when the parameter cannot be offered at all.
+ */
+export function toZod(name: string, param: DocumentParameter, ours: z.ZodType | undefined): z.ZodType {
+  let converted = convert(name, param.schema, ours);
+  const description = describe(param, ours);
+  if (description) converted = converted.describe(description);
+  if (name === 'ticker' || name === 'tickers') converted = p.refusedAs(converted, 'TICKER_INVALID');
+  if (name === 'contract') converted = p.refusedAs(converted, 'CONTRACT_SYMBOL_INVALID');
+  return param.required ? converted : converted.optional();
+}
+
+/** The words a model reads beside the parameter: the document's, marked; else the catalog's own; else none. */
+function describe(param: DocumentParameter, ours: z.ZodType | undefined): string | undefined {
+  const text = param.description === undefined ? '' : registryText(param.description, 150);
+  const values = param.schema.enum ?? param.schema.items?.enum;
+  // Enum values are the registry's too: a model reading them is told so, whatever else is said.
+  const valuesNote = values ? ' Values from the API’s registry, not reviewed.' : '';
+  if (text) return `${NOT_REVIEWED} ${text}${valuesNote}`;
+  const own = ours?.description;
+  if (own) return `${own}${valuesNote}`;
+  return values ? `${NOT_REVIEWED} values from the API’s registry` : undefined;
+}
+
+function convert(name: string, schema: PlainSchema, ours: z.ZodType | undefined): z.ZodType {
+  if (schema.type === 'array') return arrayOf(name, schema);
+  if (schema.type === 'object') throw new Error(`"${shown(name)}" takes an object, which this server does not send`);
+  return scalar(name, schema, ours);
+}
+
+/**
+ * A list parameter: the agent gives a JSON array (or the values joined by commas, as the
+ * catalog's own lists take them); it is checked item by item and carried as one
+ * comma-joined text, which the request puts on the wire as the document's style says
+ * (src/api/request-target.ts).
+ */
+function arrayOf(name: string, schema: PlainSchema): z.ZodType {
+  const items = schema.items ?? { type: 'string' as const, nullable: false };
+  if (items.type === 'array' || items.type === 'object') throw new Error(`"${shown(name)}" takes nested lists or objects`);
+  let list = z.array(scalar(`${name} item`, items, undefined));
+  if (schema.minItems !== undefined) list = list.min(schema.minItems);
+  list = list.max(Math.min(schema.maxItems ?? 100, 100));
+  // A comma inside a value would split it on the wire: such a value is not sent.
+  return list
+    .refine((values) => values.every((v) => !String(v).includes(',')), { message: 'a value holds a comma' })
+    .transform((values) => values.map(String).join(','));
+}
+
+function scalar(name: string, given: PlainSchema, ours: z.ZodType | undefined): z.ZodType {
+  const { type, format, patterns } = given;
+  if (type === 'boolean') {
+    // Sent as the text the API reads; a boolean is checked as a boolean first.
+    return z.boolean().transform((value) => String(value));
+  }
+  const values = given.enum?.slice(0, MAX_ENUM_VALUES);
+  if (values) {
+    // Values outside the safe set are dropped (the agent cannot send them); none left, no parameter.
+    const safe = values.filter((v) => typeof v === 'number' || (typeof v === 'string' && registryEnumValue(v) !== undefined));
+    if (safe.length === 0) throw new Error(`enum of "${shown(name)}" has no value in the safe character set`);
+    if (safe.every((v): v is string => typeof v === 'string')) return z.enum(safe as [string, ...string[]]);
+    if (safe.every((v): v is number => typeof v === 'number'))
+      return z.number().refine((v) => safe.includes(v), { message: `one of ${safe.join(', ')}` });
+    // Mixed: every value as the text the wire carries.
+    const texts = safe.map(String);
+    return z.enum(texts as [string, ...string[]]);
+  }
+  const json: Record<string, unknown> = { type: type ?? 'string' };
+  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (given[key] !== undefined) json[key] = given[key];
+  if ((type ?? 'string') === 'string' && json['maxLength'] === undefined) json['maxLength'] = DEFAULT_MAX_LENGTH;
+  // The document's default, when it is a value (never prose): applied as the upstream would, and shown.
+  const fallback = isDefaultValue(given.default) ? registryDefault(given.default) : undefined;
+  if (fallback !== undefined && typeof fallback === (type === 'integer' ? 'number' : (type ?? 'string'))) json['default'] = fallback;
+  let converted: z.ZodType = z.fromJSONSchema(json);
+  for (const [index, pattern] of (patterns ?? []).entries()) {
+    const compiled = compileUpstreamPattern(pattern);
+    if (!compiled) {
+      // No linear-time engine accepts it: our own schema for that name, or none at all.
+      if (ours) return ours;
+      throw new Error(`pattern of "${shown(name)}" is not accepted by the linear-time engine`);
+    }
+    converted = converted.refine((value) => typeof value !== 'string' || compiled.test(value), { message: 'does not match the pattern' });
+    // Hosts may run an advertised pattern on a backtracking engine: advertise only the first, and only a safe one.
+    if (index === 0 && (compiled.backtrackingSafe || reviewedPatterns().has(pattern)) && registryPatternShown(pattern))
+      converted = converted.meta({ pattern });
+  }
+  if (format === 'date')
+    converted = converted.refine((v) => typeof v === 'string' && p.isRealCalendarDate(v), { message: 'not a real calendar date' });
+  if (typeof format === 'string' && /^[a-z-]{1,20}$/.test(format)) converted = converted.meta({ format });
+  return converted;
+}
