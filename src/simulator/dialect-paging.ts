@@ -135,7 +135,8 @@ export function servePage(input: PageInput): ServedPage {
       const generated = whole(query);
       const cut = slice(generated, from, size);
       const next = encodePosition({ o: dataset.operationId, n: from + size, q: query, s: size });
-      const nextUrl = `${input.url.origin}${input.url.path}?${new URLSearchParams({ [paging.cursor]: next }).toString()}`;
+      // The cursor carries the filters and the page size; the URL keeps the request's own parameters beside it, the required ones among them.
+      const nextUrl = pageUrl(input.url, { [paging.cursor]: next });
       return { data: cut.data, asOf: generated.asOf, more: cut.more, fields: cut.more ? { nextUrl } : {} };
     }
     case 'link': {

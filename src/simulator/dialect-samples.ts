@@ -20,8 +20,18 @@ const EXAMPLE_QUERIES: Readonly<Record<string, QueryValues>> = {
   'volatility.anomaly': { with_tickers: 'MSFT,NVDA,ZZZZ' },
 };
 
-/** Sample rows of a dataset (one object counts as a row), in our names and values. */
+const samples = new WeakMap<DatasetDefinition, Row[]>();
+
+/** Sample rows of a dataset (one object counts as a row), in our names and values; drawn once per dataset. */
 export function sampleRows(dataset: DatasetDefinition, seed: number): Row[] {
+  const known = samples.get(dataset);
+  if (known) return known;
+  const rows = drawSamples(dataset, seed);
+  samples.set(dataset, rows);
+  return rows;
+}
+
+function drawSamples(dataset: DatasetDefinition, seed: number): Row[] {
   const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
   const largest = largestPage(dataset);
   const base = Object.hasOwn(EXAMPLE_QUERIES, dataset.operationId) ? EXAMPLE_QUERIES[dataset.operationId] : undefined;

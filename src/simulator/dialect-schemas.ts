@@ -7,7 +7,7 @@
  * type arrays; a 3.0 dialect's document is converted whole (openapi-30.ts).
  */
 import { dealerSnapshot, paramJsonSchema } from '../catalog/index.js';
-import type { Dialect } from './dialect.js';
+import { isNamedDialect, type Dialect } from './dialect.js';
 import { carriesFlag, keyedByTicker, metaKeyOf, shapePayload, tokenLocation, wrapperOf } from './dialect-body.js';
 import { answersList, DEALER_PATH } from './dialect-lists.js';
 import { pascal, type Publication } from './dialect-params.js';
@@ -86,6 +86,9 @@ function dealerRow(dialect: Dialect): Json {
 }
 
 const nullableText = { type: ['string', 'null'] };
+const LINK_HEADER = {
+  headers: { Link: { description: 'RFC 8288 links; rel="next" while more pages remain.', schema: { type: 'string' } } },
+};
 
 function metaSchema(token: string | undefined, flag: boolean): Json {
   return {
@@ -108,7 +111,15 @@ function metaSchema(token: string | undefined, flag: boolean): Json {
 export function responseSchemas(pub: Publication, dialect: Dialect, book: SchemaBook): Json | undefined {
   const dataset = pub.published;
   const dealer = dataset.path === DEALER_PATH;
-  if (dialect.traits.responses === 'catalog' && !(dealer && dialect.traits.dealerBody === 'spec')) return undefined;
+  if (dialect.traits.responses === 'catalog' && !(dealer && dialect.traits.dealerBody === 'spec')) {
+    // The catalog's `{type: object}` is no longer true of a composed dialect that answers a bare array.
+    const bareLists = ['bare', 'keyed-by-ticker', 'bare-when-whole'].includes(dialect.traits.wrapper) && !isNamedDialect(dialect);
+    const described = {
+      ...(bareLists ? { content: { 'application/json': { schema: {} } } } : {}),
+      ...(pub.paging?.kind === 'link' ? LINK_HEADER : {}),
+    };
+    return Object.keys(described).length > 0 ? described : undefined;
+  }
   const row = dealer ? dealerRow(dialect) : inferSchema([shapePayload(dialect, dataset, sampleRows(dataset, 7))].flat());
   const rowRef = {
     $ref: `#/components/schemas/${book.add(book.schemas, `${pascal(dataset.operationId)}Row`, { ...row, title: `${pascal(dataset.operationId)}Row` })}`,
@@ -126,9 +137,7 @@ export function responseSchemas(pub: Publication, dialect: Dialect, book: Schema
   const wrapper = wrapperOf(dialect, dataset);
   const paging = pub.paging;
   const link = paging?.kind === 'link';
-  const headers = link
-    ? { headers: { Link: { description: 'RFC 8288 links; rel="next" while more pages remain.', schema: { type: 'string' } } } }
-    : {};
+  const headers = link ? LINK_HEADER : {};
   const content = (schema: Json): Json => ({ content: { 'application/json': { schema } }, ...headers });
   if (wrapper === 'bare') return content(payload);
   if (wrapper === 'keyed-by-ticker')
