@@ -243,8 +243,8 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
 }
 
 /** Every dealer snapshot the upstream holds for a ticker, newest first, in the dialect. */
-export async function upstreamSnapshots(sim: RunningSimulator, ticker: string): Promise<Row[]> {
-  return (await upstreamList(sim, '/v1/derived/dealer-gex/{ticker}/history', { ticker })).rows;
+export async function upstreamSnapshots(sim: RunningSimulator, ticker: string, key?: string): Promise<Row[]> {
+  return (await upstreamList(sim, '/v1/derived/dealer-gex/{ticker}/history', { ticker, ...(key ? { key } : {}) })).rows;
 }
 
 /** A row compared across readers: its fields sorted, every scalar as text (a reader may turn "1.5" into 1.5). */
