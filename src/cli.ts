@@ -49,7 +49,7 @@ async function moreEnvironment(): Promise<string> {
     ...Object.values(KEY_MAP_ENV),
     DAILY_UNITS_ENV,
   ];
-  return `--http also reads: ${http.join(', ')}.\nThe simulator reads: ${DIALECT_ENV} (${DIALECT_NAMES.join(', ')}).\nLogs go to stderr.`;
+  return `--http also reads: ${http.join(', ')}.\nThe simulator reads: ${DIALECT_ENV} (${DIALECT_NAMES.join(', ')}, or seed:<n> for a dialect composed from a seed).\nLogs go to stderr.`;
 }
 
 function port(value: string, flag: string): number {
@@ -65,11 +65,13 @@ async function runSimulator(args: string[]): Promise<void> {
     options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } },
     strict: true,
   });
-  const { startSimulator } = await import('./simulator/server.js');
+  const [{ startSimulator }, { describeDialect }] = await Promise.all([import('./simulator/server.js'), import('./simulator/dialect.js')]);
   const sim = await startSimulator({ port: port(values.port, '--port'), host: values.host });
   process.stderr.write(
     `Market Data Read API simulator listening on ${sim.url}\nTry: curl -H 'Authorization: Bearer sim-live-key' ${sim.url}/v1/derived/dealer-gex/SPY/history\n`,
   );
+  // A composed dialect says every trait, so that what a client met can be served again.
+  if (sim.api.dialect.name !== 'spec') process.stderr.write(`Dialect: ${describeDialect(sim.api.dialect)}\n`);
   const stop = (): void => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -2,6 +2,7 @@
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import type { ApiErrorCode, DatasetDefinition, QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
+import type { PageRequest } from './dialect-params.js';
 import type { Fault } from './faults.js';
 import type { ReferenceSymbol } from './reference.js';
 
@@ -35,7 +36,10 @@ export interface SimEnv {
     /** Set on dataset routes only. */
     dataset: DatasetDefinition | undefined;
     ticker: string | undefined;
+    /** In our names, once the dialect's are read back (dialect-params.ts). */
     query: QueryValues;
+    /** What the request asked of the dialect's paging. */
+    page: PageRequest;
     symbol: ReferenceSymbol | undefined;
     /** A fault that shapes the 200 body (malformed, slow drip, oversize). */
     shape: Fault | undefined;

@@ -24,7 +24,7 @@ import {
   validation,
 } from './checks.js';
 import { errorEnvelope } from './envelope.js';
-import { ourQuery, publishedDataset } from './dialect.js';
+import { publication, readQuery } from './dialect-params.js';
 import { datasetReply, metaReply } from './responses.js';
 import type { SimulatedApi } from './server.js';
 
@@ -40,12 +40,12 @@ function delay(ms: number): Promise<void> {
 }
 
 /** A JSON body, shaped by a fault when one was injected for this response. */
-function jsonResponse(c: Context<SimEnv>, status: number, body: unknown): Response {
+function jsonResponse(c: Context<SimEnv>, status: number, body: unknown, extraHeaders: Record<string, string> = {}): Response {
   const shape = c.get('shape');
   let text = JSON.stringify(body);
   if (shape?.kind === 'malformed') text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   if (shape?.kind === 'oversize') text = JSON.stringify({ ...(body as object), padding: 'x'.repeat(shape.bytes) });
-  const headers = { 'Content-Type': 'application/json; charset=utf-8' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', ...extraHeaders };
   if (shape?.kind === 'slow-drip') {
     const chunks = shape.chunks ?? 20;
     const size = Math.ceil(text.length / chunks);
@@ -121,17 +121,28 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       const key = c.get('key');
       const account = c.get('account');
       if (!key || !account) throw new ApiRefusal('AUTH_INVALID');
-      const reply = metaReply(meta.operationId, sim.serviceView(), key, account, sim.accountLimits(account.id), c.get('now'), sim.dialect);
+      if (meta.operationId === 'meta.openapi' && sim.documentOutage)
+        throw new ApiRefusal('READ_MODEL_UNAVAILABLE', { message: 'The document is not available now.', retryAfterSeconds: 1 });
+      const reply = metaReply(
+        meta.operationId,
+        sim.serviceView(),
+        key,
+        account,
+        sim.accountLimits(account.id),
+        c.get('now'),
+        sim.dialect,
+        sim.origin,
+      );
       return jsonResponse(c, reply.status, reply.body);
     });
 
   for (const dataset of datasets) {
     // Validation reads the parameters as the dialect publishes them; the rest reads ours.
-    const published = publishedDataset(dataset, sim.dialect);
+    const published = publication(dataset, sim.dialect);
     app.get(
       honoPath(dataset.path),
       async (c, next) => {
-        c.set('dataset', published);
+        c.set('dataset', published.published);
         await next();
       },
       quota(sim),
@@ -140,10 +151,12 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       scope,
       adminOnly(sim),
       capability(sim),
-      validation,
+      validation(published.exploded),
       async (c, next) => {
+        const read = readQuery(published, c.get('query'));
         c.set('dataset', dataset);
-        c.set('query', ourQuery(dataset, sim.dialect, c.get('query')));
+        c.set('query', read.filters);
+        c.set('page', read.page);
         await next();
       },
       coveredSymbol,
@@ -152,18 +165,24 @@ export function buildApp(sim: SimulatedApi, datasets: readonly DatasetDefinition
       (c) => {
         const account = c.get('account');
         if (!account) throw new ApiRefusal('AUTH_INVALID');
+        const url = new URL(c.req.url);
         const reply = datasetReply(
           sim.dataSettings(),
-          dataset,
-          c.get('symbol'),
-          c.get('query'),
-          c.get('requestId'),
+          {
+            dataset,
+            publication: published,
+            symbol: c.get('symbol'),
+            filters: c.get('query'),
+            page: c.get('page'),
+            requestId: c.get('requestId'),
+            url: { origin: sim.origin, path: url.pathname, search: url.searchParams },
+          },
           sim.accountLimits(account.id),
           c.get('now'),
           sim.dialect,
         );
         c.set('charged', reply.charged ?? false);
-        return jsonResponse(c, reply.status, reply.body);
+        return jsonResponse(c, reply.status, reply.body, reply.headers);
       },
     );
   }

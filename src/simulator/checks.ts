@@ -175,20 +175,27 @@ export function capability(sim: SimulatedApi): Check {
   };
 }
 
-/** The catalog's validation of the path ticker and the query; a repeated parameter is refused too. */
-export const validation: Check = async (c, next) => {
-  const raw: Record<string, string> = {};
-  for (const [name, value] of new URL(c.req.url).searchParams) {
-    if (Object.hasOwn(raw, name))
-      throw new ApiRefusal('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' });
-    raw[name] = value;
-  }
-  const checked = validateRequest(currentDataset(c), c.req.param('ticker'), raw);
-  if (!checked.ok) throw new ApiRefusal(checked.refusal.code, { message: checked.refusal.message, hint: checked.refusal.hint });
-  c.set('query', checked.query);
-  if (checked.ticker !== undefined) c.set('ticker', checked.ticker);
-  await next();
-};
+/**
+ * The catalog's validation of the path ticker and the query, under the names the dialect
+ * publishes. A repeated parameter is refused, but for an array the dialect takes as repeated
+ * names (`symbols=A&symbols=B`, `exploded`), read as the one comma-joined list it stands for.
+ */
+export const validation =
+  (exploded: ReadonlySet<string>): Check =>
+  async (c, next) => {
+    const raw: Record<string, string> = {};
+    for (const [name, value] of new URL(c.req.url).searchParams) {
+      if (Object.hasOwn(raw, name) && exploded.has(name)) raw[name] = `${raw[name]},${value}`;
+      else if (Object.hasOwn(raw, name))
+        throw new ApiRefusal('VALIDATION_ERROR', { message: `Parameter "${name}" is repeated.`, hint: 'Send each parameter once.' });
+      else raw[name] = value;
+    }
+    const checked = validateRequest(currentDataset(c), c.req.param('ticker'), raw);
+    if (!checked.ok) throw new ApiRefusal(checked.refusal.code, { message: checked.refusal.message, hint: checked.refusal.hint });
+    c.set('query', checked.query);
+    if (checked.ticker !== undefined) c.set('ticker', checked.ticker);
+    await next();
+  };
 
 /** The ticker must be in the reference market, and not an index where the endpoint refuses them. */
 export const coveredSymbol: Check = async (c, next) => {
@@ -231,7 +238,7 @@ export function materialization(sim: SimulatedApi): Check {
     const dataset = currentDataset(c);
     if (dataset.onDemand && sim.materializationMs > 0) {
       const now = c.get('now');
-      const readiness = `${dataset.operationId}|${c.get('ticker') ?? ''}|${JSON.stringify(c.get('query'))}`;
+      const readiness = `${dataset.operationId}|${c.get('ticker') ?? ''}|${JSON.stringify([c.get('query'), c.get('page')])}`;
       const first = sim.firstSeen.get(readiness) ?? now;
       sim.firstSeen.set(readiness, first);
       const readyIn = first + sim.materializationMs - now;

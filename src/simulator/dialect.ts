@@ -1,10 +1,183 @@
 /**
- * Dialects of the spec: the same market served as other readings of what the spec leaves
- * open would serve it. The spec fixes paths, auth, errors and limits; it leaves operation
- * ids, query parameters and payload wrappers open (note C), so a real upstream may differ
- * from our choices on each. Each dialect here is modelled on what public OpenAPI documents
- * and data APIs commonly do:
+ * Dialects of the spec: the same market served as another upstream, written from the same
+ * spec, would serve it. The spec fixes paths, auth, errors, limits and the dealer history's
+ * payload; it leaves operation ids, query parameters, paging, payload wrappers, field names
+ * and enum values open (note C), and OpenAPI itself allows many ways of writing one
+ * operation. A dialect is a set of traits, each one way a real upstream fills one open point
+ * (FastAPI with Pydantic v2, Swagger 3.0 generators, Polygon-, Alpaca-, Stripe- and
+ * GitHub-style APIs). The simulator serves a dialect whole: its document (dialect-document.ts),
+ * the names and forms it accepts on the wire and nothing else (dialect-params.ts), its paging
+ * (dialect-paging.ts) and its bodies (dialect-body.ts).
  *
+ * Four named dialects are fixed trait sets (`spec`, `camel`, `vendor`, `kebab`); any other is
+ * composed from a seed (`seed:<n>`, dialect-compose.ts), each trait picked independently.
+ * Chosen with MARKET_DATA_SIM_DIALECT or the simulator's `dialect` option; `describeDialect`
+ * prints one in a line, so that a failure can be replayed.
+ *
+ * Adding a trait: add its type and field to `DialectTraits` below, give the four named
+ * dialects the value that keeps them as they are, let `composeDialect` pick it from the
+ * seed's stream (after the existing picks, so that the seeds already in CI keep their other
+ * traits), make the room that writes it (document, params, paging or body) honour it, and
+ * add it to `describeDialect`. The property tests (test/simulator/dialect-forms.test.ts)
+ * then hold every seed's document valid and its answers to what it publishes.
+ */
+import { composeDialect } from './dialect-compose.js';
+
+export const DIALECT_NAMES = ['spec', 'camel', 'vendor', 'kebab'] as const;
+/** The variable that picks the simulator's dialect: a name above, or `seed:<n>`. */
+export const DIALECT_ENV = 'MARKET_DATA_SIM_DIALECT';
+export type DialectName = (typeof DIALECT_NAMES)[number];
+
+/** How operation ids are written (none: the document gives none). */
+export const OPERATION_ID_FORMS = [
+  'dotted',
+  'camel',
+  'namespaced',
+  'kebab',
+  'snake-verb',
+  'tag-verb',
+  'fastapi',
+  'pascal',
+  'none',
+] as const;
+export type OperationIdForm = (typeof OPERATION_ID_FORMS)[number];
+
+/** Where parameters are declared: on the operation, by `$ref` to components, on the path item, or some of each. */
+export type ParamDeclaration = 'inline' | 'ref' | 'path-level' | 'mixed';
+/**
+ * How an optional parameter says it may be null: not at all, 3.0's `nullable: true`, 3.1's
+ * type array `[T, "null"]`, or 3.1's `anyOf: [T, {type: "null"}]` (FastAPI with Pydantic v2).
+ */
+export type NullableForm = 'none' | 'nullable' | 'type-array' | 'any-of';
+/** Enum parameters: inline, by `$ref` to components/schemas, or by `$ref` inside an `allOf` wrapper. */
+export type EnumForm = 'inline' | 'ref' | 'all-of-ref';
+/**
+ * Names of the filters (paging parameters are the paging trait's): ours; Google-style
+ * (`startDate`/`endDate`, `sessionDate`, `symbols`, the rest as ours); camelCase throughout;
+ * kebab-case; Alpaca-style (`symbols`, `start`/`end`, `date`); dotted ranges (`date.gte`/`date.lte`).
+ */
+export type ParamNaming = 'ours' | 'google' | 'camel' | 'kebab' | 'alpaca' | 'dotted-range';
+/** A ticker list: one comma-joined string, an array sent comma-joined, or an array sent as repeated parameters. */
+export type ListForm = 'comma-string' | 'array-comma' | 'array-explode';
+/** Where a cursor answer puts the next token (`meta` is the wrapper's metadata object, top level without one). */
+export type TokenAt = 'meta.next_cursor' | 'meta.next' | 'next' | 'next_cursor' | 'pagination.next_page_token';
+
+/** How one list is paged. */
+export type Paging =
+  /** The spec's own reading: a page size answers the first rows; a `truncated` flag (or none) says more exist. */
+  | { readonly kind: 'first-rows'; readonly size: string; readonly flag: boolean }
+  /** An opaque token in the answer, sent back as `cursor`; a page size, or pages of `pageSize`. */
+  | {
+      readonly kind: 'cursor';
+      readonly cursor: string;
+      readonly size: string | null;
+      readonly pageSize: number;
+      readonly tokenAt: TokenAt;
+      /** On the last page the token is null, or absent. */
+      readonly last: 'null' | 'omit';
+    }
+  /** Page numbers, the next page's full URL in a `Link: <…>; rel="next"` header (GitHub). */
+  | { readonly kind: 'link'; readonly page: string; readonly size: string | null; readonly pageSize: number }
+  /** The next page's full URL in the body (`next_url`, Polygon), carrying only a cursor. */
+  | { readonly kind: 'next-url'; readonly cursor: string; readonly size: string | null; readonly pageSize: number }
+  /** Page numbers with the number of pages or of rows. */
+  | { readonly kind: 'page-number'; readonly page: string; readonly size: string; readonly total: 'total_pages' | 'total' }
+  /** Offsets with the number of rows. */
+  | { readonly kind: 'offset'; readonly offset: string; readonly size: string }
+  /** No paging at all: the whole list, or its first `cut` rows, with or without a `truncated` flag. */
+  | { readonly kind: 'none'; readonly cut: number | null; readonly flag: boolean };
+
+/**
+ * Every list pages alike, or each list (by its operation id) picks its own from the seed.
+ * `unpaged: 'whole'` serves the lists that have no page size in our catalog (a chain's bars,
+ * a skew series) whole, as the named dialects do; `'paged'` pages them like the rest.
+ */
+export type PagingPlan =
+  | { readonly kind: 'uniform'; readonly paging: Paging; readonly unpaged: 'whole' | 'paged' }
+  | { readonly kind: 'per-list'; readonly seed: number };
+
+/** The dealer history's paging parameters (the spec fixes `_meta.next_cursor`, not their names). */
+export interface DealerPaging {
+  readonly cursor: string;
+  /** The page size's name; null: pages of `pageSize`. */
+  readonly size: string | null;
+  readonly pageSize: number;
+}
+
+export type RowWrapper =
+  | 'data-meta'
+  | 'results-meta'
+  | 'items'
+  | 'records'
+  | 'data-rows'
+  /** `kebab`'s own: a whole list bare, a page or a cut list as `{data: {rows}, meta}`. */
+  | 'bare-when-whole'
+  | 'bare'
+  | 'polygon'
+  | 'keyed-by-ticker';
+
+/** Values of the open enums, ours → theirs. */
+export interface EnumValues {
+  readonly state: Readonly<Record<'live' | 'closed', string>>;
+  readonly nodeType: Readonly<Record<'king' | 'call_wall' | 'put_wall' | 'positive' | 'negative', string>>;
+  readonly dataSource: string;
+}
+
+export interface DialectTraits {
+  readonly operationIds: OperationIdForm;
+  readonly declaration: ParamDeclaration;
+  readonly version: '3.0' | '3.1';
+  readonly nullable: NullableForm;
+  readonly enums: EnumForm;
+  /** A one-value enum (`format=summary`) as `const` (3.1 only). */
+  readonly constants: boolean;
+  readonly naming: ParamNaming;
+  readonly lists: ListForm;
+  readonly paging: PagingPlan;
+  readonly dealerPaging: DealerPaging;
+  /** The dealer history as the spec shows it (`{data, _meta}`), or wrapped as every other list. */
+  readonly dealerBody: 'spec' | 'as-lists';
+  readonly wrapper: RowWrapper;
+  /** Index of the payload field names in use (dialect-body.ts FIELD_ALIASES); 0 is ours. */
+  readonly fieldNames: number;
+  readonly numbers: 'json' | 'strings';
+  readonly values: EnumValues;
+  /** Paths absolute (`/v1/...`), or relative to `servers` with the base path, absolute or relative. */
+  readonly servers: 'absolute' | 'base-path' | 'relative-base-path';
+  /** Response schemas: the catalog's (`{type: object}` but the dealer's), or each wrapper and row described. */
+  readonly responses: 'catalog' | 'described';
+  readonly rateHeaders: boolean;
+}
+
+export interface Dialect {
+  /** A named dialect, or `seed:<n>`. */
+  readonly name: string;
+  readonly traits: DialectTraits;
+}
+
+export const OUR_VALUES: EnumValues = {
+  state: { live: 'live', closed: 'closed' },
+  nodeType: { king: 'king', call_wall: 'call_wall', put_wall: 'put_wall', positive: 'positive', negative: 'negative' },
+  dataSource: 'simulator',
+};
+
+const OURS: Omit<DialectTraits, 'operationIds' | 'paging' | 'dealerPaging' | 'wrapper' | 'rateHeaders'> = {
+  declaration: 'inline',
+  version: '3.1',
+  nullable: 'none',
+  enums: 'inline',
+  constants: false,
+  naming: 'ours',
+  lists: 'comma-string',
+  dealerBody: 'as-lists',
+  fieldNames: 0,
+  numbers: 'json',
+  values: OUR_VALUES,
+  servers: 'absolute',
+  responses: 'catalog',
+};
+
+/**
  * - `spec`: our own reading (dotted ids, `limit`/`cursor`, `{data, _meta}`).
  * - `camel`: generator-style ids (`getDerivedDealerGexHistory`), Google-style camelCase
  *   parameters (`pageSize`/`pageToken`, `startDate`/`endDate`, `sessionDate`, `symbols`),
@@ -15,100 +188,72 @@
  *   top-level `next`, and no rate-limit headers.
  * - `kebab`: kebab-case ids, Alpaca-style names (`symbols`, `start`/`end`, `date`), rows
  *   under `data.rows` with `meta.next_cursor`, plain lists as a bare JSON array.
- *
- * Chosen with MARKET_DATA_SIM_DIALECT or the simulator's `dialect` option.
  */
-import { cursor as cursorSchema } from '../catalog/params.js';
-import type { DatasetDefinition } from '../catalog/index.js';
-
-export const DIALECT_NAMES = ['spec', 'camel', 'vendor', 'kebab'] as const;
-/** The variable that picks the simulator's dialect. */
-export const DIALECT_ENV = 'MARKET_DATA_SIM_DIALECT';
-export type DialectName = (typeof DIALECT_NAMES)[number];
-
-/** The dealer history's paging parameters in a dialect: our name → theirs; `null`: not offered. */
-interface PagingNames {
-  limit: string | null;
-  cursor: string;
-}
-
-export interface Dialect {
-  readonly name: DialectName;
-  operationId(ours: string): string;
-  /** Paging parameters of the dealer history (the one dataset whose paging the spec fixes). */
-  readonly dealerPaging: PagingNames;
-  /** Page size when the dialect offers no page-size parameter. */
-  readonly fixedPageSize: number | undefined;
-  /**
-   * Every other dataset's parameters: our name → theirs; `null`: not offered. A dialect
-   * that drops `limit` pages every list at `fixedPageSize` behind a `cursor` parameter.
-   */
-  readonly params: Readonly<Record<string, string | null>>;
-  /** The 200 body around the rows, the metadata and the next cursor. */
-  wrap(data: unknown, meta: Record<string, unknown>, nextCursor: string | null): unknown;
-  readonly rateHeaders: boolean;
-}
-
-const DEALER_PATH = '/v1/derived/dealer-gex/{ticker}/history';
-
-function words(ours: string): string[] {
-  return ours.split(/[._-]/).filter(Boolean);
-}
-
-const DIALECTS: Record<DialectName, Dialect> = {
+const NAMED: Record<DialectName, DialectTraits> = {
   spec: {
-    name: 'spec',
-    operationId: (ours) => ours,
-    dealerPaging: { limit: 'limit', cursor: 'cursor' },
-    fixedPageSize: undefined,
-    params: {},
-    wrap: (data, meta, next) => ({ data, _meta: { ...meta, next_cursor: next } }),
+    ...OURS,
+    operationIds: 'dotted',
+    paging: { kind: 'uniform', paging: { kind: 'first-rows', size: 'limit', flag: true }, unpaged: 'whole' },
+    dealerPaging: { cursor: 'cursor', size: 'limit', pageSize: 60 },
+    wrapper: 'data-meta',
     rateHeaders: true,
   },
   camel: {
-    name: 'camel',
-    operationId: (ours) =>
-      `get${words(ours)
-        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-        .join('')}`,
-    dealerPaging: { limit: 'pageSize', cursor: 'pageToken' },
-    fixedPageSize: undefined,
-    params: { limit: 'pageSize', from: 'startDate', to: 'endDate', session_date: 'sessionDate', tickers: 'symbols' },
-    wrap: (data, meta, next) => ({ results: data, meta: { ...meta, ...(next ? { next } : {}) } }),
+    ...OURS,
+    operationIds: 'camel',
+    naming: 'google',
+    paging: { kind: 'uniform', paging: { kind: 'first-rows', size: 'pageSize', flag: true }, unpaged: 'whole' },
+    dealerPaging: { cursor: 'pageToken', size: 'pageSize', pageSize: 60 },
+    wrapper: 'results-meta',
     rateHeaders: true,
   },
   vendor: {
-    name: 'vendor',
-    operationId: (ours) => `marketdata.${words(ours).join('_')}`,
-    dealerPaging: { limit: null, cursor: 'cursor' },
-    fixedPageSize: 25,
-    params: { limit: null, tickers: null, side: null, from: null, to: null },
-    wrap: (data, meta, next) => ({ items: data, next: next ?? null, meta }),
+    ...OURS,
+    operationIds: 'namespaced',
+    paging: {
+      kind: 'uniform',
+      paging: { kind: 'cursor', cursor: 'cursor', size: null, pageSize: 25, tokenAt: 'next', last: 'null' },
+      unpaged: 'whole',
+    },
+    dealerPaging: { cursor: 'cursor', size: null, pageSize: 25 },
+    wrapper: 'items',
     rateHeaders: false,
   },
   kebab: {
-    name: 'kebab',
-    operationId: (ours) => words(ours).join('-'),
-    dealerPaging: { limit: 'limit', cursor: 'cursor' },
-    fixedPageSize: undefined,
-    params: { tickers: 'symbols', from: 'start', to: 'end', session_date: 'date' },
-    // A whole list comes bare (nothing to say after it); a page or a cut list keeps its meta;
-    // a single object (a score, a rate) is the data itself.
-    wrap: (data, meta, next) =>
-      !Array.isArray(data)
-        ? { data, meta: { ...meta, next_cursor: next } }
-        : !next && meta['truncated'] !== true
-          ? data
-          : { data: { rows: data }, meta: { ...meta, next_cursor: next } },
+    ...OURS,
+    operationIds: 'kebab',
+    naming: 'alpaca',
+    paging: { kind: 'uniform', paging: { kind: 'first-rows', size: 'limit', flag: true }, unpaged: 'whole' },
+    dealerPaging: { cursor: 'cursor', size: 'limit', pageSize: 60 },
+    wrapper: 'bare-when-whole',
     rateHeaders: true,
   },
 };
 
+/**
+ * Filters a named dialect does not offer (vendor: a ticker list, a side, a date range); a
+ * composed one offers them all. Only an optional filter is ever left out: a required input
+ * (the tickers of a correlation) is the question itself.
+ */
+export function withheldFilters(dialect: Dialect): ReadonlySet<string> {
+  return dialect.name === 'vendor' ? VENDOR_WITHHELD : NOTHING;
+}
+const VENDOR_WITHHELD: ReadonlySet<string> = new Set(['tickers', 'side', 'from', 'to']);
+const NOTHING: ReadonlySet<string> = new Set();
+
+export function isNamedDialect(dialect: Dialect): boolean {
+  return (DIALECT_NAMES as readonly string[]).includes(dialect.name);
+}
+
+const SEEDED = /^seed:(\d{1,10})$/;
+
 export function dialectNamed(name: string | undefined): Dialect {
-  if (name === undefined || name === '') return DIALECTS.spec;
+  if (name === undefined || name === '') return { name: 'spec', traits: NAMED.spec };
+  const seeded = SEEDED.exec(name);
+  if (seeded) return composeDialect(Number(seeded[1]));
   if (!(DIALECT_NAMES as readonly string[]).includes(name))
-    throw new Error(`Unknown simulator dialect "${name}"; one of ${DIALECT_NAMES.join(', ')}.`);
-  return DIALECTS[name as DialectName];
+    throw new Error(`Unknown simulator dialect "${name}"; one of ${DIALECT_NAMES.join(', ')}, or seed:<n>.`);
+  return { name, traits: NAMED[name as DialectName] };
 }
 
 /** The dialect MARKET_DATA_SIM_DIALECT names (the spec's own when unset). */
@@ -116,60 +261,50 @@ export function dialectFromEnv(env: NodeJS.ProcessEnv = process.env): Dialect {
   return dialectNamed(env[DIALECT_ENV]);
 }
 
-/** Whether the dialect pages this dataset itself, at its fixed size behind a cursor (it takes no page size). */
-export function pagesAtFixedSize(dataset: DatasetDefinition, dialect: Dialect): boolean {
-  return (
-    dataset.path !== DEALER_PATH &&
-    dialect.params['limit'] === null &&
-    Object.hasOwn(dataset.query, 'limit') &&
-    !Object.hasOwn(dataset.query, 'cursor')
-  );
+function describePaging(paging: Paging): string {
+  switch (paging.kind) {
+    case 'first-rows':
+      return `first-rows(${paging.size}${paging.flag ? ',truncated' : ''})`;
+    case 'cursor':
+      return `cursor(${paging.cursor},${paging.size ?? `fixed ${paging.pageSize}`},at ${paging.tokenAt},last ${paging.last})`;
+    case 'link':
+      return `link(${paging.page},${paging.size ?? `fixed ${paging.pageSize}`})`;
+    case 'next-url':
+      return `next-url(${paging.cursor},${paging.size ?? `fixed ${paging.pageSize}`})`;
+    case 'page-number':
+      return `page-number(${paging.page},${paging.size},${paging.total})`;
+    case 'offset':
+      return `offset(${paging.offset},${paging.size},total_count)`;
+    case 'none':
+      return `none(${paging.cut === null ? 'whole' : `cut ${paging.cut}`}${paging.flag ? ',truncated' : ''})`;
+  }
 }
 
-/** A dataset as the dialect publishes it: our operation id kept (the generators key on it), parameters renamed or left out. */
-export function publishedDataset(dataset: DatasetDefinition, dialect: Dialect): DatasetDefinition {
-  if (dialect.name === 'spec') return dataset;
-  if (dataset.path === DEALER_PATH) {
-    const { limit, cursor, ...rest } = dataset.query;
-    const query = { ...rest };
-    if (dialect.dealerPaging.limit && limit) query[dialect.dealerPaging.limit] = limit;
-    if (cursor) query[dialect.dealerPaging.cursor] = cursor;
-    return { ...dataset, query };
-  }
-  const query: DatasetDefinition['query'] = {};
-  for (const [name, schema] of Object.entries(dataset.query)) {
-    // Only an optional filter is left out: a required input (the tickers of a correlation) is the question itself.
-    // Own keys only: a parameter named like a prototype property (`constructor`) is not renamed.
-    const theirs = Object.hasOwn(dialect.params, name) ? dialect.params[name] : name;
-    if (theirs) query[theirs] = schema;
-    else if (!schema.safeParse(undefined).success) query[name] = schema;
-  }
-  if (pagesAtFixedSize(dataset, dialect)) query['cursor'] = cursorSchema.optional();
-  return { ...dataset, query };
-}
-
-/** The validated query of a request in the dialect, with our names back (what the generators read). */
-export function ourQuery<T>(dataset: DatasetDefinition, dialect: Dialect, query: Record<string, T>): Record<string, T | number> {
-  if (dialect.name === 'spec') return query;
-  const out: Record<string, T | number> = {};
-  if (dataset.path === DEALER_PATH) {
-    for (const [name, value] of Object.entries(query)) {
-      if (name === dialect.dealerPaging.limit) out['limit'] = value;
-      else if (name === dialect.dealerPaging.cursor) out['cursor'] = value;
-      else out[name] = value;
-    }
-    if (!dialect.dealerPaging.limit && dialect.fixedPageSize !== undefined) out['limit'] = dialect.fixedPageSize;
-    return out;
-  }
-  const ours = new Map(Object.entries(dialect.params).flatMap(([mine, theirs]) => (theirs ? [[theirs, mine] as const] : [])));
-  for (const [name, value] of Object.entries(query)) out[ours.get(name) ?? name] = value;
-  return out;
-}
-
-/** The dealer history's raw page query in a dialect: what a test reading the upstream directly sends. */
-export function dealerPageQuery(dialect: Dialect, cursor: string | undefined, size = 60): string {
-  const params = new URLSearchParams();
-  if (dialect.dealerPaging.limit) params.set(dialect.dealerPaging.limit, String(size));
-  if (cursor) params.set(dialect.dealerPaging.cursor, cursor);
-  return params.toString();
+/** A dialect's traits in one line: what a failing test prints, so that it can be replayed. */
+export function describeDialect(dialect: Dialect): string {
+  const t = dialect.traits;
+  const dealer = `${t.dealerPaging.cursor},${t.dealerPaging.size ?? `fixed ${t.dealerPaging.pageSize}`}`;
+  const paging =
+    t.paging.kind === 'uniform' ? `${describePaging(t.paging.paging)}${t.paging.unpaged === 'paged' ? '+unpaged' : ''}` : 'per-list';
+  const values = `state=${t.values.state.closed},node=${t.values.nodeType.king},source=${t.values.dataSource}`;
+  return [
+    `${DIALECT_ENV}=${dialect.name}:`,
+    `ids=${t.operationIds}`,
+    `params=${t.declaration}`,
+    `openapi=${t.version}`,
+    `nullable=${t.nullable}`,
+    `enums=${t.enums}${t.constants ? '+const' : ''}`,
+    `names=${t.naming}`,
+    `lists=${t.lists}`,
+    `paging=${paging}`,
+    `dealer=${dealer}`,
+    `dealer-body=${t.dealerBody}`,
+    `wrapper=${t.wrapper}`,
+    `fields=${t.fieldNames}`,
+    `numbers=${t.numbers}`,
+    values,
+    `servers=${t.servers}`,
+    `responses=${t.responses}`,
+    `rate-headers=${t.rateHeaders}`,
+  ].join(' ');
 }

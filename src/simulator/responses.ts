@@ -2,13 +2,23 @@
  * What the simulator answers once a request has passed authentication, the limits and
  * validation: a dataset's payload (or RESPONSE_TOO_LARGE), and the free meta endpoints.
  */
-import { buildOpenApiDocument, scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
+import { scopeOf, toolsetOf, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { SimAccount, SimKey } from './accounts.js';
-import { pagesAtFixedSize, publishedDataset, type Dialect } from './dialect.js';
-import { fixedSizePage } from './fixed-pages.js';
+import type { Dialect } from './dialect.js';
+import { shapePayload, writeBody } from './dialect-body.js';
+import { dialectDocument } from './dialect-document.js';
+import { servePage, type RequestUrl, type ServedPage } from './dialect-paging.js';
+import type { PageRequest, Publication } from './dialect-params.js';
 import { ApiRefusal } from './api-error.js';
 import { latestSession } from './calendar.js';
-import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
+import {
+  catalogGenerator,
+  DatasetRefusal,
+  isCatalogOperation,
+  runtimeDatasetGenerator,
+  type Generated,
+  type Payload,
+} from './generators/index.js';
 import type { AccountLimits } from './limits.js';
 import { finalizePayload } from './payload.js';
 import { applyQueryFilters } from './query-filters.js';
@@ -21,6 +31,7 @@ export interface Reply {
   status: number;
   body: unknown;
   charged?: boolean;
+  headers?: Record<string, string>;
 }
 
 /** The service state the meta endpoints describe. */
@@ -32,50 +43,64 @@ export interface ServiceView {
   inFlight: number;
 }
 
+/** One request to a dataset route, read into our names (dialect-params.ts). */
+export interface DatasetRequest {
+  readonly dataset: DatasetDefinition;
+  readonly publication: Publication;
+  readonly symbol: ReferenceSymbol | undefined;
+  readonly filters: QueryValues;
+  readonly page: PageRequest;
+  readonly requestId: string;
+  readonly url: RequestUrl;
+}
+
 export function datasetReply(
   settings: { seed: number; ceilingBytes: number },
-  dataset: DatasetDefinition,
-  symbol: ReferenceSymbol | undefined,
-  query: QueryValues,
-  requestId: string,
+  request: DatasetRequest,
   limits: AccountLimits,
   now: number,
   dialect: Dialect,
 ): Reply {
+  const { dataset, publication, filters } = request;
   const generate = isCatalogOperation(dataset.operationId) ? catalogGenerator(dataset.operationId) : runtimeDatasetGenerator;
-  let generated: Generated;
-  let limitHidRows = false;
+  const ctx = { seed: settings.seed, now, session: latestSession(now), symbol: request.symbol, query: filters };
+  const run = (query: QueryValues): Generated => applyQueryFilters(dataset.operationId, { ...ctx, query }, generate);
+  let served: ServedPage;
   try {
-    const ctx = { seed: settings.seed, now, session: latestSession(now), symbol, query };
-    const limit = query['limit'];
-    if (pagesAtFixedSize(dataset, dialect))
-      generated = fixedSizePage(dataset, query, dialect.fixedPageSize ?? 25, (q) =>
-        applyQueryFilters(dataset.operationId, { ...ctx, query: q }, generate),
-      );
-    else if (typeof limit === 'number' && !('cursor' in dataset.query)) {
-      // One row past the limit tells whether the limit hid rows (`_meta.truncated`), as an
-      // upstream's LIMIT n+1 does; datasets with a cursor say so through next_cursor instead.
-      const probe = applyQueryFilters(dataset.operationId, { ...ctx, query: { ...query, limit: limit + 1 } }, generate);
-      limitHidRows = Array.isArray(probe.data) && probe.data.length > limit;
-      generated = limitHidRows && Array.isArray(probe.data) ? { ...probe, data: probe.data.slice(0, limit) } : probe;
-    } else generated = applyQueryFilters(dataset.operationId, ctx, generate);
+    if (publication.paging)
+      served = servePage({ dataset, paging: publication.paging, filters, page: request.page, url: request.url, generate: run });
+    else {
+      // One object, or the dealer history's page behind its own cursor.
+      const generated = run(filters);
+      const token = generated.nextCursor ?? null;
+      served = { data: generated.data, asOf: generated.asOf, more: token !== null, fields: publication.dealer ? { token } : {} };
+    }
   } catch (error) {
     if (error instanceof DatasetRefusal) throw new ApiRefusal(error.code, { message: error.message, hint: error.hint });
     throw error;
   }
-  const nextCursor = generated.nextCursor ?? null;
   const quotaAfter = limits.quota.remaining(now) - 1;
   const meta = {
-    request_id: requestId,
+    request_id: request.requestId,
     cache_hit: false,
-    data_freshness_seconds: Math.max(0, Math.round((now - generated.asOf) / 1000)),
-    truncated: nextCursor !== null || limitHidRows,
+    data_freshness_seconds: Math.max(0, Math.round((now - served.asOf) / 1000)),
+    truncated: served.more,
     notice: 'Simulated data from the market-data-mcp simulator; not market data.',
     rate_limit_remaining: limits.rate.state(now).remaining,
     quota_remaining_pct: Math.round((quotaAfter / limits.quota.limit) * 10000) / 100,
     data_source: DATA_SOURCE,
   };
-  const body = dialect.wrap(finalizePayload(dataset.operationId, query, generated.data), meta, nextCursor);
+  const payload = shapePayload(dialect, dataset, finalizePayload(dataset.operationId, filters, served.data) as Payload);
+  const body = writeBody({
+    dialect,
+    dataset,
+    payload,
+    meta,
+    paging: publication.paging,
+    more: served.more,
+    fields: served.fields,
+    requestId: request.requestId,
+  });
   if (Buffer.byteLength(JSON.stringify(body)) > settings.ceilingBytes) {
     throw new ApiRefusal('RESPONSE_TOO_LARGE', {
       message: `The response would exceed the ${settings.ceilingBytes}-byte ceiling.`,
@@ -83,7 +108,7 @@ export function datasetReply(
     });
   }
   limits.quota.charge(now);
-  return { status: 200, body, charged: true };
+  return { status: 200, body, charged: true, ...(served.fields.link ? { headers: { Link: served.fields.link } } : {}) };
 }
 
 export function metaReply(
@@ -94,16 +119,17 @@ export function metaReply(
   limits: AccountLimits,
   now: number,
   dialect: Dialect,
+  origin: string,
 ): Reply {
-  if (operationId === 'meta.openapi') return { status: 200, body: publishedDocument(service.datasets, dialect) };
+  if (operationId === 'meta.openapi') return { status: 200, body: dialectDocument(service.datasets, dialect, origin) };
   if (operationId === 'meta.health')
-    return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: DATA_SOURCE } };
+    return { status: 200, body: { status: 'ok', time: new Date(now).toISOString(), data_source: dialect.traits.values.dataSource } };
   return {
     status: 200,
     body: {
       access_scope: key.scopes,
       account_id: account.id,
-      data_source: DATA_SOURCE,
+      data_source: dialect.traits.values.dataSource,
       datasets: service.datasets.map((d) => ({
         operation_id: d.operationId,
         path: d.path,
@@ -125,15 +151,4 @@ export function metaReply(
       limits: { requests_per_minute: service.perWindow, in_flight: service.inFlight },
     },
   };
-}
-
-/** The OpenAPI document as the dialect publishes it: its operation ids, its parameter names. */
-function publishedDocument(datasets: readonly DatasetDefinition[], dialect: Dialect): unknown {
-  const document = buildOpenApiDocument(datasets.map((d) => publishedDataset(d, dialect)));
-  if (dialect.name === 'spec') return document;
-  for (const dataset of datasets) {
-    const operation = document.paths[dataset.path]?.get;
-    if (operation) operation.operationId = dialect.operationId(dataset.operationId);
-  }
-  return document;
 }

@@ -79,6 +79,8 @@ export class SimulatedApi {
   readonly dialect: Dialect;
   readonly docsUrl: string | undefined;
   maxInFlightSeen = 0;
+  /** While true, `/v1/openapi.json` answers READ_MODEL_UNAVAILABLE: a refresh then has no evidence of what was retired. */
+  documentOutage = false;
   origin = 'http://127.0.0.1';
   private readonly ceilingBytes: number;
   private readonly perAccount = new Map<string, AccountLimits>();
@@ -120,9 +122,22 @@ export class SimulatedApi {
     this.origin = origin;
   }
 
-  /** A dataset registered upstream after start: it appears in routes, openapi and discover (with generic rows). */
+  /**
+   * A dataset registered upstream after start: it appears in routes, openapi and discover (with
+   * generic rows), in the dialect's forms. One on a path already served replaces it (its
+   * parameters changed upstream).
+   */
   registerDataset(dataset: DatasetDefinition): void {
-    this.datasets.push(dataset);
+    const at = this.datasets.findIndex((d) => d.path === dataset.path);
+    if (at >= 0) this.datasets.splice(at, 1, dataset);
+    else this.datasets.push(dataset);
+    this.app = buildApp(this, this.datasets);
+  }
+
+  /** A dataset the upstream no longer serves: gone from routes, openapi and discover. */
+  retireDataset(path: string): void {
+    const at = this.datasets.findIndex((d) => d.path === path);
+    if (at >= 0) this.datasets.splice(at, 1);
     this.app = buildApp(this, this.datasets);
   }
 
@@ -193,7 +208,7 @@ export class SimulatedApi {
       : (this.perIp.get(ip) ?? new FixedWindowCounter(this.limitSettings.perIpPerWindow, this.limitSettings.windowMs)).state(now);
     const quota = account ? this.accountLimits(account.id).quota : undefined;
     const always = { Date: new Date(now).toUTCString(), 'X-Request-Id': requestId };
-    if (!this.dialect.rateHeaders) return always;
+    if (!this.dialect.traits.rateHeaders) return always;
     return {
       ...always,
       'X-RateLimit-Limit': String(window.limit),

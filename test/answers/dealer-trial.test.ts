@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recentSessions } from '../../src/simulator/calendar.js';
 import { errorOf } from '../helpers/mcp.js';
+import { dealerCursorName, dealerFixedPageSize } from '../helpers/upstream.js';
 import { upstreamSnapshots, withSession, type Snapshot } from './harness.js';
 import { lastFullSession } from '../helpers/sessions.js';
 
@@ -26,8 +27,8 @@ test('the default call costs one upstream request; has_more comes from the upstr
     // One request, or none where the upstream's fixed page already held the next snapshot (read from the cache).
     assert.ok(followed.length <= 1, 'at most one request to follow the cursor');
     assert.equal(second.meta['units'], followed.length, 'the answer says what it spent');
-    const cursorName = session.sim.api.dialect.dealerPaging.cursor;
-    if (session.sim.api.dialect.fixedPageSize === undefined)
+    const cursorName = dealerCursorName(session.sim.api.dialect);
+    if (dealerFixedPageSize(session.sim.api.dialect) === undefined)
       assert.ok(
         new URLSearchParams(followed[0]?.query ?? '').has(cursorName),
         'continues at the upstream cursor, not from the newest snapshot again',
@@ -48,7 +49,7 @@ test('a session_date the history does not hold says so and names the sessions it
     const old = await session.answer(TOOL, { ticker: 'SPY', session_date: '2020-03-03' });
     assert.deepEqual(old.data, []);
     // Never more pages than the whole history holds at the upstream's page size (60, or its fixed one).
-    const pageSize = session.sim.api.dialect.fixedPageSize ?? 60;
+    const pageSize = dealerFixedPageSize(session.sim.api.dialect) ?? 60;
     const spent = session.sim.api.requests.length - before;
     assert.ok(spent <= Math.ceil((3 * 78) / pageSize) + 1, `the walk stays bounded (${spent} requests)`);
     assert.equal(old.meta['units'], spent, 'the answer says what it spent');

@@ -1,12 +1,12 @@
 /** An MCP client wired in memory to a server whose upstream is a simulator the test owns. */
+import assert from 'node:assert/strict';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/server.js';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
-import { dealerPageQuery } from '../../src/simulator/dialect.js';
-import { get, withSimulator } from '../helpers/http.js';
+import { withSimulator } from '../helpers/http.js';
+import { sizeCap, takesPageSize, upstreamList, upstreamSnapshots as upstreamSnapshots_ } from '../helpers/upstream.js';
 import { freshCacheDir } from '../helpers/mcp.js';
 
 /** Generous limits: these tests read whole histories, not the rate limiter. */
@@ -114,24 +114,16 @@ export async function upstreamSnapshots(session: Session, ticker: string): Promi
   return dialectSnapshots(session.sim, ticker);
 }
 
-/** The same, in whatever dialect the simulator speaks (its own parameter names and wrapper). */
+/** The same, in whatever dialect the simulator speaks (its own parameter names, wrapper and paging). */
 export async function dialectSnapshots(sim: RunningSimulator, ticker: string): Promise<Snapshot[]> {
-  const all: Snapshot[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await get(sim, `/v1/derived/dealer-gex/${ticker}/history?${dealerPageQuery(sim.api.dialect, cursor)}`);
-    const parts = payloadParts(page.body);
-    all.push(...((rowsIn(parts.data) ?? []) as Snapshot[]));
-    cursor = parts.nextCursor;
-  } while (cursor);
-  return all;
+  return (await upstreamSnapshots_(sim, ticker)) as unknown as Snapshot[];
 }
 
 /**
  * The first `limit` rows of a general list, read straight from the simulator in its
- * dialect: our names sent under its names, and, where it takes no page size, its fixed
- * pages read with its cursor. Also how many requests that took: what a walk over the
- * same rows through the server should cost.
+ * dialect: our names sent under its names, its page size where it takes one, its own
+ * paging followed. Also how many requests that took: what a walk over the same rows
+ * through the server should cost.
  */
 export async function dialectList(
   sim: RunningSimulator,
@@ -139,19 +131,15 @@ export async function dialectList(
   limit: number,
   extra: Record<string, string> = {},
 ): Promise<{ rows: unknown[]; requests: number }> {
-  const { params } = sim.api.dialect;
-  const rows: unknown[] = [];
-  let cursor: string | undefined;
-  let requests = 0;
-  do {
-    const query = new URLSearchParams();
-    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', String(limit));
-    if (cursor) query.set('cursor', cursor);
-    for (const [name, value] of Object.entries(extra)) query.set(params[name] ?? name, value);
-    const parts = payloadParts((await get(sim, `${path}?${query.toString()}`)).body);
-    requests += 1;
-    rows.push(...(rowsIn(parts.data) ?? []));
-    cursor = params['limit'] === null ? parts.nextCursor : undefined;
-  } while (cursor && rows.length < limit);
-  return { rows: rows.slice(0, limit), requests };
+  const template = sim.api.datasets.find((d) => new RegExp(`^${d.path.replace('{ticker}', '[^/]+')}$`).test(path));
+  assert.ok(template, `the simulator serves ${path}`);
+  const ticker = path.split('/')[template.path.split('/').indexOf('{ticker}')];
+  const size = takesPageSize(sim, template.path) ? limit : undefined;
+  const read = await upstreamList(sim, template.path, {
+    filters: extra,
+    atMost: limit,
+    ...(template.ticker && ticker ? { ticker } : {}),
+    ...(size === undefined ? {} : { size: Math.min(size, sizeCap(sim, template.path)) }),
+  });
+  return { rows: read.rows, requests: read.requests };
 }

@@ -4,7 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { takesPageSize } from '../helpers/upstream.js';
 import { dialectList, upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
+
+const PATHS: Record<string, string> = {
+  congress_recent_trades: '/v1/congress/recent-trades',
+  shorts_short_screener: '/v1/shorts/short-screener',
+  market_oi_change: '/v1/market/oi-change',
+};
 
 /** Every snapshot instant the upstream holds for a ticker, newest first. */
 async function upstreamHistory(session: Session, ticker: string): Promise<string[]> {
@@ -56,7 +63,7 @@ test('a trimmed page of a dataset the upstream does not page continues after its
     // Read as the client reads it, in whatever names, wrapper and pages the simulator's dialect uses.
     // Where the upstream pages the list itself, limit is the rows of each answer (as the
     // dealer's is) and the cursor goes on to the end of the list.
-    const pagedUpstream = session.sim.api.dialect.params['limit'] === null;
+    const pagedUpstream = !takesPageSize(session.sim, '/v1/congress/recent-trades');
     const direct = await dialectList(session.sim, '/v1/congress/recent-trades', pagedUpstream ? 100_000 : 200);
     const expected = direct.rows;
     const requestsBefore = session.sim.api.requests.length;
@@ -128,7 +135,7 @@ test('a limit that hides rows says so (has_more, and how to reach them); a limit
       ['shorts_short_screener', { tickers: 'GME,AMC,SPY' }],
       ['market_oi_change', { tickers: 'SPY,QQQ' }],
     ] as const) {
-      if (session.sim.api.dialect.params['limit'] === null) {
+      if (!takesPageSize(session.sim, PATHS[name] ?? '')) {
         // An upstream that takes no page size or ticker list: the server reads its pages, and
         // what a limit hides is reached by the cursor, not by a larger limit.
         const whole = (await follow(session, name, { ...narrow, limit: 500 })).flatMap((a) => a.data as unknown[]);

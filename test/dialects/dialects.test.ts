@@ -12,6 +12,7 @@ import type { RunningSimulator } from '../../src/simulator/server.js';
 import { dialectSnapshots, stillMarket } from '../answers/harness.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
+import { publishedNames } from '../helpers/upstream.js';
 
 const TOOL = 'derived_dealer_gex_history';
 const ROOMY = { limits: { perWindow: 100_000, perIpPerWindow: 100_000 } };
@@ -116,10 +117,7 @@ for (const dialect of DIALECT_NAMES) {
       assert.equal(latest.meta['units'], 1, `${dialect}: the answer says it spent one unit`);
       assert.equal((latest.data as { snapshot_at: string }[])[0]?.snapshot_at, upstream[0]?.snapshot_at, 'the newest snapshot');
       assert.equal(latest.meta.has_more, true);
-      const listed = new Set<string>([
-        sim.api.dialect.dealerPaging.cursor,
-        ...(sim.api.dialect.dealerPaging.limit ? [sim.api.dialect.dealerPaging.limit] : []),
-      ]);
+      const listed = publishedNames(sim, '/v1/derived/dealer-gex/{ticker}/history');
 
       const sessions = [...new Set(upstream.map((s) => s.session_date_et))];
       for (const session of sessions) {

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
-import { dealerPageQuery } from '../../src/simulator/dialect.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { connectV1, connectV2, errorOf, textOf } from '../helpers/mcp.js';
+import { dealerPageQuery, readPage, servedDataset } from '../helpers/upstream.js';
 
 interface Snapshot {
   summary: Record<string, unknown>;
@@ -23,10 +23,10 @@ interface CallResult {
 }
 
 /** The snapshots of a page in whatever wrapper the simulator's dialect puts them (the same objects, to edit in place). */
-function snapshotsIn(page: unknown): Snapshot[] {
-  const rows = rowsIn(payloadParts(page).data);
-  assert.ok(rows && rows.length > 0, 'the page holds snapshots');
-  return rows as Snapshot[];
+function snapshotsIn(sim: RunningSimulator, page: unknown): Snapshot[] {
+  const rows = readPage(sim.api.dialect, servedDataset(sim, '/v1/derived/dealer-gex/{ticker}/history'), page).payload;
+  assert.ok(Array.isArray(rows) && rows.length > 0, 'the page holds snapshots');
+  return rows as unknown as Snapshot[];
 }
 
 test('fields the API adds inside a dealer snapshot reach both SDK clients; a broken documented field is RESPONSE_INVALID', async () => {
@@ -34,12 +34,12 @@ test('fields the API adds inside a dealer snapshot reach both SDK clients; a bro
     // A page as the upstream serves it, in its own dialect: its parameter names and wrapper.
     const page = (await get(sim, `/v1/derived/dealer-gex/SPY/history?${dealerPageQuery(sim.api.dialect, undefined, 6)}`)).body;
     const extended = structuredClone(page);
-    for (const snapshot of snapshotsIn(extended)) {
+    for (const snapshot of snapshotsIn(sim, extended)) {
       snapshot.summary['zero_gamma_usd'] = 600.5;
       for (const strike of snapshot.strikes) strike['open_interest'] = 1200;
     }
     const broken = structuredClone(page);
-    for (const snapshot of snapshotsIn(broken)) snapshot.summary['gamma_flip_usd'] = null;
+    for (const snapshot of snapshotsIn(sim, broken)) snapshot.summary['gamma_flip_usd'] = null;
 
     // A new server process per call: the answers share one upstream request, which the cache would keep.
     const call = async (connect: typeof connectV1 | typeof connectV2, body: unknown): Promise<CallResult> => {

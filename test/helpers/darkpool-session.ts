@@ -4,9 +4,8 @@
  * cursor followed): what a read through the server is held against.
  */
 import assert from 'node:assert/strict';
-import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { get } from './http.js';
+import { sizeCap, takesPageSize, upstreamList } from './upstream.js';
 
 export type Row = Record<string, unknown>;
 
@@ -17,19 +16,9 @@ export const clockOf = (row: Row): string => ET.format(new Date(String(row['exec
 
 /** Every AAPL print of the session, newest first, page by page. */
 export async function sessionPages(sim: RunningSimulator, day: string): Promise<Row[][]> {
-  const { params } = sim.api.dialect;
-  const pages: Row[][] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 60; page += 1) {
-    const query = new URLSearchParams({ [params['session_date'] ?? 'session_date']: day });
-    if (params['limit'] !== null) query.set(params['limit'] ?? 'limit', '500');
-    if (cursor) query.set('cursor', cursor);
-    const parts = payloadParts((await get(sim, `/v1/darkpool/by-ticker/AAPL?${query.toString()}`)).body);
-    const rows = rowsIn(parts.data);
-    assert.ok(rows, `page ${page} holds rows: ${JSON.stringify(parts.data).slice(0, 200)}`);
-    pages.push(rows as Row[]);
-    cursor = parts.nextCursor;
-    if (!cursor) return pages;
-  }
-  throw new Error('the session did not end within 60 pages');
+  const path = '/v1/darkpool/by-ticker/{ticker}';
+  const size = takesPageSize(sim, path) ? Math.min(500, sizeCap(sim, path)) : undefined;
+  const read = await upstreamList(sim, path, { ticker: 'AAPL', filters: { session_date: day }, ...(size ? { size } : {}) });
+  assert.ok(read.pages.length > 0 && read.pages.length <= 60, `the session in 1 to 60 pages (${read.pages.length})`);
+  return read.pages;
 }
