@@ -16,6 +16,7 @@ import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult } from './tool-errors.js';
 
+import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 export const STATUS_TOOL = 'api_status';
 
 export interface StatusDeps {
@@ -172,7 +173,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         properties: { details: { type: 'boolean', description: 'Also scopes, capabilities, gate and cache state (default false).' } },
         additionalProperties: false,
       }),
-      annotations: { readOnlyHint: true },
+      annotations: READ_ONLY_API_TOOL,
     },
     async (args, ctx): Promise<CallToolResult> => {
       let details: boolean;

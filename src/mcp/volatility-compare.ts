@@ -19,6 +19,7 @@ import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
 import { validateToolArguments } from './tool-arguments.js';
+import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /**
@@ -149,7 +150,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         },
         additionalProperties: false,
       }),
-      annotations: { readOnlyHint: true },
+      annotations: READ_ONLY_API_TOOL,
     },
     async (raw, ctx): Promise<CallToolResult> => {
       // One deadline for the whole call: the sector lookup and the fan-out share it, so the
