@@ -22,6 +22,8 @@ import { validateToolArguments } from './tool-arguments.js';
 import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
+/** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
+export const COMPARE_TOOLSET = 'volatility';
 /**
  * The datasets the tool reads for its measures, so the scopes it needs are theirs: it is
  * offered only where at least one of them is (a key without read:volatility, hidden by
