@@ -1,37 +1,23 @@
 #!/usr/bin/env node
 /**
  * Entry point, kept thin: parse the command line, build the runtime, wire a transport.
- *   market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]    stdio (default)
+ *   market-data-mcp [--demo] [--toolsets a,b] [--tools a,b] [--exclude-tools a,b] [--hide-inaccessible]   stdio (default)
  *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--allowed-hosts a,b] [--demo]  Streamable HTTP
  *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
  *   market-data-mcp keys …                                             the per-user key map (src/ops/keys-command.ts)
+ * Every command answers --help (src/cli-help.ts).
  */
-import { parseArgs } from 'node:util';
-import { ENV } from './config.js';
+import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } from './cli-help.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { OAUTH_ENV, oauthSettings } from './auth/settings.js';
 import { tracingWanted } from './ops/tracing-settings.js';
-import { createRuntime, packageVersion } from './runtime.js';
+import { createRuntime, packageVersion, TOOLSETS } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
 
 // Only what the first answer over stdio needs is imported up front; the HTTP transport
 // and the simulator load when their mode asks for them (start-up time, BENCHMARKS.md).
-
-const USAGE = `market-data-mcp ${packageVersion()}: MCP server for the Market Data Read API
-
-Usage:
-  market-data-mcp [--demo] [--toolsets a,b] [--hide-inaccessible]   serve MCP over stdio (default)
-      [--redis-url redis://host:6379]  share the account's limits and cache with its other processes
-  market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--demo]  serve MCP over Streamable HTTP
-      (bearer token required: ${HTTP_TOKEN_ENV}, or one generated and printed at start;
-       a non-loopback --host also needs --allowed-hosts or ${HTTP_ALLOWED_HOSTS_ENV})
-  market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        run the API simulator
-  market-data-mcp demo                                              a short scripted session on the simulator
-  market-data-mcp keys set|remove|list|new-secret                   the per-user key map of --http (README)
-
-Environment: ${Object.values(ENV).join(', ')}.`;
 
 /** The variables of --http and the simulator, from the modules that read them: loaded only for --help. */
 async function moreEnvironment(): Promise<string> {
@@ -59,12 +45,19 @@ function port(value: string, flag: string): number {
   return parsed;
 }
 
+/** Help goes where a shell reads it (`--help | less`): no MCP session is served then. */
+async function printHelp(command: Command | undefined): Promise<void> {
+  const text = usageOf(command, { version: packageVersion(), toolsets: TOOLSETS, more: command ? '' : await moreEnvironment() });
+  // eslint-disable-next-line no-restricted-properties -- not the protocol channel: nothing is served
+  process.stdout.write(`${text.trimEnd()}\n`);
+}
+
 async function runSimulator(args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = readArgs(
     args,
-    options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } },
-    strict: true,
-  });
+    { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' } },
+    'simulator',
+  );
   const [{ startSimulator }, { describeDialect }] = await Promise.all([import('./simulator/server.js'), import('./simulator/dialect.js')]);
   const sim = await startSimulator({ port: port(values.port, '--port'), host: values.host });
   process.stderr.write(
@@ -79,26 +72,29 @@ async function runSimulator(args: string[]): Promise<void> {
 
 async function runServer(args: string[]): Promise<void> {
   favourSmallHeap(process.env);
-  const { values } = parseArgs({
+  const { values } = readArgs(
     args,
-    options: {
+    {
       demo: { type: 'boolean' },
       http: { type: 'boolean' },
       port: { type: 'string', default: '3000' },
       host: { type: 'string', default: '127.0.0.1' },
       'allowed-hosts': { type: 'string' },
       toolsets: { type: 'string' },
+      tools: { type: 'string' },
+      'exclude-tools': { type: 'string' },
       'hide-inaccessible': { type: 'boolean' },
       'redis-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
-    strict: true,
-  });
-  if (values.help || values.version) {
-    // No MCP session here: the answer goes where a shell reads it (`$(market-data-mcp --version)`, `--help | less`).
+    undefined,
+  );
+  if (values.help) return printHelp(undefined);
+  if (values.version) {
+    // No MCP session here: the answer goes where a shell reads it (`$(market-data-mcp --version)`).
     // eslint-disable-next-line no-restricted-properties -- not the protocol channel: nothing is served
-    process.stdout.write(`${values.help ? `${USAGE}\n${await moreEnvironment()}` : packageVersion()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return;
   }
   // Checked before anything starts: a server that cannot be reached safely does not start,
@@ -114,6 +110,8 @@ async function runServer(args: string[]): Promise<void> {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
     demo: values.demo,
     toolsets: values.toolsets,
+    tools: values.tools,
+    excludeTools: values['exclude-tools'],
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
@@ -136,13 +134,24 @@ async function runServer(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (!isCommand(command)) return runServer(argv);
+  // `help keys` and `keys --help` (any command, any place among its words) print that command's help.
+  if (command === 'help') return printHelp(isCommand(rest[0]) && rest[0] !== 'help' ? rest[0] : undefined);
+  if (wantsHelp(rest)) return printHelp(command);
   if (command === 'simulator') return runSimulator(rest);
-  if (command === 'demo') return (await import('./demo.js')).runDemo();
-  if (command === 'keys') return (await import('./ops/keys-command.js')).keysCommandLine(rest, process.env);
-  return runServer(argv);
+  if (command === 'demo') {
+    readArgs(rest, {}, 'demo');
+    return (await import('./demo.js')).runDemo();
+  }
+  return (await import('./ops/keys-command.js')).keysCommandLine(rest, process.env);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`market-data-mcp: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   createLogger('info').fatal(
     { err: error instanceof Error ? { message: error.message } : String(error) },
     'market-data-mcp failed to start',

@@ -13,6 +13,8 @@ export const ENV = {
   maxResponseBytes: 'MARKET_DATA_MAX_RESPONSE_BYTES',
   cacheEntries: 'MARKET_DATA_CACHE_ENTRIES',
   toolsets: 'MARKET_DATA_TOOLSETS',
+  tools: 'MARKET_DATA_TOOLS',
+  excludeTools: 'MARKET_DATA_EXCLUDE_TOOLS',
   resultTokens: 'MARKET_DATA_RESULT_TOKENS',
   demo: 'MARKET_DATA_DEMO',
   cacheDir: 'MARKET_DATA_CACHE_DIR',
@@ -48,6 +50,18 @@ const baseUrl = z.string().transform((value, ctx) => {
   return url.origin + url.pathname.replace(/\/+$/, '');
 });
 
+/**
+ * The API's root for a base URL that names its version (`…/v1`) or one of its paths
+ * (`…/v1/discover`): every path the server asks already starts with /v1, so such a URL
+ * reads /v1/v1/discover, which answers NOT_FOUND as if the key were wrong. Undefined when
+ * the URL names no /v1.
+ */
+export function apiRootOf(baseUrl: string): string | undefined {
+  const url = new URL(baseUrl);
+  const at = url.pathname.search(/\/v1(\/|$)/);
+  return at < 0 ? undefined : url.origin + url.pathname.slice(0, at);
+}
+
 /** Every process of an account shares its limits and cache through this Redis. The URL may hold a password: never echoed. */
 const redisUrl = z.string().refine(
   (value) => {
@@ -59,6 +73,14 @@ const redisUrl = z.string().refine(
     }
   },
   { message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
+);
+
+/** A comma-separated list, as a flag or a host's env block gives it. */
+const nameList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
 );
 
 const integer = (min: number, max: number): z.ZodCoercedNumber => z.coerce.number().int().min(min).max(max);
@@ -77,15 +99,12 @@ export const ConfigSchema = z.object({
   deadlineMs: integer(1000, 600_000).default(50_000),
   maxResponseBytes: integer(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   cacheEntries: integer(0, 100_000).default(500),
-  toolsets: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .optional(),
+  /** Toolsets to offer (`all` and `default` name every one); unknown names are warned about in src/mcp/tool-selection.ts. */
+  toolsets: nameList.optional(),
+  /** Single tools to offer, besides the toolsets named (GitHub's and Stripe's `--tools`). */
+  tools: nameList.optional(),
+  /** Tools left out of whatever the toolsets and tools above offer. */
+  excludeTools: nameList.optional(),
   resultTokens: integer(500, 200_000).default(8000),
   demo: z.boolean().default(false),
   cacheDir: z.string().optional(),
@@ -142,7 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
   const problems: ConfigProblem[] = [];
   const warnings: ConfigProblem[] = [];
   const first = ConfigSchema.safeParse(raw);
-  if (first.success) return { ok: true, config: first.data, warnings };
+  if (first.success) return { ok: true, config: first.data, warnings: [...warnings, ...baseUrlWarnings(first.data)] };
   // Drop each invalid field so that the rest parse; report it by its variable.
   const invalid = new Set<string>();
   for (const issue of first.error.issues) {
@@ -164,7 +183,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     delete raw[field];
   }
   const config = ConfigSchema.parse(raw);
+  warnings.push(...baseUrlWarnings(config));
   return problems.length > 0 ? { ok: false, config, problems, warnings } : { ok: true, config, warnings };
+}
+
+/** Said at start, and in api_status: the first call would fail as NOT_FOUND and blame the key. */
+function baseUrlWarnings(config: Config): ConfigProblem[] {
+  const root = config.baseUrl === undefined ? undefined : apiRootOf(config.baseUrl);
+  if (root === undefined || config.baseUrl === undefined) return [];
+  const named = config.baseUrl.slice(root.length);
+  return [
+    {
+      variable: ENV.baseUrl,
+      message: `${ENV.baseUrl} ends in ${named}, but the server puts /v1 in front of every path itself (it would ask ${config.baseUrl}/v1/discover): set it to the API's root, ${root}.`,
+    },
+  ];
 }
 
 /**

@@ -7,8 +7,10 @@ import { MarketDataClient, type ApiResult } from './api/client.js';
 import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './redis/factory.js';
-import { DATASETS, inaccessibleOperations, isToolset, TOOLSETS as CATALOG_TOOLSETS, type Toolset } from './catalog/index.js';
-import { loadConfig, type Config } from './config.js';
+import { DATASETS, inaccessibleOperations, TOOLSETS as CATALOG_TOOLSETS, toolsetOf, type Toolset } from './catalog/index.js';
+import { ENV, loadConfig, type Config } from './config.js';
+import { ApiError } from './api/errors.js';
+import { wrongBaseUrl } from './api/wrong-base-url.js';
 import { createLogger, type Logger } from './log.js';
 import { importRecordFile, memoisedImport } from './registry/import-memo.js';
 import { rememberDiscover } from './mcp/discover-memory.js';
@@ -18,7 +20,8 @@ import { primeDatasetParamJson } from './catalog/param-json-memo.js';
 import type { ServerDeps } from './mcp/server.js';
 import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
-import { COMPARE_TOOL } from './mcp/volatility-compare.js';
+import { COMPARE_TOOL, COMPARE_TOOLSET } from './mcp/volatility-compare.js';
+import { selectionWarnings, selectTools, type ToolSelection } from './mcp/tool-selection.js';
 import { keyCursorsTo } from './mcp/cursor-seal.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
@@ -37,6 +40,8 @@ export function packageVersion(): string {
 export interface RuntimeFlags {
   demo?: boolean | undefined;
   toolsets?: string | undefined;
+  tools?: string | undefined;
+  excludeTools?: string | undefined;
   hideInaccessible?: boolean | undefined;
   redisUrl?: string | undefined;
   /** Options for the embedded simulator in demo mode (tests shorten its delays). */
@@ -58,7 +63,13 @@ export interface Runtime {
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
-  const loaded = loadConfig(env, { demo: flags.demo, toolsets: flags.toolsets, redisUrl: flags.redisUrl });
+  const loaded = loadConfig(env, {
+    demo: flags.demo,
+    toolsets: flags.toolsets,
+    tools: flags.tools,
+    excludeTools: flags.excludeTools,
+    redisUrl: flags.redisUrl,
+  });
   const config = loaded.config;
   const log = createLogger(config.logLevel);
   // What the user should fix but that does not stop the server: shown in the log and in api_status.
@@ -119,13 +130,21 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   const fetchCatalog = simulator
     ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
     : Boolean(config.apiKey);
+  const selection = selectTools(config);
   const registry = new DatasetRegistry({
     catalogServed: simulator !== undefined && !fetchCatalog,
     client,
     log,
     sourceId: baseUrl ?? 'none',
     cacheDir,
-    toolsets: config.toolsets,
+    offers: (dataset) => selection.offers({ name: toolNameOf(dataset), toolset: toolsetOf(dataset) }),
+    onUnavailable: (error) => {
+      // A base URL that answers as no API would is said once, at start or at the refresh that finds it.
+      const why = error instanceof ApiError ? wrongBaseUrl(error, baseUrl, '/v1/openapi.json') : undefined;
+      if (why === undefined || warnings.includes(why)) return;
+      warnings.push(why);
+      log.error({ variable: ENV.baseUrl }, why);
+    },
     refreshMs: config.catalogRefreshS * 1000,
     // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
     // the keep-alive HTTP agent is made neither before the first answer nor
@@ -139,13 +158,17 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     reservedToolNames: [STATUS_TOOL, COMPARE_TOOL],
     toolNameOf: (operationId) => toolNameOf({ operationId }),
   });
-  const toolsets = checkToolsets(config.toolsets);
-  if (toolsets.warning) {
-    warnings.push(toolsets.warning);
-    log.warn({ unknownToolsets: toolsets.unknown, validToolsets: TOOLSETS }, toolsets.warning);
-  }
   if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
-  const noDataTools = registry.datasets().length === 0 ? toolsets.warning : undefined;
+  // Checked once the upstream's datasets are known: a tool it registers is a valid name too.
+  const selectionProblems = selectionWarnings(config, {
+    toolsets: TOOLSETS,
+    tools: [...registry.known().map((d) => toolNameOf(d)), STATUS_TOOL, COMPARE_TOOL],
+  });
+  for (const warning of selectionProblems) {
+    warnings.push(warning);
+    log.warn({ validToolsets: TOOLSETS }, warning);
+  }
+  const noDataTools = offersNoData(registry, selection) && selectionProblems.length > 0 ? selectionProblems.join(' ') : undefined;
   if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);
 
   const hidden = flags.hideInaccessible ? await inaccessible(client, log) : undefined;
@@ -159,6 +182,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     baseUrl,
     keyConfigured: Boolean(config.apiKey) || simulator !== undefined,
     configWarnings: warnings,
+    offers: (tool) => selection.offers(tool),
     ...(noDataTools ? { noDataTools } : {}),
     ...(hidden ? { hidden } : {}),
   };
@@ -213,17 +237,9 @@ async function sharedAccount(
 /** The toolsets of the built-in catalog, in catalog order. */
 export const TOOLSETS: readonly Toolset[] = Object.keys(CATALOG_TOOLSETS) as Toolset[];
 
-/** Unknown toolset names, and the sentence that tells the user the valid ones. */
-export function checkToolsets(requested: readonly string[] | undefined): { unknown: string[]; warning: string | undefined } {
-  // A value that is not even shaped like a toolset name may be a key pasted in the wrong place: never echo it.
-  const unknown = (requested ?? [])
-    .filter((t) => !isToolset(t))
-    .map((t) => (/^[a-z][a-z_-]{0,30}$/.test(t) ? t : '[not shown: not a toolset name]'));
-  if (unknown.length === 0) return { unknown, warning: undefined };
-  return {
-    unknown,
-    warning: `Unknown toolset${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')} in MARKET_DATA_TOOLSETS or --toolsets. Valid toolsets: ${TOOLSETS.join(', ')}.`,
-  };
+/** Neither a dataset's tool nor volatility_compare is offered: only api_status would be listed. */
+function offersNoData(registry: DatasetRegistry, selection: ToolSelection): boolean {
+  return registry.datasets().length === 0 && !selection.offers({ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET });
 }
 
 /** Operation ids the key cannot call, from discover (free). Nothing is hidden if discover fails. */

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { oauthGuard, staticTokenGuard, type HttpGuard } from './http-guard.js';
 import { JwtAccessTokenVerifier } from './jwt-verifier.js';
+import { answerNoOAuthDiscovery } from './no-oauth-discovery.js';
 import { createResourceServer } from './resource-server.js';
 import { OAUTH_ENV, type OAuthSettings } from './settings.js';
 
@@ -34,7 +35,8 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
   const oauth = options.oauth;
   if (!oauth) {
     return {
-      open: (req, res) => endpoints.some((serve) => serve(req, res)),
+      // A host probing for OAuth is told there is none (404), not refused (401) as if it could sign in.
+      open: (req, res) => answerNoOAuthDiscovery(req, res) || endpoints.some((serve) => serve(req, res)),
       admit: staticTokenGuard(options.staticToken),
       describe: () => [],
     };

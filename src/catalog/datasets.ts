@@ -355,10 +355,6 @@ export const TOOLSETS = {
   macro: 'Macro series: foreign-exchange rates.',
 } as const satisfies Record<Toolset, string>;
 
-export function isToolset(name: string): name is Toolset {
-  return Object.hasOwn(TOOLSETS, name);
-}
-
 /** Free self-description endpoints: no quota charge. */
 export const META_ENDPOINTS: readonly MetaEndpoint[] = [
   {

@@ -22,6 +22,7 @@ import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { checkScreenedArguments, screenToolArguments } from './tool-arguments.js';
+import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 
 export interface ToolDeps {
   client: MarketDataClient;
@@ -109,8 +110,7 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema: outputSchema.advertised } : {}),
-      // Read-only: the destructive and idempotent hints only mean something for tools that write.
-      annotations: { readOnlyHint: true },
+      annotations: READ_ONLY_API_TOOL,
     },
     async (args: ToolArguments, ctx: ServerContext) => {
       try {

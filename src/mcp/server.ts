@@ -12,7 +12,8 @@ import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { registerStatusTool } from './status-tool.js';
 import { guardPrototypeArguments } from './prototype-guard.js';
-import { COMPARE_DATASETS, registerVolatilityCompare } from './volatility-compare.js';
+import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, registerVolatilityCompare } from './volatility-compare.js';
+import type { OfferedTool } from './tool-selection.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -29,6 +30,8 @@ export interface ServerDeps {
   noDataTools?: string;
   /** Operation ids the key may not call, hidden when the user asked for it. */
   hidden?: ReadonlySet<string>;
+  /** The tools the user chose (--toolsets, --tools, --exclude-tools) beyond datasets; every one without it. */
+  offers?: (tool: OfferedTool) => boolean;
   /** Called on each new instance before its tools are registered (audit and metrics, src/ops). */
   instrument?: (server: McpServer) => void;
 }
@@ -48,10 +51,13 @@ const INSTRUCTIONS = [
  * added, changed or removed upstream while the server runs are registered, replaced or
  * removed here (each change sends tools/list_changed); `close` stops listening.
  */
-/** volatility_compare is offered with the volatility toolset it fans out to. */
+/**
+ * volatility_compare is offered with the volatility toolset, or by name, when a dataset it
+ * fans out to is there for the key, whether or not that dataset's own tool is offered.
+ */
 function offersCompare(deps: ServerDeps): boolean {
-  const offered = (id: string): boolean => !deps.hidden?.has(id) && deps.registry.datasets().some((d) => d.operationId === id);
-  return COMPARE_DATASETS.some(offered);
+  const readable = (id: string): boolean => !deps.hidden?.has(id) && deps.registry.known().some((d) => d.operationId === id);
+  return (deps.offers?.({ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET }) ?? true) && COMPARE_DATASETS.some(readable);
 }
 
 /** The tools createServer offers now: one per dataset not hidden, api_status, and volatility_compare with its toolset. */
@@ -109,7 +115,7 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
   if (offersCompare(deps))
     registerVolatilityCompare(server, {
       client: deps.client,
-      datasets: () => deps.registry.datasets().filter((d) => !deps.hidden?.has(d.operationId)),
+      datasets: () => deps.registry.known().filter((d) => !deps.hidden?.has(d.operationId)),
       resultTokens: deps.resultTokens,
       simulated: deps.simulated,
     });

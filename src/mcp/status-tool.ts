@@ -9,12 +9,14 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import { wrongBaseUrl } from '../api/wrong-base-url.js';
 import { toolNameOf } from './dataset-tool.js';
 import { recentDiscover } from './discover-memory.js';
 import { advertisedSchema } from './input-schema.js';
 import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult } from './tool-errors.js';
+import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -73,6 +75,8 @@ export type KeyState =
   | { kind: 'ok' }
   | { kind: 'none' }
   | { kind: 'failed'; code: string }
+  /** Discover answered as no API would (a 404, a page, a redirect): the base URL is wrong, and the key untested. */
+  | { kind: 'not_the_api'; why: string }
   /** `held`: discover was not sent, held back here (a Retry-After pause) for about `inSeconds`. */
   | { kind: 'unchecked'; held?: { code: string; inSeconds: number | undefined } };
 
@@ -84,6 +88,8 @@ function keyWords(key: KeyState): string {
       return 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
     case 'failed':
       return `Key NOT working (${key.code}): see key.error.`;
+    case 'not_the_api':
+      return `Base URL NOT the API, so the key is not checked yet: ${key.why}`;
     case 'unchecked':
       return key.held
         ? `Key not checked yet: discover was not sent (held back by ${key.held.code}${key.held.inSeconds !== undefined ? `; call api_status again in about ${key.held.inSeconds} s` : ''}).`
@@ -172,7 +178,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         properties: { details: { type: 'boolean', description: 'Also scopes, capabilities, gate and cache state (default false).' } },
         additionalProperties: false,
       }),
-      annotations: { readOnlyHint: true },
+      annotations: READ_ONLY_API_TOOL,
     },
     async (args, ctx): Promise<CallToolResult> => {
       let details: boolean;
@@ -195,15 +201,18 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
         resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
       };
+      const notTheApi = memory?.error ? wrongBaseUrl(memory.error, deps.baseUrl, '/v1/discover') : undefined;
       const key: KeyState = !deps.keyConfigured
         ? { kind: 'none' }
         : discovered
           ? { kind: 'ok' }
-          : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
-            ? { kind: 'failed', code: memory.error.code }
-            : memory?.error?.local
-              ? { kind: 'unchecked', held: { code: memory.error.code, inSeconds: memory.error.retryAfterSeconds } }
-              : { kind: 'unchecked' };
+          : notTheApi
+            ? { kind: 'not_the_api', why: notTheApi }
+            : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
+              ? { kind: 'failed', code: memory.error.code }
+              : memory?.error?.local
+                ? { kind: 'unchecked', held: { code: memory.error.code, inSeconds: memory.error.retryAfterSeconds } }
+                : { kind: 'unchecked' };
       const unusable = unusableTools(discovered);
       // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
       const named = details

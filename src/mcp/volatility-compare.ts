@@ -19,8 +19,11 @@ import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
 import { validateToolArguments } from './tool-arguments.js';
+import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
+/** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
+export const COMPARE_TOOLSET = 'volatility';
 /**
  * The datasets the tool reads for its measures, so the scopes it needs are theirs: it is
  * offered only where at least one of them is (a key without read:volatility, hidden by
@@ -149,7 +152,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         },
         additionalProperties: false,
       }),
-      annotations: { readOnlyHint: true },
+      annotations: READ_ONLY_API_TOOL,
     },
     async (raw, ctx): Promise<CallToolResult> => {
       // One deadline for the whole call: the sector lookup and the fan-out share it, so the

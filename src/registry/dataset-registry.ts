@@ -13,7 +13,7 @@ import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
-import { DATASETS, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
+import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
 import type { ImportReport } from './openapi/import.js';
 import type { ReceivedDocument } from './openapi/received.js';
@@ -28,7 +28,10 @@ export interface RegistryOptions {
   sourceId: string;
   /** Folder for the disk copy; undefined keeps nothing on disk. */
   cacheDir: string | undefined;
-  toolsets?: readonly string[] | undefined;
+  /** Whether a dataset is offered as a tool (--toolsets, --tools, --exclude-tools: src/mcp/tool-selection.ts); all are, without it. */
+  offers?: ((dataset: DatasetDefinition) => boolean) | undefined;
+  /** Told when the upstream's document cannot be had (runtime.ts names a base URL that is not the API). */
+  onUnavailable?: ((error: unknown) => void) | undefined;
   refreshMs?: number;
   /**
    * With a disk copy, how long the first refresh waits: it would load the HTTP client
@@ -152,10 +155,15 @@ export class DatasetRegistry {
     };
   }
 
-  /** Datasets offered as tools, after the toolset filter. */
+  /** Datasets offered as tools, after the selection of tools. */
   datasets(): DatasetDefinition[] {
-    const toolsets = this.options.toolsets;
-    return toolsets && toolsets.length > 0 ? this.current.filter((d) => toolsets.includes(toolsetOf(d))) : this.current;
+    const offers = this.options.offers;
+    return offers ? this.current.filter(offers) : this.current;
+  }
+
+  /** Every dataset known, offered as a tool or not: what a tool reading several datasets (volatility_compare) may read. */
+  known(): DatasetDefinition[] {
+    return this.current;
   }
 
   /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
@@ -234,6 +242,7 @@ export class DatasetRegistry {
         { err: error instanceof Error ? { message: error.message, code: (error as { code?: unknown }).code } : String(error) },
         'upstream openapi.json unavailable; keeping the current datasets',
       );
+      this.options.onUnavailable?.(error);
       return;
     }
     const accepted = this.apply(received, 'upstream', false);

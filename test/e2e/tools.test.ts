@@ -85,7 +85,7 @@ test('tools/list passes a wire-level lint: flat object roots, names, description
         if (!['ticker', 'limit', 'from', 'to', 'fields', 'chamber'].includes(param))
           assert.ok(body.description, `${tool.name}.${param} is described`);
       }
-      // Read-only: per the spec the destructive and idempotent hints mean nothing then, and openWorldHint defaults to true.
+      // Read-only (the destructive hint means nothing then); open world and idempotent are said too (issue 33, test/hosts/tool-selection).
       assert.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`);
     }
     const dataTools = tools.filter((t) => t.name !== 'api_status');
