@@ -1,5 +1,5 @@
 /** One MCP tool per dataset, generated from its catalog (or upstream) definition. */
-import type { CallToolResult, McpServer, RegisteredTool, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -22,6 +22,7 @@ import { advertisedMetaSchema, successResult } from './results.js';
 import { fieldNamesOf, newShapingWork } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { checkScreenedArguments, screenToolArguments } from './tool-arguments.js';
+import type { ToolDefinition } from './tool.js';
 
 export interface ToolDeps {
   client: MarketDataClient;
@@ -99,12 +100,12 @@ function responseShapeError(problem: string): ApiError {
   });
 }
 
-export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
+export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDefinition {
   const outputSchema = outputSchemaOf(dataset);
   const name = toolNameOf(dataset);
-  return server.registerTool(
+  return {
     name,
-    {
+    config: {
       title: dataset.title,
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
@@ -112,7 +113,7 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
       // Read-only: the destructive and idempotent hints only mean something for tools that write.
       annotations: { readOnlyHint: true },
     },
-    async (args: ToolArguments, ctx: ServerContext) => {
+    handler: async (args: ToolArguments, ctx: ServerContext) => {
       try {
         const result = await callDataset(dataset, args, ctx, deps);
         // Checked here rather than left to the SDK, whose refusal is a bare protocol error:
@@ -124,7 +125,7 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
         return errorResult(asApiError(error, deps.log, name), { structured: outputSchema === undefined });
       }
     },
-  );
+  };
 }
 
 async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {

@@ -4,7 +4,7 @@
  * client, so the account gate paces the fan-out and the cache serves repeats; a ticker
  * that fails is reported beside the others' rows, never failing the whole answer.
  */
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { knownScopeRefusal } from './scope-refusal.js';
@@ -19,6 +19,7 @@ import { withinBudget } from './results.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
 import { validateToolArguments } from './tool-arguments.js';
+import type { ToolDefinition } from './tool.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /**
@@ -133,10 +134,10 @@ function readMeta(read: readonly ResultMeta[]): Record<string, unknown> {
   };
 }
 
-export function registerVolatilityCompare(server: McpServer, deps: CompareDeps): void {
-  server.registerTool(
-    COMPARE_TOOL,
-    {
+export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
+  return {
+    name: COMPARE_TOOL,
+    config: {
       title: 'Skew and volatility anomaly, several tickers',
       description:
         'Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. 1 unit per ticker and measure.',
@@ -151,7 +152,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
       }),
       annotations: { readOnlyHint: true },
     },
-    async (raw, ctx): Promise<CallToolResult> => {
+    handler: async (raw, ctx): Promise<CallToolResult> => {
       // One deadline for the whole call: the sector lookup and the fan-out share it, so the
       // answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
       const endsAt = Date.now() + deps.client.deadlineMs;
@@ -248,5 +249,5 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         return errorResult(asApiError(error));
       }
     },
-  );
+  };
 }

@@ -10,6 +10,7 @@ import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
 import type { OAuthSettings } from '../auth/settings.js';
 import { createLogger } from '../log.js';
 import type { ServerDeps } from '../mcp/server.js';
+import { composeMiddleware, NO_MIDDLEWARE, type ToolMiddleware } from '../mcp/tool.js';
 import { DEMO_KEY, type Runtime } from '../runtime.js';
 import { bearerGuard, type HttpAccess } from '../transports/http-auth.js';
 import { fairShareGate } from './fair-share-gate.js';
@@ -27,7 +28,7 @@ export interface TeamOps {
   readonly metrics: TeamMetrics;
   /** For createRuntime: the account gate, observed, with fair shares (across nodes when on Redis). */
   wrapGate(gate: AccountGate, redis?: SharedRedis): AccountGate;
-  /** Once the runtime exists: instruments its servers and builds the door. */
+  /** Once the runtime exists: wraps its servers' tools in the audit and builds the door. */
   attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): FrontDoor;
   /** The server's dependencies for the request being served: with a key map, the caller's own key's. */
   serverDeps(): Promise<ServerDeps>;
@@ -65,21 +66,17 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       return users ? users.depsFor(currentCaller()) : Promise.resolve(team.deps);
     },
     attach(runtime, access, oauth) {
-      // What the runtime already instruments (traces) stays, for the team key's servers and each user key's.
-      const before = runtime.deps.instrument;
-      const instrument =
-        (account: string): NonNullable<ServerDeps['instrument']> =>
-        (server) => {
-          before?.(server);
-          observeToolCalls(server, { metrics, log: runtime.log, account: () => account });
-        };
+      // What the runtime already wraps its tools in (traces) stays, for the team key's servers and each user key's.
+      const before = runtime.deps.middleware ?? NO_MIDDLEWARE;
+      const middleware = (account: string): ToolMiddleware =>
+        composeMiddleware(before, observeToolCalls({ metrics, log: runtime.log, account: () => account }));
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
-      runtime.deps = { ...runtime.deps, instrument: instrument(accountNameOf(apiKey, runtime.config.accountId)) };
+      runtime.deps = { ...runtime.deps, middleware: middleware(accountNameOf(apiKey, runtime.config.accountId)) };
       team = runtime;
       const closing: (() => Promise<void>)[] = [];
       if (directory) {
-        const accounts = userAccounts({ runtime, directory, observe, instrument });
+        const accounts = userAccounts({ runtime, directory, observe, middleware });
         users = accounts;
         closing.push(() => accounts.close());
         runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');

@@ -3,9 +3,10 @@
  * (tool, a hash of the arguments), on which account (a hash), what it cost (units, gate
  * wait), how it ended and how long it took. Never a key, a token or an argument's value.
  */
-import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { currentCaller, digestOf, runAsCaller, type Caller } from '../auth/caller.js';
 import type { Logger } from '../log.js';
+import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
 import { recordCall, type CallRecord } from './call-record.js';
 import type { TeamMetrics } from './metrics.js';
 
@@ -18,29 +19,22 @@ export interface ToolObserver {
   now?: () => number;
 }
 
-type ToolHandler = (...params: unknown[]) => CallToolResult | Promise<CallToolResult>;
-type Register = (name: string, config: unknown, handler: ToolHandler) => RegisteredTool;
-
-/** Wraps every tool registered on `server` from now on. */
-export function observeToolCalls(server: McpServer, observer: ToolObserver): void {
-  const register = server.registerTool.bind(server) as unknown as Register;
-  const observed: Register = (name, config, handler) => register(name, config, wrap(name, handler, observer));
-  server.registerTool = observed;
+/** The middleware that writes every call's audit line and metrics. */
+export function observeToolCalls(observer: ToolObserver): ToolMiddleware {
+  return (tool) => withHandler(tool, observed(tool.name, tool.handler, observer));
 }
 
-function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolHandler {
+function observed(tool: string, handler: ToolHandler, observer: ToolObserver): ToolHandler {
   const now = observer.now ?? Date.now;
-  return async (...params) => {
-    // The SDK passes (args, ctx) to tools with an input schema and (ctx) to the others.
-    const args = params.length > 1 ? params[0] : undefined;
+  return async (args, ctx) => {
     // The request's own AuthInfo (ctx.http.authInfo) names the caller: the async context the
     // SDK runs a tool in may be another request's, so the caller is set again here, and the
     // gate's fair shares and this audit line both read it from this call's context.
-    const caller = callerOf(fieldOf(fieldOf(params.at(-1), 'http'), 'authInfo')) ?? currentCaller();
+    const caller = callerOf(ctx.http?.authInfo) ?? currentCaller();
     const record: CallRecord = { units: 0, upstreamRequests: 0, gateWaitMs: 0 };
     const started = now();
     let result: CallToolResult | undefined;
-    const run = (): CallToolResult | Promise<CallToolResult> => recordCall(record, () => handler(...params));
+    const run = (): Promise<CallToolResult> => recordCall(record, () => handler(args, ctx));
     try {
       result = await (caller ? runAsCaller(caller, run) : run());
       return result;
@@ -57,7 +51,7 @@ function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolH
           subject: caller?.subject ?? 'local',
           client_id: caller?.clientId ?? 'local',
           tool,
-          args_sha256: digestOf(stableJson(args ?? {})),
+          args_sha256: digestOf(stableJson(args)),
           account: observer.account(),
           units: record.units,
           upstream_requests: record.upstreamRequests,

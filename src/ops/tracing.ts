@@ -14,7 +14,8 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { composeMiddleware, NO_MIDDLEWARE, withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
 import type { Runtime } from '../runtime.js';
 
 export interface Tracing {
@@ -75,13 +76,9 @@ export function startTracing(options: TracingOptions): Tracing {
 
 /** Every server the runtime builds traces its tool calls; the buffered spans are sent when it closes. */
 export function traceRuntime(runtime: Runtime, tracing: Tracing, transport: NetworkTransport): void {
-  const before = runtime.deps.instrument;
   runtime.deps = {
     ...runtime.deps,
-    instrument: (server) => {
-      before?.(server);
-      traceToolCalls(server, tracing.tracer, transport);
-    },
+    middleware: composeMiddleware(traceToolCalls(tracing.tracer, transport), runtime.deps.middleware ?? NO_MIDDLEWARE),
   };
   const close = runtime.close.bind(runtime);
   runtime.close = async () => {
@@ -90,28 +87,23 @@ export function traceRuntime(runtime: Runtime, tracing: Tracing, transport: Netw
   };
 }
 
-type ToolHandler = (...params: unknown[]) => CallToolResult | Promise<CallToolResult>;
-type Register = (name: string, config: unknown, handler: ToolHandler) => RegisteredTool;
-
-export function traceToolCalls(server: McpServer, tracer: Tracer, transport: NetworkTransport): void {
-  const register = server.registerTool.bind(server) as unknown as Register;
-  const traced: Register = (name, config, handler) => register(name, config, traceTool(name, handler, tracer, transport));
-  server.registerTool = traced;
+/** The middleware that puts every call in a SERVER span. */
+export function traceToolCalls(tracer: Tracer, transport: NetworkTransport): ToolMiddleware {
+  return (tool) => withHandler(tool, traced(tool.name, tool.handler, tracer, transport));
 }
 
-function traceTool(tool: string, handler: ToolHandler, tracer: Tracer, transport: NetworkTransport): ToolHandler {
-  return async (...params) => {
-    // The SDK passes (args, ctx) or (ctx): the request's id, method and _meta are in ctx.mcpReq.
-    const request = fieldOf(params.at(-1), 'mcpReq');
-    const meta = fieldOf(request, '_meta');
+function traced(tool: string, handler: ToolHandler, tracer: Tracer, transport: NetworkTransport): ToolHandler {
+  return async (args, ctx) => {
+    // The request's id and _meta (where a caller's traceparent rides) are in ctx.mcpReq.
+    const meta = ctx.mcpReq._meta;
     const carrier: Record<string, string> = {};
     for (const key of ['traceparent', 'tracestate']) {
       const value = fieldOf(meta, key);
       if (typeof value === 'string') carrier[key] = value;
     }
     const parent = propagation.extract(context.active(), carrier);
-    const id = fieldOf(request, 'id');
-    const session = fieldOf(params.at(-1), 'sessionId');
+    const id = ctx.mcpReq.id;
+    const session = ctx.sessionId;
     const span = tracer.startSpan(
       `tools/call ${tool}`,
       {
@@ -128,7 +120,7 @@ function traceTool(tool: string, handler: ToolHandler, tracer: Tracer, transport
       parent,
     );
     try {
-      const result = await context.with(trace.setSpan(parent, span), () => handler(...params));
+      const result = await context.with(trace.setSpan(parent, span), () => handler(args, ctx));
       if (result.isError === true) {
         // A tool error is a successful JSON-RPC answer: the conventions mark it by error.type.
         span.setAttribute('error.type', 'tool_error');

@@ -13,6 +13,7 @@ import type { SharedAccount } from '../redis/factory.js';
 import { accountTag } from '../redis/keys.js';
 import { digestOf, type Caller } from '../auth/caller.js';
 import type { ServerDeps } from '../mcp/server.js';
+import type { ToolMiddleware } from '../mcp/tool.js';
 import { inaccessible, packageVersion, type Runtime } from '../runtime.js';
 import { KEY_MAP_ENV, type KeyDirectory } from './key-directory.js';
 import type { UserKey } from './key-map-file.js';
@@ -22,8 +23,8 @@ export interface UserAccountsDeps {
   directory: KeyDirectory;
   /** The account gate with the team's eyes and fair shares (team.ts). */
   observe: (gate: AccountGate, redis?: SharedRedis) => AccountGate;
-  /** Audit and metrics for a server whose calls the named account pays (by its one-way name). */
-  instrument: (account: string) => NonNullable<ServerDeps['instrument']>;
+  /** What wraps the tools of a server whose calls the named account pays (by its one-way name): audit and metrics. */
+  middleware: (account: string) => ToolMiddleware;
 }
 
 interface KeyClient {
@@ -132,7 +133,7 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
         ...(hidden ? { hidden } : {}),
         client,
         keyConfigured: true,
-        instrument: deps.instrument(account),
+        middleware: deps.middleware(account),
       };
     },
     async close() {
