@@ -2,9 +2,11 @@
  * An own `__proto__` key in a call's arguments is dropped by the SDK's schema parse
  * (zod never copies it), so a tool would run as if it had not been sent. The README
  * promises a refusal: the key is renamed, as the message arrives, to one the parse keeps
- * and the screening refuses by its real name (src/mcp/tool-arguments.ts).
+ * and the screening refuses by its real name (src/mcp/tool-arguments.ts). The renaming
+ * happens in what our transports hand the SDK: the stdio transport we make, wrapped
+ * (markingTransport), and each HTTP request's body (markingHandler).
  */
-import type { JSONRPCMessage, McpServer, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpHttpHandler, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
 /** What an own `__proto__` argument is renamed to as the message arrives. */
 export const PROTO_ARGUMENT = '\u0000__proto__';
@@ -13,10 +15,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The message with `__proto__` in a tools/call's arguments renamed to PROTO_ARGUMENT; others unchanged. */
-function markPrototypeArgument(message: JSONRPCMessage): JSONRPCMessage {
-  if (!('method' in message) || message.method !== 'tools/call' || !isRecord(message.params)) return message;
-  const args = message.params['arguments'];
+/** The message with `__proto__` in a tools/call's arguments renamed to PROTO_ARGUMENT; any other value is returned as it is. */
+function markPrototypeArgument(message: unknown): unknown {
+  if (!isRecord(message) || message['method'] !== 'tools/call' || !isRecord(message['params'])) return message;
+  const args = message['params']['arguments'];
   if (!isRecord(args) || !Object.hasOwn(args, '__proto__')) return message;
   const renamed: Record<string, unknown> = {};
   for (const name of Object.keys(args)) {
@@ -28,18 +30,76 @@ function markPrototypeArgument(message: JSONRPCMessage): JSONRPCMessage {
       configurable: true,
     });
   }
-  return { ...message, params: { ...message.params, arguments: renamed } };
+  return { ...message, params: { ...message['params'], arguments: renamed } };
 }
 
-/** Wraps the transport of every connection of `server` so that its messages are marked before the SDK parses them. */
-export function guardPrototypeArguments(server: McpServer): void {
-  const inner = server.server;
-  const connect = inner.connect.bind(inner);
-  inner.connect = async (transport: Transport): Promise<void> => {
-    await connect(transport);
-    const deliver = transport.onmessage;
-    if (!deliver) return;
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) =>
-      deliver.call(transport, markPrototypeArgument(message), extra);
+/** One message or a batch of them (the 2025-03-26 protocol), marked; the same value when nothing needed it. */
+function markBody(body: unknown): unknown {
+  if (!Array.isArray(body)) return markPrototypeArgument(body);
+  const marked = body.map((message: unknown) => markPrototypeArgument(message));
+  return marked.some((message, i) => message !== body[i]) ? marked : body;
+}
+
+/** A transport whose incoming messages are marked before the SDK reads them; everything else is the inner transport's. */
+class MarkingTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
+
+  constructor(private readonly inner: Transport) {}
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  start(): Promise<void> {
+    // Marking changes a tools/call's arguments only: the message is still the JSON-RPC message it was.
+    this.inner.onmessage = (message, extra) => this.onmessage?.(markPrototypeArgument(message) as JSONRPCMessage, extra);
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => this.onclose?.();
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion = (version: string): void => {
+    this.inner.setProtocolVersion?.(version);
+  };
+}
+
+/** The transport we made (stdio), its messages marked as they arrive. */
+export function markingTransport(inner: Transport): Transport {
+  return new MarkingTransport(inner);
+}
+
+type FetchHandler = Pick<McpHttpHandler, 'fetch'>;
+
+/**
+ * The HTTP handler with each request's body marked. A body that needs it is handed to the
+ * SDK already parsed (its `parsedBody`); every other request goes on as it came. A key can
+ * only spell `__proto__` in JSON literally or with \u escapes, so other bodies are not parsed here.
+ */
+export function markingHandler(handler: FetchHandler): FetchHandler {
+  return {
+    fetch: async (request, options) => {
+      if (request.method.toUpperCase() !== 'POST' || options?.parsedBody !== undefined) return handler.fetch(request, options);
+      const text = await request.clone().text();
+      if (!text.includes('__proto__') && !text.includes('\\u')) return handler.fetch(request, options);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not JSON: the SDK answers it as it answers any such body.
+        return handler.fetch(request, options);
+      }
+      const marked = markBody(body);
+      return marked === body ? handler.fetch(request, options) : handler.fetch(request, { ...options, parsedBody: marked });
+    },
   };
 }

@@ -11,7 +11,6 @@ import { datasetTool, toolNameOf, type ToolDeps } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { statusTool } from './status-tool.js';
-import { guardPrototypeArguments } from './prototype-guard.js';
 import { NO_MIDDLEWARE, registerTool, type ToolDefinition, type ToolMiddleware } from './tool.js';
 import { COMPARE_DATASETS, volatilityCompareTool } from './volatility-compare.js';
 
@@ -98,7 +97,6 @@ function buildServer(deps: ServerDeps): BuiltServer {
       debouncedNotificationMethods: ['notifications/tools/list_changed'],
     },
   );
-  guardPrototypeArguments(server);
   const middleware = deps.middleware ?? NO_MIDDLEWARE;
   // What the session's client declared at initialize: whether it renders views, for the older protocol.
   const declared = (): ClientCapabilities | undefined => server.server.getClientCapabilities();

@@ -9,6 +9,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { runAsCaller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
+import { markingHandler } from '../mcp/prototype-guard.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
@@ -33,7 +34,8 @@ export async function serveHttp(
   const depsFor = options.deps;
   const handler = createMcpHandler(async () => createServer(depsFor ? await depsFor() : runtime.deps));
   runtime.registry.onChange(() => handler.notify.toolsChanged());
-  const nodeHandler = toNodeHandler(handler);
+  // Each request's body is read for an own __proto__ argument before the SDK's parse drops it (mcp/prototype-guard.ts).
+  const nodeHandler = toNodeHandler(markingHandler(handler));
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
   // OAuth sign-in, health and metrics live in src/auth and src/ops; without them, the static token.

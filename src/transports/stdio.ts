@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { markingTransport } from '../mcp/prototype-guard.js';
 import { createLiveServer, offeredToolCount, type LiveServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { exitAfter } from './exit.js';
@@ -29,7 +30,10 @@ function claimStdout(): Writable {
 }
 
 export function serveOverStdio(runtime: Runtime): void {
-  const transport = new StdioServerTransport(process.stdin, claimStdout(), { maxBufferSize: STDIO_DEFAULT_MAX_BUFFER_SIZE });
+  // Our transport, wrapped: an own __proto__ argument is renamed before the SDK's parse drops it (mcp/prototype-guard.ts).
+  const transport = markingTransport(
+    new StdioServerTransport(process.stdin, claimStdout(), { maxBufferSize: STDIO_DEFAULT_MAX_BUFFER_SIZE }),
+  );
   let exiting = false;
   // The instance serving the session, its tool list following the registry.
   let live: LiveServer | undefined;
