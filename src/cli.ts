@@ -127,7 +127,7 @@ async function runServer(args: string[]): Promise<void> {
       host: values.host,
       access: access.access,
       door,
-      deps: () => team.serverDeps(),
+      deps: (caller) => team.serverDeps(caller),
     });
   } else serveOverStdio(runtime);
 }

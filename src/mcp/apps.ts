@@ -131,8 +131,8 @@ export function withView(
   return {
     ...tool,
     config: { ...tool.config, _meta: { ...tool.config._meta, ui: { resourceUri: view.uri }, [RESOURCE_URI_META_KEY]: view.uri } },
-    handler: async (args, ctx) => {
-      const result = await tool.handler(args, ctx);
+    handler: async (args, ctx, call) => {
+      const result = await tool.handler(args, ctx, call);
       return hostRendersViews(ctx, declared()) ? withViewNote(result, view) : result;
     },
   };

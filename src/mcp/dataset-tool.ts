@@ -1,6 +1,7 @@
 /** One MCP tool per dataset, generated from its catalog (or upstream) definition. */
 import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { withoutUnreadableNext } from '../api/result-meta.js';
@@ -113,9 +114,9 @@ export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDef
       // Read-only: the destructive and idempotent hints only mean something for tools that write.
       annotations: { readOnlyHint: true },
     },
-    handler: async (args: ToolArguments, ctx: ServerContext) => {
+    handler: async (args: ToolArguments, ctx: ServerContext, call: CallContext) => {
       try {
-        const result = await callDataset(dataset, args, ctx, deps);
+        const result = await callDataset(dataset, args, ctx, call, deps);
         // Checked here rather than left to the SDK, whose refusal is a bare protocol error:
         // an agent is told, with the code and what to do, that the API broke the documented shape.
         const problem = outputSchema && result.isError !== true ? outputProblem(outputSchema, result.structuredContent) : undefined;
@@ -128,7 +129,13 @@ export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDef
   };
 }
 
-async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
+async function callDataset(
+  dataset: DatasetDefinition,
+  args: ToolArguments,
+  ctx: ServerContext,
+  call: CallContext,
+  deps: ToolDeps,
+): Promise<CallToolResult> {
   const projectable = supportsFields(dataset);
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
   const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
@@ -141,10 +148,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       client: deps.client,
       budgetTokens: deps.resultTokens,
       simulated: deps.simulated,
-      signal: ctx.mcpReq.signal,
+      call,
       onProgress: progressReporter(ctx),
     }).catch(async (error: unknown) => {
-      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+      throw await withScopeAlternatives(deps.client, dataset.operationId, error, call);
     });
   }
   const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
@@ -173,9 +180,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   // A row filter is read locally (above), so what is sent is the checked query as it stands.
   const sent = checked.query;
-  const callOptions = { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) };
+  const callOptions = { call, onProgress: progressReporter(ctx) };
   const withAlternatives = async (error: unknown): Promise<never> => {
-    throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+    throw await withScopeAlternatives(deps.client, dataset.operationId, error, call);
   };
   const fetchPage = (query: typeof sent) => deps.client.dataset(dataset, checked.ticker, query, callOptions).catch(withAlternatives);
   let pages: LocalRead | undefined;

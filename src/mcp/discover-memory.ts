@@ -3,6 +3,7 @@
  * may call. Discover is free of quota but not of the 60-a-minute rate, so api_status and
  * the scope check read this memory and ask again at most once a minute.
  */
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient } from '../api/client.js';
 import { discoveredOutOfScope } from '../catalog/index.js';
 import { asApiError } from './tool-errors.js';
@@ -30,14 +31,14 @@ export function rememberDiscover(client: MarketDataClient, data: unknown, at: nu
 /** The memory when younger than a minute; else one free request to discover, remembered (answer or failure). */
 export async function recentDiscover(
   client: MarketDataClient,
-  options: { signal?: AbortSignal; now?: () => number } = {},
+  options: { call?: CallContext; now?: () => number } = {},
 ): Promise<DiscoverMemory> {
   const now = options.now ?? Date.now;
   const known = memories.get(client);
   if (known && now() - known.at < DISCOVER_FRESH_MS) return known;
   const at = now();
   try {
-    const result = await client.meta('/v1/discover', { deadlineMs: 10_000, ...(options.signal ? { signal: options.signal } : {}) });
+    const result = await client.meta('/v1/discover', { deadlineMs: 10_000, call: options.call });
     rememberDiscover(client, result.data, at);
   } catch (error) {
     memories.set(client, { at, error: asApiError(error) });

@@ -2,11 +2,13 @@
  * The server factory, kept apart from transports: stdio pins one instance, HTTP builds
  * one per request, tests connect in memory. Tools come from the dataset registry.
  */
-import { McpServer, type ClientCapabilities, type RegisteredTool } from '@modelcontextprotocol/server';
+import { McpServer, type ClientCapabilities, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { registerViews, withView } from './apps.js';
+import { callContextOf } from './call-context.js';
 import { datasetTool, toolNameOf, type ToolDeps } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
@@ -107,18 +109,23 @@ function buildServer(deps: ServerDeps): BuiltServer {
     log: deps.log,
     document: () => deps.registry.document(),
   };
+  // Each call's context, made as it arrives: its deadline is the configured one from then.
+  const contextOf = (ctx: ServerContext): CallContext => callContextOf(ctx, deps.client.deadlineMs);
   const registered = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
     if (deps.hidden?.has(dataset.operationId) || registered.has(dataset.operationId)) return;
     try {
-      registered.set(dataset.operationId, registerTool(server, middleware(withView(datasetTool(dataset, toolDeps), dataset, declared))));
+      registered.set(
+        dataset.operationId,
+        registerTool(server, middleware(withView(datasetTool(dataset, toolDeps), dataset, declared)), contextOf),
+      );
     } catch (error) {
       // The registry already keeps names apart; this guards the server, never a reason to fail every request.
       deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
     }
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
-  for (const tool of ownTools(deps)) registerTool(server, middleware(tool));
+  for (const tool of ownTools(deps)) registerTool(server, middleware(tool), contextOf);
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);

@@ -175,7 +175,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
       }),
       annotations: { readOnlyHint: true },
     },
-    handler: async (args, ctx): Promise<CallToolResult> => {
+    handler: async (args, _ctx, call): Promise<CallToolResult> => {
       let details: boolean;
       try {
         // Refused as every tool refuses a name it does not take, before anything is asked.
@@ -186,7 +186,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
         return errorResult(asApiError(error));
       }
       // No key: nothing to ask the API, and nothing it could say about a key.
-      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { signal: ctx.mcpReq.signal }) : undefined;
+      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { call }) : undefined;
       const discovered = memory?.data;
       const budget = record(await deps.client.budget());
       const upstreamQuota = record(discovered?.['quota']);

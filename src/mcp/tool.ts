@@ -13,6 +13,7 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
+import type { CallContext } from '../api/call-context.js';
 import type { ToolArguments } from './input-schema.js';
 
 export interface ToolConfig {
@@ -25,8 +26,13 @@ export interface ToolConfig {
   readonly _meta?: Record<string, unknown>;
 }
 
-/** Answers one call: the arguments as the host sent them (already an object) and the SDK's request context. */
-export type ToolHandler = (args: ToolArguments, ctx: ServerContext) => Promise<CallToolResult>;
+/**
+ * Answers one call: the arguments as the host sent them (already an object), the SDK's
+ * request context (progress token and notifications, the request's id, _meta and envelope)
+ * and the call's own context (caller, cancellation, deadline, cost: api/call-context.ts),
+ * which the tool hands to the client with every request it makes.
+ */
+export type ToolHandler = (args: ToolArguments, ctx: ServerContext, call: CallContext) => Promise<CallToolResult>;
 
 export interface ToolDefinition {
   readonly name: string;
@@ -49,6 +55,7 @@ export function withHandler(tool: ToolDefinition, handler: ToolHandler): ToolDef
   return { ...tool, handler };
 }
 
-export function registerTool(server: McpServer, tool: ToolDefinition): RegisteredTool {
-  return server.registerTool(tool.name, tool.config, (args, ctx) => tool.handler(args, ctx));
+/** Registers the tool; each call's context is made by `contextOf` from the SDK's, as the call arrives. */
+export function registerTool(server: McpServer, tool: ToolDefinition, contextOf: (ctx: ServerContext) => CallContext): RegisteredTool {
+  return server.registerTool(tool.name, tool.config, (args, ctx) => tool.handler(args, ctx, contextOf(ctx)));
 }

@@ -152,14 +152,14 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
       }),
       annotations: { readOnlyHint: true },
     },
-    handler: async (raw, ctx): Promise<CallToolResult> => {
-      // One deadline for the whole call: the sector lookup and the fan-out share it, so the
-      // answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
-      const endsAt = Date.now() + deps.client.deadlineMs;
+    handler: async (raw, _ctx, call): Promise<CallToolResult> => {
+      // One deadline for the whole call (the call's own): the sector lookup and the fan-out share
+      // it, so the answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
+      const endsAt = call.deadline;
       try {
         const { tickers, sector, measure } = parseArgs(raw);
         const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
-        const call = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
+        const ask = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
           const checked = validateToolArguments(dataset, given);
           if (!checked.ok) throw refusalError(checked.refusal);
           // A scope discover says the key lacks is refused here, as the tools themselves do.
@@ -167,7 +167,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
           if (outOfScope) throw outOfScope;
           const left = endsAt - Date.now();
           if (left <= 0) throw deadlinePassed();
-          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal, deadlineMs: left });
+          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
           read.push(answer.meta);
           return answer;
         };
@@ -177,7 +177,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
         if (sector) {
           const directory = find('stocks.sector_tickers');
           if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
-          const listed = rowsOf((await call(directory, { sector })).data)
+          const listed = rowsOf((await ask(directory, { sector })).data)
             .map((r) => r['ticker'])
             .filter((t): t is string => typeof t === 'string');
           names = listed.slice(0, MAX_TICKERS);
@@ -191,8 +191,8 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
         const rows = await Promise.all(
           names.map(async (ticker) => {
             const [s, a] = await Promise.allSettled([
-              skew ? call(skew, { ticker }) : Promise.resolve(undefined),
-              anomaly ? call(anomaly, { ticker }) : Promise.resolve(undefined),
+              skew ? ask(skew, { ticker }) : Promise.resolve(undefined),
+              anomaly ? ask(anomaly, { ticker }) : Promise.resolve(undefined),
             ]);
             const row: Row = { ticker };
             const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];

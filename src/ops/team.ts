@@ -4,7 +4,7 @@
  * audit line and metrics of every call, and whose key pays (the per-user key map).
  */
 import type { AccountGate } from '../api/gate/account-gate.js';
-import { currentCaller } from '../auth/caller.js';
+import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
 import type { OAuthSettings } from '../auth/settings.js';
@@ -30,8 +30,8 @@ export interface TeamOps {
   wrapGate(gate: AccountGate, redis?: SharedRedis): AccountGate;
   /** Once the runtime exists: wraps its servers' tools in the audit and builds the door. */
   attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): FrontDoor;
-  /** The server's dependencies for the request being served: with a key map, the caller's own key's. */
-  serverDeps(): Promise<ServerDeps>;
+  /** The server's dependencies for a request of this caller: with a key map, the caller's own key's. */
+  serverDeps(caller: Caller | undefined): Promise<ServerDeps>;
 }
 
 /** Throws when the key map or the daily budget is configured but cannot be used: a node must not start spending wrongly. */
@@ -49,10 +49,7 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   let users: UserAccounts | undefined;
   // Fair turns across nodes when the account is shared on Redis, else among this node's callers.
   const observe = (inner: AccountGate, redis?: SharedRedis): AccountGate => {
-    const observed = new ObservedGate(
-      fairShareGate(inner, () => currentCaller()?.subject, redis),
-      metrics,
-    );
+    const observed = new ObservedGate(fairShareGate(inner, redis), metrics);
     return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
   };
   return {
@@ -61,9 +58,9 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       gate = observe(inner, redis);
       return gate;
     },
-    serverDeps() {
+    serverDeps(caller) {
       if (!team) throw new Error('the team server is not attached to a runtime yet');
-      return users ? users.depsFor(currentCaller()) : Promise.resolve(team.deps);
+      return users ? users.depsFor(caller) : Promise.resolve(team.deps);
     },
     attach(runtime, access, oauth) {
       // What the runtime already wraps its tools in (traces) stays, for the team key's servers and each user key's.

@@ -4,10 +4,9 @@
  * wait), how it ended and how long it took. Never a key, a token or an argument's value.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { currentCaller, digestOf, runAsCaller, type Caller } from '../auth/caller.js';
+import { digestOf } from '../auth/caller.js';
 import type { Logger } from '../log.js';
 import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
-import { recordCall, type CallRecord } from './call-record.js';
 import type { TeamMetrics } from './metrics.js';
 
 export interface ToolObserver {
@@ -26,17 +25,14 @@ export function observeToolCalls(observer: ToolObserver): ToolMiddleware {
 
 function observed(tool: string, handler: ToolHandler, observer: ToolObserver): ToolHandler {
   const now = observer.now ?? Date.now;
-  return async (args, ctx) => {
-    // The request's own AuthInfo (ctx.http.authInfo) names the caller: the async context the
-    // SDK runs a tool in may be another request's, so the caller is set again here, and the
-    // gate's fair shares and this audit line both read it from this call's context.
-    const caller = callerOf(ctx.http?.authInfo) ?? currentCaller();
-    const record: CallRecord = { units: 0, upstreamRequests: 0, gateWaitMs: 0 };
+  return async (args, ctx, call) => {
+    // The call's context names its caller and gathers its cost: the gate wrote into the same
+    // record while the call ran (src/ops/observed-gate.ts).
+    const { caller, record } = call;
     const started = now();
     let result: CallToolResult | undefined;
-    const run = (): Promise<CallToolResult> => recordCall(record, () => handler(args, ctx));
     try {
-      result = await (caller ? runAsCaller(caller, run) : run());
+      result = await handler(args, ctx, call);
       return result;
     } finally {
       const latencyMs = now() - started;
@@ -82,13 +78,6 @@ function outcomeOf(result: CallToolResult | undefined): string {
 function cacheHitOf(result: CallToolResult | undefined): boolean {
   const meta = fieldOf(result?.structuredContent, 'meta');
   return typeof meta === 'object' && meta !== null && 'cache_hit' in meta && meta.cache_hit === true;
-}
-
-/** The caller the HTTP guard put in the request's AuthInfo (src/auth/http-guard.ts). */
-function callerOf(authInfo: unknown): Caller | undefined {
-  const subject = fieldOf(fieldOf(authInfo, 'extra'), 'subject');
-  const clientId = fieldOf(authInfo, 'clientId');
-  return typeof subject === 'string' && typeof clientId === 'string' ? { subject, clientId } : undefined;
 }
 
 function fieldOf(value: unknown, name: string): unknown {

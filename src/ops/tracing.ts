@@ -93,7 +93,7 @@ export function traceToolCalls(tracer: Tracer, transport: NetworkTransport): Too
 }
 
 function traced(tool: string, handler: ToolHandler, tracer: Tracer, transport: NetworkTransport): ToolHandler {
-  return async (args, ctx) => {
+  return async (args, ctx, call) => {
     // The request's id and _meta (where a caller's traceparent rides) are in ctx.mcpReq.
     const meta = ctx.mcpReq._meta;
     const carrier: Record<string, string> = {};
@@ -120,7 +120,7 @@ function traced(tool: string, handler: ToolHandler, tracer: Tracer, transport: N
       parent,
     );
     try {
-      const result = await context.with(trace.setSpan(parent, span), () => handler(args, ctx));
+      const result = await context.with(trace.setSpan(parent, span), () => handler(args, ctx, call));
       if (result.isError === true) {
         // A tool error is a successful JSON-RPC answer: the conventions mark it by error.type.
         span.setAttribute('error.type', 'tool_error');
