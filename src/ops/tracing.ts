@@ -15,8 +15,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { composeMiddleware, NO_MIDDLEWARE, withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
-import type { Runtime } from '../runtime.js';
+import type { Logger } from '../log.js';
+import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -34,20 +34,32 @@ export interface TracingOptions {
 /** The transport as network.transport names it: stdio is a pipe, Streamable HTTP runs on TCP. */
 export type NetworkTransport = 'pipe' | 'tcp';
 
-/**
- * For the command line: traces the runtime's tool calls over OTLP. A tracing set-up that
- * fails is logged and the server serves untraced: traces are not worth an outage.
- */
-export function enableTracing(runtime: Runtime, version: string, transport: NetworkTransport): void {
+/** What tracing gives the runtime: the middleware that traces each tool call, and the flush at close. */
+export interface ToolTracing {
+  readonly middleware: ToolMiddleware;
+  /** Sends the spans still buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+/** A start that failed, with why: the server serves untraced, as traces are not worth an outage. */
+export interface TracingFailed {
+  readonly failed: string;
+}
+
+/** For the command line: the tool calls traced over OTLP, as the OTEL_* variables say. */
+export function startToolTracing(version: string, transport: NetworkTransport): ToolTracing | TracingFailed {
   try {
-    traceRuntime(runtime, startTracing({ version }), transport);
-    runtime.log.info({ transport }, 'OpenTelemetry traces on (OTLP/HTTP, from the OTEL_* variables)');
+    const tracing = startTracing({ version });
+    return { middleware: traceToolCalls(tracing.tracer, transport), shutdown: () => tracing.shutdown() };
   } catch (error) {
-    runtime.log.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'OpenTelemetry could not start; serving without traces',
-    );
+    return { failed: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** Says, once the log exists, whether traces are on. */
+export function reportTracing(log: Pick<Logger, 'info' | 'warn'>, started: ToolTracing | TracingFailed, transport: NetworkTransport): void {
+  if ('failed' in started) log.warn({ err: started.failed }, 'OpenTelemetry could not start; serving without traces');
+  else log.info({ transport }, 'OpenTelemetry traces on (OTLP/HTTP, from the OTEL_* variables)');
 }
 
 export function startTracing(options: TracingOptions): Tracing {
@@ -71,19 +83,6 @@ export function startTracing(options: TracingOptions): Tracing {
       stopUpstream();
       await provider.shutdown();
     },
-  };
-}
-
-/** Every server the runtime builds traces its tool calls; the buffered spans are sent when it closes. */
-export function traceRuntime(runtime: Runtime, tracing: Tracing, transport: NetworkTransport): void {
-  runtime.deps = {
-    ...runtime.deps,
-    middleware: composeMiddleware(traceToolCalls(tracing.tracer, transport), runtime.deps.middleware ?? NO_MIDDLEWARE),
-  };
-  const close = runtime.close.bind(runtime);
-  runtime.close = async () => {
-    await close();
-    await tracing.shutdown();
   };
 }
 

@@ -30,6 +30,8 @@ export async function serveHttp(
     door?: FrontDoor | undefined;
     /** The dependencies of a request of this caller (the caller's own key: src/ops/user-accounts.ts). */
     deps?: ((caller: Caller | undefined) => Promise<ServerDeps>) | undefined;
+    /** Closes, before the runtime, what the team's server opened (src/ops/team.ts). */
+    closing?: (() => Promise<void>) | undefined;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const depsFor = options.deps;
@@ -109,6 +111,7 @@ export async function serveHttp(
     await drained;
     clearTimeout(lastCall);
     await handler.close();
+    await options.closing?.();
     await runtime.close();
   };
   const shutdown = (): void => exitAfter(close(), 0);
