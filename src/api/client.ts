@@ -23,6 +23,8 @@ import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import type { CallContext } from './call-context.js';
+import { DiscoverMemory } from './discover-memory.js';
+import { FieldsSeen } from './fields-seen.js';
 
 export type { ApiResult };
 
@@ -69,6 +71,10 @@ export interface ClientDeps {
 
 export class MarketDataClient {
   readonly gate: AccountGate;
+  /** What discover last told this key (the MCP side asks again at most once a minute). */
+  readonly discovered = new DiscoverMemory();
+  /** Row field names this key's answers have shown. */
+  readonly fieldsSeen = new FieldsSeen();
   private readonly transport: HttpTransport | undefined;
   private readonly cache: ResponseCache<ApiResult>;
   private readonly shared = new SharedRequests<ApiResult>();
