@@ -6,7 +6,14 @@
  * happens in what our transports hand the SDK: the stdio transport we make, wrapped
  * (markingTransport), and each HTTP request's body (markingHandler).
  */
-import type { JSONRPCMessage, McpHttpHandler, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import {
+  isJsonContentType,
+  type JSONRPCMessage,
+  type McpHttpHandler,
+  type MessageExtraInfo,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 
 /** What an own `__proto__` argument is renamed to as the message arrives. */
 export const PROTO_ARGUMENT = '\u0000__proto__';
@@ -33,11 +40,9 @@ function markPrototypeArgument(message: unknown): unknown {
   return { ...message, params: { ...message['params'], arguments: renamed } };
 }
 
-/** One message or a batch of them (the 2025-03-26 protocol), marked; the same value when nothing needed it. */
+/** One message or a batch of them (the 2025-03-26 protocol), marked. */
 function markBody(body: unknown): unknown {
-  if (!Array.isArray(body)) return markPrototypeArgument(body);
-  const marked = body.map((message: unknown) => markPrototypeArgument(message));
-  return marked.some((message, i) => message !== body[i]) ? marked : body;
+  return Array.isArray(body) ? body.map((message: unknown) => markPrototypeArgument(message)) : markPrototypeArgument(body);
 }
 
 /** A transport whose incoming messages are marked before the SDK reads them; everything else is the inner transport's. */
@@ -81,25 +86,26 @@ export function markingTransport(inner: Transport): Transport {
 type FetchHandler = Pick<McpHttpHandler, 'fetch'>;
 
 /**
- * The HTTP handler with each request's body marked. A body that needs it is handed to the
- * SDK already parsed (its `parsedBody`); every other request goes on as it came. A key can
- * only spell `__proto__` in JSON literally or with \u escapes, so other bodies are not parsed here.
+ * The HTTP handler with each request's body marked. A JSON body is read here and handed to
+ * the SDK parsed (its `parsedBody`, as a body parser's would be), so it is read and parsed
+ * once, as before; any other body goes on as it came, for the SDK to answer.
  */
 export function markingHandler(handler: FetchHandler): FetchHandler {
   return {
     fetch: async (request, options) => {
-      if (request.method.toUpperCase() !== 'POST' || options?.parsedBody !== undefined) return handler.fetch(request, options);
-      const text = await request.clone().text();
-      if (!text.includes('__proto__') && !text.includes('\\u')) return handler.fetch(request, options);
+      const json = request.method.toUpperCase() === 'POST' && isJsonContentType(request.headers.get('content-type'));
+      if (!json || options?.parsedBody !== undefined) return handler.fetch(request, options);
+      const text = await request.text();
       let body: unknown;
       try {
-        body = JSON.parse(text);
+        body = text === '' ? undefined : JSON.parse(text);
       } catch {
-        // Not JSON: the SDK answers it as it answers any such body.
-        return handler.fetch(request, options);
+        body = undefined;
       }
-      const marked = markBody(body);
-      return marked === body ? handler.fetch(request, options) : handler.fetch(request, { ...options, parsedBody: marked });
+      if (body !== undefined) return handler.fetch(request, { ...options, parsedBody: markBody(body) });
+      // Empty or not JSON: the SDK answers it as it answers any such body, from the text it was.
+      const { method, headers, signal } = request;
+      return handler.fetch(new Request(request.url, { method, headers, signal, body: text }), options);
     },
   };
 }
