@@ -106,8 +106,14 @@ async function runServer(args: string[]): Promise<void> {
   if (oauth && !oauth.ok) throw new Error(oauth.problem);
   // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
   const team = access?.ok ? (await import('./ops/team.js')).createTeamOps(process.env) : undefined;
+  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/ops/tracing-settings.ts).
+  const transport = values.http ? 'tcp' : 'pipe';
+  const tracing = tracingWanted(process.env) ? (await import('./ops/tracing.js')).startToolTracing(packageVersion(), transport) : undefined;
+  const traced = tracing && !('failed' in tracing) ? tracing : undefined;
   const runtime = await createRuntime(process.env, {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
+    middleware: traced?.middleware,
+    afterClose: traced ? () => traced.shutdown() : undefined,
     demo: values.demo,
     toolsets: values.toolsets,
     tools: values.tools,
@@ -115,19 +121,17 @@ async function runServer(args: string[]): Promise<void> {
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/ops/tracing-settings.ts).
-  if (tracingWanted(process.env)) {
-    (await import('./ops/tracing.js')).enableTracing(runtime, packageVersion(), values.http ? 'tcp' : 'pipe');
-  }
+  if (tracing) (await import('./ops/tracing.js')).reportTracing(runtime.log, tracing, transport);
   if (access?.ok && team && httpPort !== undefined) {
     const { serveHttp } = await import('./transports/http.js');
-    const door = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
+    const served = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
     await serveHttp(runtime, {
       port: httpPort,
       host: values.host,
       access: access.access,
-      door,
-      deps: () => team.serverDeps(),
+      door: served.door,
+      deps: (caller) => served.depsFor(caller),
+      closing: () => served.close(),
     });
   } else serveOverStdio(runtime);
 }

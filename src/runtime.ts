@@ -18,6 +18,7 @@ import { DatasetRegistry, defaultCacheDir } from './registry/dataset-registry.js
 import { primeToolInputJsonSchema } from './mcp/input-schema.js';
 import { primeDatasetParamJson } from './catalog/param-json-memo.js';
 import type { ServerDeps } from './mcp/server.js';
+import type { ToolMiddleware } from './mcp/tool.js';
 import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
 import { COMPARE_TOOL, COMPARE_TOOLSET } from './mcp/volatility-compare.js';
@@ -50,16 +51,21 @@ export interface RuntimeFlags {
   registryWaitMs?: number | undefined;
   /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call; `redis` when the account is shared on it. */
   wrapGate?: ((gate: AccountGate, redis: SharedAccount<ApiResult>['redis']) => AccountGate) | undefined;
+  /** What wraps every tool of the runtime's servers (traces: src/ops/tracing.ts). */
+  middleware?: ToolMiddleware | undefined;
+  /** Run once the runtime has closed (tracing sends the spans it still holds). */
+  afterClose?: (() => Promise<void>) | undefined;
 }
 
+/** Made once: what the transports serve, never rewritten after (a team's server derives its own deps: src/ops/team.ts). */
 export interface Runtime {
-  config: Config;
-  log: Logger;
-  client: MarketDataClient;
-  registry: DatasetRegistry;
-  deps: ServerDeps;
-  simulator: RunningSimulator | undefined;
-  close(): Promise<void>;
+  readonly config: Config;
+  readonly log: Logger;
+  readonly client: MarketDataClient;
+  readonly registry: DatasetRegistry;
+  readonly deps: ServerDeps;
+  readonly simulator: RunningSimulator | undefined;
+  readonly close: () => Promise<void>;
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
@@ -185,6 +191,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     offers: (tool) => selection.offers(tool),
     ...(noDataTools ? { noDataTools } : {}),
     ...(hidden ? { hidden } : {}),
+    ...(flags.middleware ? { middleware: flags.middleware } : {}),
   };
   return {
     config,
@@ -198,6 +205,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
       await client.close();
       await account?.close();
       await simulator?.close();
+      await flags.afterClose?.();
     },
   };
 }

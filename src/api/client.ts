@@ -11,7 +11,7 @@ import { heapBeforeLoad } from '../heap-policy.js';
 import type { Logger } from '../log.js';
 import { redactEverywhere } from '../sanitize.js';
 import { CACHE_MAX_ENTRY_BYTES, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
-import { abortError, ApiError, cancelledError } from './errors.js';
+import { abortError, ApiError } from './errors.js';
 import type { AccountGate, GateView } from './gate/account-gate.js';
 import type { SharedCacheTier } from '../redis/cache.js';
 import { systemClock } from './gate/clock.js';
@@ -22,7 +22,9 @@ import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
-import { callerSignal } from '../transports/caller-scope.js';
+import type { CallContext } from './call-context.js';
+import { DiscoverMemory } from './discover-memory.js';
+import { FieldsSeen } from './fields-seen.js';
 
 export type { ApiResult };
 
@@ -33,8 +35,13 @@ export interface ProgressEvent {
 }
 
 export interface CallOptions {
-  signal?: AbortSignal | undefined;
-  /** Overrides the configured per-call deadline. */
+  /**
+   * The call this request is made for: it ends the request when it is cancelled, and the
+   * account gate reads its caller and writes its cost. Absent for the server's own requests
+   * (the catalog's refresh, discover at start).
+   */
+  call?: CallContext | undefined;
+  /** Overrides the configured per-request deadline. */
   deadlineMs?: number | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
 }
@@ -64,6 +71,10 @@ export interface ClientDeps {
 
 export class MarketDataClient {
   readonly gate: AccountGate;
+  /** What discover last told this key (the MCP side asks again at most once a minute). */
+  readonly discovered = new DiscoverMemory();
+  /** Row field names this key's answers have shown. */
+  readonly fieldsSeen = new FieldsSeen();
   private readonly transport: HttpTransport | undefined;
   private readonly cache: ResponseCache<ApiResult>;
   private readonly shared = new SharedRequests<ApiResult>();
@@ -170,16 +181,16 @@ export class MarketDataClient {
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
     const timeout = AbortSignal.timeout(deadlineMs);
-    // An --http caller that hung up leaves at once, queued or in flight (transports/caller-scope.ts).
-    const gone = callerSignal();
-    const signal = AbortSignal.any([options.signal, gone, timeout].filter((s): s is AbortSignal => s !== undefined));
+    // A call that ends (cancelled, its --http caller gone, the server stopping) leaves at once, queued or in flight.
+    const call = options.call;
+    const signal = call ? AbortSignal.any([call.signal, timeout]) : timeout;
     const join = (): Promise<ApiResult> =>
-      this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
+      // An identical request under way is joined; one this call starts is sent for it (its caller, its cost).
+      this.shared.join(key, (flight) => this.send(transport, target, key, flight, call), {
         signal,
         deadline: this.now() + deadlineMs,
         onProgress: options.onProgress,
-        leaveError: (charged) =>
-          gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelledError() : deadlineExceeded(charged),
+        leaveError: (charged) => (call?.signal.aborted ? abortError(call.signal) : deadlineExceeded(charged)),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
     let result: ApiResult;
@@ -204,11 +215,18 @@ export class MarketDataClient {
   }
 
   /** One upstream request, its retries driven by the policy table (retry-driver.ts). */
-  private send(transport: HttpTransport, target: RequestTarget, pathAndQuery: string, flight: Flight): Promise<ApiResult> {
+  private send(
+    transport: HttpTransport,
+    target: RequestTarget,
+    pathAndQuery: string,
+    flight: Flight,
+    call: CallContext | undefined,
+  ): Promise<ApiResult> {
     return driveRetries<ApiResult>(
       { gate: this.gate, now: this.now, random: this.random, sleep: this.sleep },
       {
         flight,
+        context: call,
         free: target.free === true,
         capability: target.capability,
         send: async (attempt) => {

@@ -10,6 +10,7 @@
 import { abortError, ApiError } from './errors.js';
 import type { AccountGate, PermitOutcome } from './gate/account-gate.js';
 import { mayRetry, RETRY_POLICY, retryDelayMs } from './retry-policy.js';
+import type { CallContext } from './call-context.js';
 import type { Flight } from './shared-request.js';
 
 /** What a failure asks of the whole account, beyond giving the permit back. */
@@ -47,6 +48,8 @@ export interface RetryDriverDeps {
 
 export interface DrivenCall<T> {
   flight: Flight;
+  /** The call that started the request: every permit is asked for it (its caller's turn, its cost). */
+  context?: CallContext | undefined;
   /** discover, health, openapi.json: they pass the quota latch, and a 429 neither pauses the account nor is retried. */
   free: boolean;
   /** Key under which SERVICE_DISABLED is remembered. */
@@ -63,6 +66,7 @@ export async function driveRetries<T>(deps: RetryDriverDeps, call: DrivenCall<T>
       free: call.free,
       deadline: call.flight.deadline(),
       signal: call.flight.signal,
+      call: call.context,
       onWait: (ms, reason) =>
         call.flight.progress({ message: `Queued: ${reason}${ms > 0 ? `; about ${Math.ceil(ms / 1000)} s` : ''}.`, waitMs: ms }),
     });

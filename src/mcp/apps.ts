@@ -9,8 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, registerAppResource } from '@modelcontextprotocol/ext-apps/server';
-import type { CallToolResult, ClientCapabilities, McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { DatasetDefinition } from '../catalog/index.js';
+import type { ToolDefinition } from './tool.js';
 
 export interface ViewDefinition {
   name: string;
@@ -97,13 +98,15 @@ export function registerViews(server: McpServer): void {
   }
 }
 
-/** Whether the client that sent this request renders MCP Apps views. */
-export function hostRendersViews(server: McpServer, ctx: ServerContext): boolean {
-  // 2026-07-28 requests carry the client's capabilities in their own envelope; older
-  // sessions declared them once at initialize.
+/**
+ * Whether the client that sent this request renders MCP Apps views: 2026-07-28 requests
+ * carry the client's capabilities in their own envelope; older sessions declared them once
+ * at initialize (`declared`).
+ */
+export function hostRendersViews(ctx: ServerContext, declared: ClientCapabilities | undefined): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const perRequest = envelope?.[CLIENT_CAPABILITIES_KEY] as ClientCapabilities | undefined;
-  const capability = getUiCapability(perRequest ?? server.server.getClientCapabilities());
+  const capability = getUiCapability(perRequest ?? declared);
   return capability?.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? false;
 }
 
@@ -114,19 +117,23 @@ export function withViewNote(result: CallToolResult, view: ViewDefinition): Call
 }
 
 /**
- * Links a dataset tool to its view, if it has one: the same `_meta` that
- * ext-apps' registerAppTool writes (nested and legacy keys), and the note for hosts
- * that render views.
+ * A dataset tool linked to its view, if it has one: the same `_meta` that ext-apps'
+ * registerAppTool writes (nested and legacy keys), and the note for hosts that render
+ * views. `declared` reads what the session's client declared at initialize.
  */
-export function linkView(server: McpServer, tool: RegisteredTool, dataset: Pick<DatasetDefinition, 'operationId'>): void {
+export function withView(
+  tool: ToolDefinition,
+  dataset: Pick<DatasetDefinition, 'operationId'>,
+  declared: () => ClientCapabilities | undefined,
+): ToolDefinition {
   const view = viewFor(dataset.operationId);
-  if (!view) return;
-  const answer = tool.handler as (args: unknown, ctx: ServerContext) => Promise<CallToolResult>;
-  tool.update({
-    _meta: { ...tool._meta, ui: { resourceUri: view.uri }, [RESOURCE_URI_META_KEY]: view.uri },
-    callback: async (args: unknown, ctx: ServerContext) => {
-      const result = await answer(args, ctx);
-      return hostRendersViews(server, ctx) ? withViewNote(result, view) : result;
+  if (!view) return tool;
+  return {
+    ...tool,
+    config: { ...tool.config, _meta: { ...tool.config._meta, ui: { resourceUri: view.uri }, [RESOURCE_URI_META_KEY]: view.uri } },
+    handler: async (args, ctx, call) => {
+      const result = await tool.handler(args, ctx, call);
+      return hostRendersViews(ctx, declared()) ? withViewNote(result, view) : result;
     },
-  });
+  };
 }

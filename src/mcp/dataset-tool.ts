@@ -1,6 +1,7 @@
 /** One MCP tool per dataset, generated from its catalog (or upstream) definition. */
-import type { CallToolResult, McpServer, RegisteredTool, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { withoutUnreadableNext } from '../api/result-meta.js';
@@ -23,6 +24,7 @@ import { fieldNamesOf, newShapingWork } from './trimming.js';
 import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { checkScreenedArguments, screenToolArguments } from './tool-arguments.js';
 import { READ_ONLY_API_TOOL } from './tool-annotations.js';
+import type { ToolDefinition } from './tool.js';
 
 export interface ToolDeps {
   client: MarketDataClient;
@@ -30,8 +32,6 @@ export interface ToolDeps {
   simulated: boolean;
   /** Where a bug of ours is logged with its stack. */
   log?: Logger | undefined;
-  /** The upstream's openapi.json as last accepted: its response schemas may name the rows' fields. */
-  document?: (() => unknown) | undefined;
 }
 
 /** `flow.ticker_overview` → `flow_ticker_overview`: stable, and within ^[a-zA-Z0-9_-]{1,64}$. */
@@ -100,21 +100,21 @@ function responseShapeError(problem: string): ApiError {
   });
 }
 
-export function registerDatasetTool(server: McpServer, dataset: DatasetDefinition, deps: ToolDeps): RegisteredTool {
+export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDefinition {
   const outputSchema = outputSchemaOf(dataset);
   const name = toolNameOf(dataset);
-  return server.registerTool(
+  return {
     name,
-    {
+    config: {
       title: dataset.title,
       description: toolDescription(dataset),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema: outputSchema.advertised } : {}),
       annotations: READ_ONLY_API_TOOL,
     },
-    async (args: ToolArguments, ctx: ServerContext) => {
+    handler: async (args: ToolArguments, ctx: ServerContext, call: CallContext) => {
       try {
-        const result = await callDataset(dataset, args, ctx, deps);
+        const result = await callDataset(dataset, args, ctx, call, deps);
         // Checked here rather than left to the SDK, whose refusal is a bare protocol error:
         // an agent is told, with the code and what to do, that the API broke the documented shape.
         const problem = outputSchema && result.isError !== true ? outputProblem(outputSchema, result.structuredContent) : undefined;
@@ -124,10 +124,16 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
         return errorResult(asApiError(error, deps.log, name), { structured: outputSchema === undefined });
       }
     },
-  );
+  };
 }
 
-async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
+async function callDataset(
+  dataset: DatasetDefinition,
+  args: ToolArguments,
+  ctx: ServerContext,
+  call: CallContext,
+  deps: ToolDeps,
+): Promise<CallToolResult> {
   // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
   if (dataset.unreadable !== undefined)
     throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
@@ -143,10 +149,10 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
       client: deps.client,
       budgetTokens: deps.resultTokens,
       simulated: deps.simulated,
-      signal: ctx.mcpReq.signal,
+      call,
       onProgress: progressReporter(ctx),
     }).catch(async (error: unknown) => {
-      throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+      throw await withScopeAlternatives(deps.client, dataset.operationId, error, call);
     });
   }
   const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
@@ -175,9 +181,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
 
   // A row filter is read locally (above), so what is sent is the checked query as it stands.
   const sent = checked.query;
-  const callOptions = { signal: ctx.mcpReq.signal, onProgress: progressReporter(ctx) };
+  const callOptions = { call, onProgress: progressReporter(ctx) };
   const withAlternatives = async (error: unknown): Promise<never> => {
-    throw await withScopeAlternatives(deps.client, dataset.operationId, error);
+    throw await withScopeAlternatives(deps.client, dataset.operationId, error, call);
   };
   const fetchPage = (query: typeof sent) => deps.client.dataset(dataset, checked.ticker, query, callOptions).catch(withAlternatives);
   let pages: LocalRead | undefined;

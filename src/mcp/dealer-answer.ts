@@ -11,6 +11,7 @@
  * many upstream requests it spent and the quota left after the last one.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { ResultMeta } from '../api/result-meta.js';
@@ -55,7 +56,8 @@ export interface DealerDeps {
   client: MarketDataClient;
   budgetTokens: number;
   simulated: boolean;
-  signal: AbortSignal;
+  /** The call the pages are read for: its caller, cancellation and cost go with each request. */
+  call: CallContext;
   onProgress: ((event: ProgressEvent) => void) | undefined;
 }
 
@@ -266,7 +268,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let exhausted = false;
   walk: for (let page = 0; page < MAX_PAGES; page += 1) {
     const query = pageQuery(dataset, firstPageSize, pageCursor);
-    const result = await deps.client.dataset(dataset, tickerValue, query, { signal: deps.signal, onProgress: deps.onProgress });
+    const result = await deps.client.dataset(dataset, tickerValue, query, { call: deps.call, onProgress: deps.onProgress });
     firstMeta ??= result.meta;
     lastMeta = result.meta;
     if (!result.meta.cache_hit) units += 1;

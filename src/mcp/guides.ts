@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { buildOpenApiDocument, DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN } from '../catalog/index.js';
 import type { DatasetRegistry } from '../registry/dataset-registry.js';
+import { callContextOf } from './call-context.js';
 
 export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
   server.registerResource(
@@ -32,8 +33,9 @@ export function registerResources(server: McpServer, client: MarketDataClient, r
       description: "The key's access scope, datasets with coverage, and quota (free).",
       mimeType: 'application/json',
     },
-    async (uri) => {
-      const result = await client.meta('/v1/discover', { deadlineMs: 10_000 });
+    async (uri, ctx) => {
+      // Over --http the reader's own call: its turn among the account's users, and it stops when they hang up.
+      const result = await client.meta('/v1/discover', { deadlineMs: 10_000, call: callContextOf(ctx, 10_000) });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result.data) }] };
     },
   );

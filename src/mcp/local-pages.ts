@@ -8,6 +8,7 @@
  * upstream page and the row within it where the next answer starts, so following it from
  * any answer reads the whole set once: no row skipped, none repeated.
  */
+import type { CallContext } from '../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
@@ -137,7 +138,8 @@ export function coversReached(reached: string, to: string | number | undefined):
 
 export interface LocalReadDeps {
   client: MarketDataClient;
-  signal: AbortSignal;
+  /** The call the pages are read for: its caller, cancellation and cost go with each request. */
+  call: CallContext;
   onProgress: ((event: ProgressEvent) => void) | undefined;
   /** How far a time window reads back in one answer (default WINDOW_BUDGET). */
   windowBudget?: { rows: number; pages: number };
@@ -231,7 +233,7 @@ async function readPages(
   let pagesRead = 0;
   for (let index = 0; index < maxPages; index += 1) {
     const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
-    const result = await deps.client.dataset(dataset, ticker, pageQuery, { signal: deps.signal, onProgress: deps.onProgress });
+    const result = await deps.client.dataset(dataset, ticker, pageQuery, { call: deps.call, onProgress: deps.onProgress });
     answered.push(pageQuery);
     pagesRead += 1;
     first ??= result.meta;

@@ -3,6 +3,7 @@
  * cannot call is not sent; and the refusal names tools of other toolsets the key can call
  * that answer a related question.
  */
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { knownOutOfScope, recentDiscover } from './discover-memory.js';
@@ -59,9 +60,14 @@ export function knownScopeRefusal(client: MarketDataClient, operationId: string)
  * the next call of a dataset it confirms out of scope is refused here; the upstream's hint
  * is kept and alternatives the key holds are added.
  */
-export async function withScopeAlternatives(client: MarketDataClient, operationId: string, error: unknown): Promise<unknown> {
+export async function withScopeAlternatives(
+  client: MarketDataClient,
+  operationId: string,
+  error: unknown,
+  call: CallContext,
+): Promise<unknown> {
   if (!(error instanceof ApiError) || error.code !== 'SCOPE_INSUFFICIENT') return error;
-  await recentDiscover(client);
+  await recentDiscover(client, { call });
   return new ApiError({
     code: error.code,
     status: error.status,

@@ -2,17 +2,19 @@
  * The server factory, kept apart from transports: stdio pins one instance, HTTP builds
  * one per request, tests connect in memory. Tools come from the dataset registry.
  */
-import { McpServer, type RegisteredTool } from '@modelcontextprotocol/server';
+import { McpServer, type ClientCapabilities, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
-import { linkView, registerViews } from './apps.js';
-import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
+import { registerViews, withView } from './apps.js';
+import { callContextOf } from './call-context.js';
+import { datasetTool, toolNameOf, type ToolDeps } from './dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
-import { registerStatusTool } from './status-tool.js';
-import { guardPrototypeArguments } from './prototype-guard.js';
-import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, registerVolatilityCompare } from './volatility-compare.js';
+import { statusTool } from './status-tool.js';
+import { NO_MIDDLEWARE, registerTool, type ToolDefinition, type ToolMiddleware } from './tool.js';
+import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './volatility-compare.js';
 import type { OfferedTool } from './tool-selection.js';
 
 export interface ServerDeps {
@@ -32,8 +34,8 @@ export interface ServerDeps {
   hidden?: ReadonlySet<string>;
   /** The tools the user chose (--toolsets, --tools, --exclude-tools) beyond datasets; every one without it. */
   offers?: (tool: OfferedTool) => boolean;
-  /** Called on each new instance before its tools are registered (audit and metrics, src/ops). */
-  instrument?: (server: McpServer) => void;
+  /** What wraps every tool before it is registered (traces, audit and metrics: src/ops), composed once where these deps are made. */
+  middleware?: ToolMiddleware | undefined;
 }
 
 const INSTRUCTIONS = [
@@ -46,11 +48,6 @@ const INSTRUCTIONS = [
   'Errors carry a code, a hint and an action: follow them rather than retrying blindly.',
 ].join(' ');
 
-/**
- * Builds one server instance. With `live`, the tool list follows the registry: datasets
- * added, changed or removed upstream while the server runs are registered, replaced or
- * removed here (each change sends tools/list_changed); `close` stops listening.
- */
 /**
  * volatility_compare is offered with the volatility toolset, or by name, when a dataset it
  * fans out to is there for the key, whether or not that dataset's own tool is offered.
@@ -67,7 +64,36 @@ export function offeredToolCount(deps: ServerDeps): number {
   return shown + 1 + (offersCompare(deps) ? 1 : 0);
 }
 
-export function createServer(deps: ServerDeps, live = false): McpServer {
+/** The tools that are not one dataset's: api_status always, volatility_compare with its toolset. */
+function ownTools(deps: ServerDeps): ToolDefinition[] {
+  const status = statusTool({
+    client: deps.client,
+    simulated: deps.simulated,
+    baseUrl: deps.baseUrl,
+    keyConfigured: deps.keyConfigured,
+    datasetCount: () => deps.registry.datasets().length,
+    catalogNotes: () => deps.registry.notes(),
+    resultTokens: deps.resultTokens,
+    configWarnings: deps.configWarnings ?? [],
+    noDataTools: deps.noDataTools,
+  });
+  if (!offersCompare(deps)) return [status];
+  const compare = volatilityCompareTool({
+    client: deps.client,
+    datasets: () => deps.registry.known().filter((d) => !deps.hidden?.has(d.operationId)),
+    resultTokens: deps.resultTokens,
+    simulated: deps.simulated,
+  });
+  return [status, compare];
+}
+
+interface BuiltServer {
+  server: McpServer;
+  /** Removes and registers again the tools of datasets a registry change touched. */
+  follow(change: CatalogChange): void;
+}
+
+function buildServer(deps: ServerDeps): BuiltServer {
   const server = new McpServer(
     { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
     {
@@ -79,63 +105,64 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
       debouncedNotificationMethods: ['notifications/tools/list_changed'],
     },
   );
-  guardPrototypeArguments(server);
-  deps.instrument?.(server);
-  const toolDeps = {
+  const middleware = deps.middleware ?? NO_MIDDLEWARE;
+  // What the session's client declared at initialize: whether it renders views, for the older protocol.
+  const declared = (): ClientCapabilities | undefined => server.server.getClientCapabilities();
+  const toolDeps: ToolDeps = {
     client: deps.client,
     resultTokens: deps.resultTokens,
     simulated: deps.simulated,
     log: deps.log,
-    document: () => deps.registry.document(),
   };
-  const tools = new Map<string, RegisteredTool>();
+  // Each call's context, made as it arrives: its deadline is the configured one from then.
+  const contextOf = (ctx: ServerContext): CallContext => callContextOf(ctx, deps.client.deadlineMs);
+  const registered = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
-    if (deps.hidden?.has(dataset.operationId) || tools.has(dataset.operationId)) return;
+    if (deps.hidden?.has(dataset.operationId) || registered.has(dataset.operationId)) return;
     try {
-      const tool = registerDatasetTool(server, dataset, toolDeps);
-      linkView(server, tool, dataset);
-      tools.set(dataset.operationId, tool);
+      registered.set(
+        dataset.operationId,
+        registerTool(server, middleware(withView(datasetTool(dataset, toolDeps), dataset, declared)), contextOf),
+      );
     } catch (error) {
       // The registry already keeps names apart; this guards the server, never a reason to fail every request.
       deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
     }
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
-  registerStatusTool(server, {
-    client: deps.client,
-    simulated: deps.simulated,
-    baseUrl: deps.baseUrl,
-    keyConfigured: deps.keyConfigured,
-    datasetCount: () => deps.registry.datasets().length,
-    catalogNotes: () => deps.registry.notes(),
-    resultTokens: deps.resultTokens,
-    configWarnings: deps.configWarnings ?? [],
-    noDataTools: deps.noDataTools,
-  });
-  if (offersCompare(deps))
-    registerVolatilityCompare(server, {
-      client: deps.client,
-      datasets: () => deps.registry.known().filter((d) => !deps.hidden?.has(d.operationId)),
-      resultTokens: deps.resultTokens,
-      simulated: deps.simulated,
-    });
+  for (const tool of ownTools(deps)) registerTool(server, middleware(tool), contextOf);
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
-  if (live) {
-    const follow = (change: CatalogChange): void => {
+  return {
+    server,
+    follow(change) {
       for (const dataset of [...change.removed, ...change.changed]) {
-        tools.get(dataset.operationId)?.remove();
-        tools.delete(dataset.operationId);
+        registered.get(dataset.operationId)?.remove();
+        registered.delete(dataset.operationId);
       }
       for (const dataset of [...change.changed, ...change.added]) register(dataset);
-    };
-    const stop = deps.registry.onChange(follow);
-    const previous = server.server.onclose;
-    server.server.onclose = () => {
-      stop();
-      previous?.();
-    };
-  }
-  return server;
+    },
+  };
+}
+
+/** One server instance with the tools the registry holds now (HTTP builds one per request; tests connect one in memory). */
+export function createServer(deps: ServerDeps): McpServer {
+  return buildServer(deps).server;
+}
+
+export interface LiveServer {
+  server: McpServer;
+  /** Stops following the registry: the transport calls it when the session ends. */
+  stop(): void;
+}
+
+/**
+ * A server whose tool list follows the registry: datasets added, changed or removed
+ * upstream while it runs are registered, replaced or removed here (one tools/list_changed
+ * for a change) until `stop`.
+ */
+export function createLiveServer(deps: ServerDeps): LiveServer {
+  const built = buildServer(deps);
+  return { server: built.server, stop: deps.registry.onChange((change) => built.follow(change)) };
 }

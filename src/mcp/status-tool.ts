@@ -6,7 +6,7 @@
  * left and its reset, anything disabled or out of scope); `details` adds scopes,
  * capabilities, the gate's and cache's state and the base URL.
  */
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { wrongBaseUrl } from '../api/wrong-base-url.js';
@@ -17,6 +17,7 @@ import { ownArguments } from './own-arguments.js';
 import { withinBudget } from './results.js';
 import { asApiError, errorResult } from './tool-errors.js';
 import { READ_ONLY_API_TOOL } from './tool-annotations.js';
+import type { ToolDefinition } from './tool.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -167,10 +168,10 @@ export function groupedUnusable(unusable: readonly { tool: string; reason: strin
   return groups;
 }
 
-export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
-  server.registerTool(
-    STATUS_TOOL,
-    {
+export function statusTool(deps: StatusDeps): ToolDefinition {
+  return {
+    name: STATUS_TOOL,
+    config: {
       title: 'API status and budget',
       description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free, no quota: one line on what the key can do now (calls left this minute, quota and its reset, tools it cannot use). Call it when a tool reports an auth, scope, quota or rate problem.`,
       inputSchema: advertisedSchema({
@@ -180,7 +181,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    async (args, ctx): Promise<CallToolResult> => {
+    handler: async (args, _ctx, call): Promise<CallToolResult> => {
       let details: boolean;
       try {
         // Refused as every tool refuses a name it does not take, before anything is asked.
@@ -191,7 +192,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         return errorResult(asApiError(error));
       }
       // No key: nothing to ask the API, and nothing it could say about a key.
-      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { signal: ctx.mcpReq.signal }) : undefined;
+      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { call }) : undefined;
       const discovered = memory?.data;
       const budget = record(await deps.client.budget());
       const upstreamQuota = record(discovered?.['quota']);
@@ -275,5 +276,5 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
       const fitted = await withinBudget(status, deps.resultTokens ?? 8000);
       return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
     },
-  );
+  };
 }

@@ -4,7 +4,7 @@
  * client, so the account gate paces the fan-out and the cache serves repeats; a ticker
  * that fails is reported beside the others' rows, never failing the whole answer.
  */
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
 import { knownScopeRefusal } from './scope-refusal.js';
@@ -20,6 +20,7 @@ import { asApiError, errorResult, refusalError } from './tool-errors.js';
 import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
 import { validateToolArguments } from './tool-arguments.js';
 import { READ_ONLY_API_TOOL } from './tool-annotations.js';
+import type { ToolDefinition } from './tool.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
@@ -136,10 +137,10 @@ function readMeta(read: readonly ResultMeta[]): Record<string, unknown> {
   };
 }
 
-export function registerVolatilityCompare(server: McpServer, deps: CompareDeps): void {
-  server.registerTool(
-    COMPARE_TOOL,
-    {
+export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
+  return {
+    name: COMPARE_TOOL,
+    config: {
       title: 'Skew and volatility anomaly, several tickers',
       description:
         'Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. 1 unit per ticker and measure.',
@@ -154,14 +155,14 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    async (raw, ctx): Promise<CallToolResult> => {
-      // One deadline for the whole call: the sector lookup and the fan-out share it, so the
-      // answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
-      const endsAt = Date.now() + deps.client.deadlineMs;
+    handler: async (raw, _ctx, call): Promise<CallToolResult> => {
+      // One deadline for the whole call (the call's own): the sector lookup and the fan-out share
+      // it, so the answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
+      const endsAt = call.deadline;
       try {
         const { tickers, sector, measure } = parseArgs(raw);
         const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
-        const call = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
+        const ask = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
           const checked = validateToolArguments(dataset, given);
           if (!checked.ok) throw refusalError(checked.refusal);
           // A scope discover says the key lacks is refused here, as the tools themselves do.
@@ -169,7 +170,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
           if (outOfScope) throw outOfScope;
           const left = endsAt - Date.now();
           if (left <= 0) throw deadlinePassed();
-          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { signal: ctx.mcpReq.signal, deadlineMs: left });
+          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
           read.push(answer.meta);
           return answer;
         };
@@ -179,7 +180,7 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         if (sector) {
           const directory = find('stocks.sector_tickers');
           if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
-          const listed = rowsOf((await call(directory, { sector })).data)
+          const listed = rowsOf((await ask(directory, { sector })).data)
             .map((r) => r['ticker'])
             .filter((t): t is string => typeof t === 'string');
           names = listed.slice(0, MAX_TICKERS);
@@ -193,8 +194,8 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         const rows = await Promise.all(
           names.map(async (ticker) => {
             const [s, a] = await Promise.allSettled([
-              skew ? call(skew, { ticker }) : Promise.resolve(undefined),
-              anomaly ? call(anomaly, { ticker }) : Promise.resolve(undefined),
+              skew ? ask(skew, { ticker }) : Promise.resolve(undefined),
+              anomaly ? ask(anomaly, { ticker }) : Promise.resolve(undefined),
             ]);
             const row: Row = { ticker };
             const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
@@ -251,5 +252,5 @@ export function registerVolatilityCompare(server: McpServer, deps: CompareDeps):
         return errorResult(asApiError(error));
       }
     },
-  );
+  };
 }

@@ -14,8 +14,8 @@
 import type { PermitRequest, SendPermit, AccountGate } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { ApiError } from '../api/errors.js';
-import { currentCaller, digestOf } from '../auth/caller.js';
-import { currentRecord } from './call-record.js';
+import { digestOf } from '../auth/caller.js';
+import type { CallRecord } from '../api/call-context.js';
 
 export const DAILY_UNITS_ENV = 'MARKET_DATA_USER_DAILY_UNITS';
 
@@ -80,7 +80,7 @@ export class BudgetGate extends GateDecorator {
   }
 
   override async acquire(request: PermitRequest): Promise<SendPermit> {
-    const subject = currentCaller()?.subject;
+    const subject = request.call?.caller?.subject;
     if (request.free || subject === undefined) return this.inner.acquire(request);
     const now = this.now();
     const day = new Date(now).toISOString().slice(0, 10);
@@ -90,7 +90,7 @@ export class BudgetGate extends GateDecorator {
     // The ledger names the subject by a hash: Redis key names carry no one's identity.
     const who = digestOf(`subject:${subject}`);
     const expiresInMs = resetAt - now + DAY_MS;
-    if (!(await this.admit(ledger, who, day, expiresInMs))) throw budgetSpent(units, resetAt, now);
+    if (!(await this.admit(ledger, who, day, expiresInMs, request.call?.record))) throw budgetSpent(units, resetAt, now);
     let permit: SendPermit;
     try {
       permit = await this.inner.acquire(request);
@@ -114,9 +114,14 @@ export class BudgetGate extends GateDecorator {
    * the call's later units are counted without a limit. Outside a tool call (no record),
    * each request is decided alone.
    */
-  private async admit(ledger: BudgetLedger, who: string, day: string, expiresInMs: number): Promise<boolean> {
+  private async admit(
+    ledger: BudgetLedger,
+    who: string,
+    day: string,
+    expiresInMs: number,
+    record: CallRecord | undefined,
+  ): Promise<boolean> {
     const { units } = this.options;
-    const record = currentRecord();
     if (!record) return (await ledger.reserve(who, day, units, expiresInMs)) !== undefined;
     if (!record.budgetAdmission) {
       record.budgetAdmission = ledger.reserve(who, day, units, expiresInMs).then((spent) => spent !== undefined);

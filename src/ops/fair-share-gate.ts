@@ -24,8 +24,8 @@ interface Waiter {
 }
 
 export interface FairShareOptions {
-  /** Who is asking: the signed-in user of the current request (src/auth/caller.ts). */
-  who: () => string | undefined;
+  /** Who is asking; by default the signed-in user of the call the request is sent for (its `call`). */
+  who?: (request: PermitRequest) => string | undefined;
   /** Whose turn it is; by default among this process's users alone. */
   turns?: Turns;
   clock?: Clock;
@@ -53,7 +53,7 @@ export class FairShareGate extends GateDecorator {
 
   override acquire(request: PermitRequest): Promise<SendPermit> {
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
-    const who = this.options.who() ?? 'local';
+    const who = (this.options.who ?? callerOf)(request) ?? 'local';
     return new Promise<SendPermit>((resolve, reject) => {
       const waiter: Waiter = { request, resolve, reject };
       // Waiting for its turn among users counts against the call's deadline like any other wait.
@@ -175,8 +175,12 @@ export class FairShareGate extends GateDecorator {
 }
 
 /** Fair shares among the users of this process, or of every node of the account when it is shared on Redis. */
-export function fairShareGate(inner: AccountGate, who: FairShareOptions['who'], redis: SharedRedis | undefined): FairShareGate {
-  return new FairShareGate(inner, { who, ...(redis ? { turns: new SharedTurns(redis) } : {}) });
+export function fairShareGate(inner: AccountGate, redis: SharedRedis | undefined): FairShareGate {
+  return new FairShareGate(inner, redis ? { turns: new SharedTurns(redis) } : {});
+}
+
+function callerOf(request: PermitRequest): string | undefined {
+  return request.call?.caller?.subject;
 }
 
 function lateError(seconds: number): ApiError {

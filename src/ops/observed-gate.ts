@@ -1,11 +1,10 @@
 /**
  * The account gate with eyes: every permit's wait and every upstream answer is counted
- * in the metrics and in the record of the call that asked for it. The gate's behaviour
+ * in the metrics and in the record of the call that asked for it (the request's `call`). The gate's behaviour
  * is the wrapped gate's, unchanged.
  */
 import type { AccountGate, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
-import { currentRecord } from './call-record.js';
 import type { TeamMetrics } from './metrics.js';
 
 export class ObservedGate extends GateDecorator {
@@ -18,7 +17,7 @@ export class ObservedGate extends GateDecorator {
   }
 
   override async acquire(request: PermitRequest): Promise<SendPermit> {
-    const record = currentRecord();
+    const record = request.call?.record;
     const started = this.now();
     const permit = await this.inner.acquire(request);
     const waited = this.now() - started;

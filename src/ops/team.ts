@@ -4,12 +4,13 @@
  * audit line and metrics of every call, and whose key pays (the per-user key map).
  */
 import type { AccountGate } from '../api/gate/account-gate.js';
-import { currentCaller } from '../auth/caller.js';
+import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
 import type { OAuthSettings } from '../auth/settings.js';
 import { createLogger } from '../log.js';
 import type { ServerDeps } from '../mcp/server.js';
+import { composeMiddleware, NO_MIDDLEWARE, type ToolMiddleware } from '../mcp/tool.js';
 import { DEMO_KEY, type Runtime } from '../runtime.js';
 import { bearerGuard, type HttpAccess } from '../transports/http-auth.js';
 import { fairShareGate } from './fair-share-gate.js';
@@ -25,12 +26,19 @@ import { accountNameOf, userAccounts, type UserAccounts } from './user-accounts.
 
 export interface TeamOps {
   readonly metrics: TeamMetrics;
-  /** For createRuntime: the account gate, observed, with fair shares (across nodes when on Redis). */
+  /** For createRuntime: the account gate with the team's layers, composed once as the gate is made. */
   wrapGate(gate: AccountGate, redis?: SharedRedis): AccountGate;
-  /** Once the runtime exists: instruments its servers and builds the door. */
-  attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): FrontDoor;
-  /** The server's dependencies for the request being served: with a key map, the caller's own key's. */
-  serverDeps(): Promise<ServerDeps>;
+  /** Once the runtime exists: the team's server over it. The runtime itself is left as it was made. */
+  attach(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): TeamServer;
+}
+
+export interface TeamServer {
+  /** Sign-in and the endpoints open without a token. */
+  readonly door: FrontDoor;
+  /** The dependencies of a server for a request of this caller: the team key's, or with a key map the caller's own key's. */
+  depsFor(caller: Caller | undefined): Promise<ServerDeps>;
+  /** Closes what the team opened (user keys' clients, the budget's Redis link); the runtime closes after it. */
+  close(): Promise<void>;
 }
 
 /** Throws when the key map or the daily budget is configured but cannot be used: a node must not start spending wrongly. */
@@ -43,43 +51,28 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   const budget = dailyUnits(env);
   if (!budget.ok) throw new Error(budget.problem);
   let ledger: BudgetLedger = new InProcessLedger();
-  let gate: AccountGate | undefined;
-  let team: Runtime | undefined;
-  let users: UserAccounts | undefined;
-  // Fair turns across nodes when the account is shared on Redis, else among this node's callers.
+  // The team's layers over an account's gate, outermost first: the caller's daily budget (when
+  // configured), the metrics and the call's cost record, then fair turns among the account's
+  // users (across nodes when the account is shared on Redis, else among this node's callers).
   const observe = (inner: AccountGate, redis?: SharedRedis): AccountGate => {
-    const observed = new ObservedGate(
-      fairShareGate(inner, () => currentCaller()?.subject, redis),
-      metrics,
-    );
+    const observed = new ObservedGate(fairShareGate(inner, redis), metrics);
     return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
   };
   return {
     metrics,
-    wrapGate(inner, redis) {
-      gate = observe(inner, redis);
-      return gate;
-    },
-    serverDeps() {
-      if (!team) throw new Error('the team server is not attached to a runtime yet');
-      return users ? users.depsFor(currentCaller()) : Promise.resolve(team.deps);
-    },
+    wrapGate: observe,
     attach(runtime, access, oauth) {
-      // What the runtime already instruments (traces) stays, for the team key's servers and each user key's.
-      const before = runtime.deps.instrument;
-      const instrument =
-        (account: string): NonNullable<ServerDeps['instrument']> =>
-        (server) => {
-          before?.(server);
-          observeToolCalls(server, { metrics, log: runtime.log, account: () => account });
-        };
+      // What the runtime already wraps its tools in (traces) stays, for the team key's servers and each user key's.
+      const before = runtime.deps.middleware ?? NO_MIDDLEWARE;
+      const middleware = (account: string): ToolMiddleware =>
+        composeMiddleware(before, observeToolCalls({ metrics, log: runtime.log, account: () => account }));
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
-      runtime.deps = { ...runtime.deps, instrument: instrument(accountNameOf(apiKey, runtime.config.accountId)) };
-      team = runtime;
+      const teamDeps: ServerDeps = { ...runtime.deps, middleware: middleware(accountNameOf(apiKey, runtime.config.accountId)) };
       const closing: (() => Promise<void>)[] = [];
+      let users: UserAccounts | undefined;
       if (directory) {
-        const accounts = userAccounts({ runtime, directory, observe, instrument });
+        const accounts = userAccounts({ runtime, teamDeps, directory, observe, middleware });
         users = accounts;
         closing.push(() => accounts.close());
         runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');
@@ -91,24 +84,26 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
         void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
         closing.push(() => link.then((redis) => redis.close()));
       }
-      const closeRuntime = runtime.close.bind(runtime);
-      runtime.close = async () => {
-        for (const close of closing) await close();
-        await closeRuntime();
-      };
       const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
       const ready = readinessProbe({
         baseUrl: runtime.deps.baseUrl,
-        gate: gate ?? runtime.client.gate,
+        gate: runtime.client.gate,
         redisConfigured: Boolean(runtime.config.redisUrl),
         issuer: verifier ? () => verifier.keysReachable() : undefined,
       });
-      return createFrontDoor({
+      const door = createFrontDoor({
         staticToken: bearerGuard(access.token),
         oauth,
         verifier,
         endpoints: [operationsEndpoints({ metrics, ready })],
       });
+      return {
+        door,
+        depsFor: (caller) => (users ? users.depsFor(caller) : Promise.resolve(teamDeps)),
+        async close() {
+          for (const close of closing) await close();
+        },
+      };
     },
   };
 }

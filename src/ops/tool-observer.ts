@@ -3,10 +3,10 @@
  * (tool, a hash of the arguments), on which account (a hash), what it cost (units, gate
  * wait), how it ended and how long it took. Never a key, a token or an argument's value.
  */
-import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
-import { currentCaller, digestOf, runAsCaller, type Caller } from '../auth/caller.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { digestOf } from '../auth/caller.js';
 import type { Logger } from '../log.js';
-import { recordCall, type CallRecord } from './call-record.js';
+import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
 import type { TeamMetrics } from './metrics.js';
 
 export interface ToolObserver {
@@ -18,31 +18,21 @@ export interface ToolObserver {
   now?: () => number;
 }
 
-type ToolHandler = (...params: unknown[]) => CallToolResult | Promise<CallToolResult>;
-type Register = (name: string, config: unknown, handler: ToolHandler) => RegisteredTool;
-
-/** Wraps every tool registered on `server` from now on. */
-export function observeToolCalls(server: McpServer, observer: ToolObserver): void {
-  const register = server.registerTool.bind(server) as unknown as Register;
-  const observed: Register = (name, config, handler) => register(name, config, wrap(name, handler, observer));
-  server.registerTool = observed;
+/** The middleware that writes every call's audit line and metrics. */
+export function observeToolCalls(observer: ToolObserver): ToolMiddleware {
+  return (tool) => withHandler(tool, observed(tool.name, tool.handler, observer));
 }
 
-function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolHandler {
+function observed(tool: string, handler: ToolHandler, observer: ToolObserver): ToolHandler {
   const now = observer.now ?? Date.now;
-  return async (...params) => {
-    // The SDK passes (args, ctx) to tools with an input schema and (ctx) to the others.
-    const args = params.length > 1 ? params[0] : undefined;
-    // The request's own AuthInfo (ctx.http.authInfo) names the caller: the async context the
-    // SDK runs a tool in may be another request's, so the caller is set again here, and the
-    // gate's fair shares and this audit line both read it from this call's context.
-    const caller = callerOf(fieldOf(fieldOf(params.at(-1), 'http'), 'authInfo')) ?? currentCaller();
-    const record: CallRecord = { units: 0, upstreamRequests: 0, gateWaitMs: 0 };
+  return async (args, ctx, call) => {
+    // The call's context names its caller and gathers its cost: the gate wrote into the same
+    // record while the call ran (src/ops/observed-gate.ts).
+    const { caller, record } = call;
     const started = now();
     let result: CallToolResult | undefined;
-    const run = (): CallToolResult | Promise<CallToolResult> => recordCall(record, () => handler(...params));
     try {
-      result = await (caller ? runAsCaller(caller, run) : run());
+      result = await handler(args, ctx, call);
       return result;
     } finally {
       const latencyMs = now() - started;
@@ -57,7 +47,7 @@ function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolH
           subject: caller?.subject ?? 'local',
           client_id: caller?.clientId ?? 'local',
           tool,
-          args_sha256: digestOf(stableJson(args ?? {})),
+          args_sha256: digestOf(stableJson(args)),
           account: observer.account(),
           units: record.units,
           upstream_requests: record.upstreamRequests,
@@ -88,13 +78,6 @@ function outcomeOf(result: CallToolResult | undefined): string {
 function cacheHitOf(result: CallToolResult | undefined): boolean {
   const meta = fieldOf(result?.structuredContent, 'meta');
   return typeof meta === 'object' && meta !== null && 'cache_hit' in meta && meta.cache_hit === true;
-}
-
-/** The caller the HTTP guard put in the request's AuthInfo (src/auth/http-guard.ts). */
-function callerOf(authInfo: unknown): Caller | undefined {
-  const subject = fieldOf(fieldOf(authInfo, 'extra'), 'subject');
-  const clientId = fieldOf(authInfo, 'clientId');
-  return typeof subject === 'string' && typeof clientId === 'string' ? { subject, clientId } : undefined;
 }
 
 function fieldOf(value: unknown, name: string): unknown {

@@ -14,8 +14,9 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
-import type { Runtime } from '../runtime.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Logger } from '../log.js';
+import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -33,20 +34,32 @@ export interface TracingOptions {
 /** The transport as network.transport names it: stdio is a pipe, Streamable HTTP runs on TCP. */
 export type NetworkTransport = 'pipe' | 'tcp';
 
-/**
- * For the command line: traces the runtime's tool calls over OTLP. A tracing set-up that
- * fails is logged and the server serves untraced: traces are not worth an outage.
- */
-export function enableTracing(runtime: Runtime, version: string, transport: NetworkTransport): void {
+/** What tracing gives the runtime: the middleware that traces each tool call, and the flush at close. */
+export interface ToolTracing {
+  readonly middleware: ToolMiddleware;
+  /** Sends the spans still buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+/** A start that failed, with why: the server serves untraced, as traces are not worth an outage. */
+export interface TracingFailed {
+  readonly failed: string;
+}
+
+/** For the command line: the tool calls traced over OTLP, as the OTEL_* variables say. */
+export function startToolTracing(version: string, transport: NetworkTransport): ToolTracing | TracingFailed {
   try {
-    traceRuntime(runtime, startTracing({ version }), transport);
-    runtime.log.info({ transport }, 'OpenTelemetry traces on (OTLP/HTTP, from the OTEL_* variables)');
+    const tracing = startTracing({ version });
+    return { middleware: traceToolCalls(tracing.tracer, transport), shutdown: () => tracing.shutdown() };
   } catch (error) {
-    runtime.log.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'OpenTelemetry could not start; serving without traces',
-    );
+    return { failed: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** Says, once the log exists, whether traces are on. */
+export function reportTracing(log: Pick<Logger, 'info' | 'warn'>, started: ToolTracing | TracingFailed, transport: NetworkTransport): void {
+  if ('failed' in started) log.warn({ err: started.failed }, 'OpenTelemetry could not start; serving without traces');
+  else log.info({ transport }, 'OpenTelemetry traces on (OTLP/HTTP, from the OTEL_* variables)');
 }
 
 export function startTracing(options: TracingOptions): Tracing {
@@ -73,45 +86,23 @@ export function startTracing(options: TracingOptions): Tracing {
   };
 }
 
-/** Every server the runtime builds traces its tool calls; the buffered spans are sent when it closes. */
-export function traceRuntime(runtime: Runtime, tracing: Tracing, transport: NetworkTransport): void {
-  const before = runtime.deps.instrument;
-  runtime.deps = {
-    ...runtime.deps,
-    instrument: (server) => {
-      before?.(server);
-      traceToolCalls(server, tracing.tracer, transport);
-    },
-  };
-  const close = runtime.close.bind(runtime);
-  runtime.close = async () => {
-    await close();
-    await tracing.shutdown();
-  };
+/** The middleware that puts every call in a SERVER span. */
+export function traceToolCalls(tracer: Tracer, transport: NetworkTransport): ToolMiddleware {
+  return (tool) => withHandler(tool, traced(tool.name, tool.handler, tracer, transport));
 }
 
-type ToolHandler = (...params: unknown[]) => CallToolResult | Promise<CallToolResult>;
-type Register = (name: string, config: unknown, handler: ToolHandler) => RegisteredTool;
-
-export function traceToolCalls(server: McpServer, tracer: Tracer, transport: NetworkTransport): void {
-  const register = server.registerTool.bind(server) as unknown as Register;
-  const traced: Register = (name, config, handler) => register(name, config, traceTool(name, handler, tracer, transport));
-  server.registerTool = traced;
-}
-
-function traceTool(tool: string, handler: ToolHandler, tracer: Tracer, transport: NetworkTransport): ToolHandler {
-  return async (...params) => {
-    // The SDK passes (args, ctx) or (ctx): the request's id, method and _meta are in ctx.mcpReq.
-    const request = fieldOf(params.at(-1), 'mcpReq');
-    const meta = fieldOf(request, '_meta');
+function traced(tool: string, handler: ToolHandler, tracer: Tracer, transport: NetworkTransport): ToolHandler {
+  return async (args, ctx, call) => {
+    // The request's id and _meta (where a caller's traceparent rides) are in ctx.mcpReq.
+    const meta = ctx.mcpReq._meta;
     const carrier: Record<string, string> = {};
     for (const key of ['traceparent', 'tracestate']) {
       const value = fieldOf(meta, key);
       if (typeof value === 'string') carrier[key] = value;
     }
     const parent = propagation.extract(context.active(), carrier);
-    const id = fieldOf(request, 'id');
-    const session = fieldOf(params.at(-1), 'sessionId');
+    const id = ctx.mcpReq.id;
+    const session = ctx.sessionId;
     const span = tracer.startSpan(
       `tools/call ${tool}`,
       {
@@ -128,7 +119,7 @@ function traceTool(tool: string, handler: ToolHandler, tracer: Tracer, transport
       parent,
     );
     try {
-      const result = await context.with(trace.setSpan(parent, span), () => handler(...params));
+      const result = await context.with(trace.setSpan(parent, span), () => handler(args, ctx, call));
       if (result.isError === true) {
         // A tool error is a successful JSON-RPC answer: the conventions mark it by error.type.
         span.setAttribute('error.type', 'tool_error');

@@ -13,17 +13,20 @@ import type { SharedAccount } from '../redis/factory.js';
 import { accountTag } from '../redis/keys.js';
 import { digestOf, type Caller } from '../auth/caller.js';
 import type { ServerDeps } from '../mcp/server.js';
+import type { ToolMiddleware } from '../mcp/tool.js';
 import { inaccessible, packageVersion, type Runtime } from '../runtime.js';
 import { KEY_MAP_ENV, type KeyDirectory } from './key-directory.js';
 import type { UserKey } from './key-map-file.js';
 
 export interface UserAccountsDeps {
   runtime: Runtime;
+  /** The team key's server dependencies (its audit included): a caller without a key of its own gets these. */
+  teamDeps: ServerDeps;
   directory: KeyDirectory;
   /** The account gate with the team's eyes and fair shares (team.ts). */
   observe: (gate: AccountGate, redis?: SharedRedis) => AccountGate;
-  /** Audit and metrics for a server whose calls the named account pays (by its one-way name). */
-  instrument: (account: string) => NonNullable<ServerDeps['instrument']>;
+  /** What wraps the tools of a server whose calls the named account pays (by its one-way name): audit and metrics. */
+  middleware: (account: string) => ToolMiddleware;
 }
 
 interface KeyClient {
@@ -53,7 +56,7 @@ function teamDepsWithoutHidden(deps: ServerDeps): ServerDeps {
 }
 
 export function userAccounts(deps: UserAccountsDeps): UserAccounts {
-  const { runtime, directory } = deps;
+  const { runtime, teamDeps, directory } = deps;
   const byKey = new Map<string, Promise<KeyClient>>();
   // In process, keys of one account share one gate (on Redis its key names do the same).
   const gates = new Map<string, AccountGate>();
@@ -89,14 +92,14 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     const client = new MarketDataClient({
       config,
       log,
-      ...(runtime.deps.baseUrl ? { baseUrl: runtime.deps.baseUrl } : {}),
+      ...(teamDeps.baseUrl ? { baseUrl: teamDeps.baseUrl } : {}),
       apiKey: entry.key,
       userAgent: `market-data-mcp/${packageVersion()}`,
       gate: shared ? deps.observe(shared.gate, shared.redis) : gateOf(account),
       sharedCache: shared?.cache,
     });
     // The tool list follows this key's scopes, not the team key's (discover is free).
-    const hidden = runtime.deps.hidden ? await inaccessible(client, log) : undefined;
+    const hidden = teamDeps.hidden ? await inaccessible(client, log) : undefined;
     return { client, account, shared, hidden };
   };
 
@@ -118,21 +121,21 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     if (!refusedSubjects.has(subject))
       runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
     refusedSubjects.add(subject);
-    return { ...teamDepsWithoutHidden(runtime.deps), client, keyConfigured: false };
+    return { ...teamDepsWithoutHidden(teamDeps), client, keyConfigured: false };
   };
 
   return {
     async depsFor(caller) {
-      if (!caller) return runtime.deps;
+      if (!caller) return teamDeps;
       const entry = directory.lookup(caller.subject);
-      if (!entry) return directory.unmapped === 'team' ? runtime.deps : refused(caller.subject);
+      if (!entry) return directory.unmapped === 'team' ? teamDeps : refused(caller.subject);
       const { client, account, hidden } = await keyClient(entry);
       return {
-        ...teamDepsWithoutHidden(runtime.deps),
+        ...teamDepsWithoutHidden(teamDeps),
         ...(hidden ? { hidden } : {}),
         client,
         keyConfigured: true,
-        instrument: deps.instrument(account),
+        middleware: deps.middleware(account),
       };
     },
     async close() {

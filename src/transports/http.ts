@@ -7,11 +7,13 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { runAsCaller } from '../auth/caller.js';
+import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
+import { markingHandler } from '../mcp/prototype-guard.js';
+import { callerOf, requestOrigin } from '../mcp/request-origin.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
-import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
+import { RequestEnds } from './request-ends.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
 import { closeAfterRefusal, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
@@ -26,20 +28,25 @@ export async function serveHttp(
     host: string;
     access: HttpAccess;
     door?: FrontDoor | undefined;
-    /** The dependencies of the request being served (the caller's own key: src/ops/user-accounts.ts). */
-    deps?: (() => Promise<ServerDeps>) | undefined;
+    /** The dependencies of a request of this caller (the caller's own key: src/ops/user-accounts.ts). */
+    deps?: ((caller: Caller | undefined) => Promise<ServerDeps>) | undefined;
+    /** Closes, before the runtime, what the team's server opened (src/ops/team.ts). */
+    closing?: (() => Promise<void>) | undefined;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const depsFor = options.deps;
-  const handler = createMcpHandler(async () => createServer(depsFor ? await depsFor() : runtime.deps));
+  // One server per request, for its caller: the factory is handed the request's AuthInfo.
+  const handler = createMcpHandler(async ({ authInfo }) => createServer(depsFor ? await depsFor(callerOf(authInfo)) : runtime.deps));
   runtime.registry.onChange(() => handler.notify.toolsChanged());
-  const nodeHandler = toNodeHandler(handler);
+  // Each request's body is read for an own __proto__ argument before the SDK's parse drops it (mcp/prototype-guard.ts).
+  const nodeHandler = toNodeHandler(markingHandler(handler));
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
   // OAuth sign-in, health and metrics live in src/auth and src/ops; without them, the static token.
   const door = options.door ?? createFrontDoor({ staticToken: bearerGuard(options.access.token) });
   // Responses not yet ended: at shutdown they are let finish, and their connections then end.
   const inFlight = new Set<ServerResponse>();
+  const ends = new RequestEnds();
   let draining = false;
   const http = createHttpServer((req, res) => {
     inFlight.add(res);
@@ -51,24 +58,25 @@ export async function serveHttp(
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
     const admitted = refusalsClose(res);
-    // The caller's scope covers admission too: one who hangs up while a token is checked is gone as well.
-    void whileCallerConnected(req, res, () =>
-      door.admit(req, res).then((admission) => {
-        if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
-          closeAfterRefusal(req, res);
-          return;
-        }
-        admitted();
-        if (!req.url?.startsWith('/mcp')) {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
-          return;
-        }
-        // node:http always sets method on a server request; its type leaves it optional. The
-        // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
-        const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
-        return runAsCaller(admission.caller, () => nodeHandler(request, res));
-      }),
-    );
+    // Watched from before admission: one who hangs up while a token is checked is gone as well.
+    const ended = ends.watch(req, res);
+    void door.admit(req, res).then((admission) => {
+      if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
+        closeAfterRefusal(req, res);
+        return;
+      }
+      admitted();
+      if (!req.url?.startsWith('/mcp')) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
+        return;
+      }
+      // node:http always sets method on a server request; its type leaves it optional. The
+      // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo: the
+      // caller and the request's end go with it to each call's context (src/mcp/call-context.ts).
+      const auth: AuthInfo = requestOrigin(admission.caller, admission.authInfo, ended);
+      const request = Object.assign(req, { auth }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
+      return nodeHandler(request, res);
+    });
   });
   limitConnections(http, maxConnections(process.env));
   await new Promise<void>((resolve, reject) => {
@@ -99,10 +107,11 @@ export async function serveHttp(
     http.closeIdleConnections();
     // A call still running near the end of the grace is answered with a recoverable error
     // (the time left lets that answer reach its caller) instead of losing its connection.
-    const lastCall = setTimeout(endCallsForShutdown, EXIT_GRACE_MS - SHUTDOWN_ANSWER_MS);
+    const lastCall = setTimeout(() => ends.endForShutdown(), EXIT_GRACE_MS - SHUTDOWN_ANSWER_MS);
     await drained;
     clearTimeout(lastCall);
     await handler.close();
+    await options.closing?.();
     await runtime.close();
   };
   const shutdown = (): void => exitAfter(close(), 0);

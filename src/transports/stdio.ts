@@ -6,7 +6,8 @@
 import { Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createServer, offeredToolCount } from '../mcp/server.js';
+import { markingTransport } from '../mcp/prototype-guard.js';
+import { createLiveServer, offeredToolCount, type LiveServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { exitAfter } from './exit.js';
 
@@ -29,17 +30,32 @@ function claimStdout(): Writable {
 }
 
 export function serveOverStdio(runtime: Runtime): void {
-  const transport = new StdioServerTransport(process.stdin, claimStdout(), { maxBufferSize: STDIO_DEFAULT_MAX_BUFFER_SIZE });
+  // Our transport, wrapped: an own __proto__ argument is renamed before the SDK's parse drops it (mcp/prototype-guard.ts).
+  const transport = markingTransport(
+    new StdioServerTransport(process.stdin, claimStdout(), { maxBufferSize: STDIO_DEFAULT_MAX_BUFFER_SIZE }),
+  );
   let exiting = false;
+  // The instance serving the session, its tool list following the registry.
+  let live: LiveServer | undefined;
   const shutdown = (code: number): void => {
     if (exiting) return;
     exiting = true;
     exitAfter(
-      handle.close().then(() => runtime.close()),
+      handle.close().then(() => {
+        live?.stop();
+        return runtime.close();
+      }),
       code,
     );
   };
-  const handle = serveStdio(() => createServer(runtime.deps, true), {
+  const serving = (): LiveServer['server'] => {
+    // A second instance is made only when the SDK discarded the first (a server/discover probe
+    // answered by a client that then opened with initialize): the first follows the registry no longer.
+    live?.stop();
+    live = createLiveServer(runtime.deps);
+    return live.server;
+  };
+  const handle = serveStdio(serving, {
     transport,
     onerror: (error) => {
       if (/exceeded maximum size/.test(error.message)) {

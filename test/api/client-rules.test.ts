@@ -12,6 +12,7 @@ import { errorResult, nextAction } from '../../src/mcp/tool-errors.js';
 import { dataset, rejection } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';
+import { testCall } from '../helpers/call.js';
 
 /** A client whose waits between retries are recorded and not slept. */
 function recordingClient(baseUrl: string, overrides: Partial<Config> = {}) {
@@ -236,7 +237,7 @@ test('shared requests: each waiter gets its own progress, a caller that cancels 
     const first: ProgressEvent[] = [];
     const second: ProgressEvent[] = [];
     const leaving = new AbortController();
-    const a = real.dataset(d, 'KO', {}, { signal: leaving.signal, onProgress: (e) => first.push(e) });
+    const a = real.dataset(d, 'KO', {}, { call: testCall({ signal: leaving.signal }), onProgress: (e) => first.push(e) });
     const b = real.dataset(d, 'KO', {}, { onProgress: (e) => second.push(e) });
     const aOutcome = a.then(
       () => 'data',
@@ -286,7 +287,7 @@ test('shared requests: the upstream request is aborted when the last waiter leav
     });
     const d = dataset('market.oi_change');
     const controllers = [new AbortController(), new AbortController()];
-    const calls = controllers.map((c) => real.dataset(d, undefined, {}, { signal: c.signal }).catch(() => 'left'));
+    const calls = controllers.map((c) => real.dataset(d, undefined, {}, { call: testCall({ signal: c.signal }) }).catch(() => 'left'));
     await eventually(async () => (await real.budget()).in_flight === 1, 'the shared request in flight');
     controllers[0]?.abort();
     assert.equal(await calls[0], 'left');

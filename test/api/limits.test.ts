@@ -5,6 +5,7 @@ import { rejection, withClient } from '../helpers/client.js';
 import { fakeTime } from '../helpers/fake-time.js';
 import { TICKERS } from '../helpers/fixtures.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
+import { testCall } from '../helpers/call.js';
 
 /** The tickers of the data requests the simulator answered with 200, sorted. */
 const answeredTickers = (sim: RunningSimulator): string[] =>
@@ -184,7 +185,7 @@ test('an aborted call frees its slot, and a queued call that is aborted leaves t
     await withClient(sim, async ({ call }) => {
       const controllers = TICKERS.slice(0, 7).map(() => new AbortController());
       const calls = TICKERS.slice(0, 7).map((t, i) =>
-        call('derived.dealer_gex_history', t, { limit: 1 }, { signal: controllers[i]?.signal as AbortSignal }).then(
+        call('derived.dealer_gex_history', t, { limit: 1 }, { call: testCall({ signal: controllers[i]?.signal as AbortSignal }) }).then(
           () => 'ok',
           (e: { code?: string }) => e.code,
         ),

@@ -58,6 +58,21 @@ test('a __proto__ argument is refused over --http too', async () => {
       assertRefused(await client.callTool({ name: 'shorts_short_screener', arguments: withProto() }));
       assert.equal(fake.dataRequests().length, 0);
       await client.close();
+      // The name spelled with a JSON escape is the same name: a body is not passed unread for lacking the literal text.
+      const escaped = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"shorts_short_screener","arguments":{"limit":2,"\\u005f_proto__":{"limit":3}}}}',
+      });
+      const answer = await escaped.text();
+      const message = /^data: (.*)$/m.exec(answer)?.[1] ?? answer;
+      assertRefused((JSON.parse(message) as { result: Awaited<ReturnType<Client['callTool']>> }).result);
+      assert.equal(fake.dataRequests().length, 0);
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { buildOpenApiDocument, DATASETS, toolsetOf } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
-import { createServer } from '../../src/mcp/server.js';
+import { createLiveServer } from '../../src/mcp/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { withSimulator } from '../helpers/http.js';
@@ -29,7 +29,7 @@ async function withLiveServer(run: (live: LiveServer) => Promise<void>): Promise
       MARKET_DATA_CACHE_DIR: freshCacheDir(),
     });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    const server = createServer(runtime.deps, true);
+    const { server } = createLiveServer(runtime.deps);
     const client = new Client({ name: 't', version: '1' });
     let changed = 0;
     client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));

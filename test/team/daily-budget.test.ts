@@ -4,11 +4,11 @@ import type { PermitOutcome, PermitRequest } from '../../src/api/gate/account-ga
 import { ApiError } from '../../src/api/errors.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { runAsCaller } from '../../src/auth/caller.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/ops/daily-budget.js';
 import { RedisBudgetLedger } from '../../src/ops/redis-budget-ledger.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFakeUpstream } from '../faults/fake-upstream.js';
+import { testCall } from '../helpers/call.js';
 import { errorOf } from '../helpers/mcp.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 import { freePort, serveHttp } from './serve.js';
@@ -18,8 +18,10 @@ const UNITS = 3;
 const EVENING = Date.UTC(2026, 10, 24, 22, 0, 0);
 const MIDNIGHT = '2026-11-25T00:00:00.000Z';
 
-function request(free = false): PermitRequest {
-  return { free, deadline: Number.MAX_SAFE_INTEGER, signal: new AbortController().signal };
+function request(subject: string, free = false): PermitRequest {
+  // Each request is a call of its own, of `subject`.
+  const call = testCall({ caller: { subject, clientId: `${subject}-agent` } });
+  return { free, deadline: Number.MAX_SAFE_INTEGER, signal: call.signal, call };
 }
 
 /** One request sent by `subject` through `gate`, answered with `outcome`: undefined when sent, the refusal otherwise. */
@@ -29,16 +31,14 @@ async function send(
   outcome: PermitOutcome = { status: 200 },
   free = false,
 ): Promise<ApiError | undefined> {
-  return runAsCaller({ subject, clientId: `${subject}-agent` }, async () => {
-    try {
-      const permit = await gate.acquire(request(free));
-      permit.release(outcome);
-      return undefined;
-    } catch (error) {
-      if (error instanceof ApiError) return error;
-      throw error;
-    }
-  });
+  try {
+    const permit = await gate.acquire(request(subject, free));
+    permit.release(outcome);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
 }
 
 function budgetGate(ledger: BudgetLedger, now: () => number): BudgetGate {

@@ -5,7 +5,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createServer } from '../../src/mcp/server.js';
-import { startTracing, traceRuntime } from '../../src/ops/tracing.js';
+import { startTracing, traceToolCalls } from '../../src/ops/tracing.js';
 import { tracingWanted } from '../../src/ops/tracing-settings.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { freshCacheDir } from '../helpers/mcp.js';
@@ -18,8 +18,11 @@ describe('OpenTelemetry traces of tool calls (MCP semantic conventions)', () => 
   let client: Client;
 
   before(async () => {
-    runtime = await createRuntime({ MARKET_DATA_LOG_LEVEL: 'silent', MARKET_DATA_CACHE_DIR: freshCacheDir() }, { demo: true });
-    traceRuntime(runtime, startTracing({ version: 'test', processor: new SimpleSpanProcessor(exporter) }), 'pipe');
+    const tracing = startTracing({ version: 'test', processor: new SimpleSpanProcessor(exporter) });
+    runtime = await createRuntime(
+      { MARKET_DATA_LOG_LEVEL: 'silent', MARKET_DATA_CACHE_DIR: freshCacheDir() },
+      { demo: true, middleware: traceToolCalls(tracing.tracer, 'pipe'), afterClose: () => tracing.shutdown() },
+    );
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await createServer(runtime.deps).connect(serverTransport);
     client = new Client({ name: 'tracing-test', version: '1' });

@@ -12,6 +12,7 @@ import { rowFilterOf } from '../../src/mcp/row-filters.js';
 import { dataset, makeClient } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 import { lastFullSession } from '../helpers/sessions.js';
+import { testCall } from '../helpers/call.js';
 
 const ET = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
@@ -23,7 +24,7 @@ test('a window past the pages one answer reads says so and how to read on; the c
     const filter = rowFilterOf(darkpool, { from_time: '09:30', to_time: '10:00' });
     assert.ok(filter);
     const q = { session_date: day, limit: 500 };
-    const deps = { client, signal: new AbortController().signal, onProgress: undefined, windowBudget: { rows: 500, pages: 1 } };
+    const deps = { client, call: testCall(), onProgress: undefined, windowBudget: { rows: 500, pages: 1 } };
     const base = { o: darkpool.operationId, t: 'AAPL', q: { ...q, from_time: '09:30', to_time: '10:00' } };
     const first = await readLocally(darkpool, 'AAPL', q, {}, { base, upstreamCursor: undefined, skip: 0 }, filter, deps);
     const rows = first.result.data as Record<string, unknown>[];

@@ -7,6 +7,7 @@
  * The client asks for a permit before each HTTP request and gives it back with what the
  * server said. Everything else (the policy table, retries, the cache) stays in the client.
  */
+import type { CallContext } from '../call-context.js';
 import type { AccountPart } from './account-share.js';
 
 /** The server's limit headers, parsed and clamped (see LimitHeaders parsing in transport). */
@@ -33,6 +34,11 @@ export interface PermitRequest {
   signal: AbortSignal;
   /** Told once when the request has to wait, with the expected wait and why. */
   onWait?: ((waitMs: number, reason: string) => void) | undefined;
+  /**
+   * The tool call the request is sent for: the gates in front of the account's (src/ops)
+   * read its caller and write its cost. Absent for the server's own requests.
+   */
+  call?: CallContext | undefined;
 }
 
 /** What the server said to a request sent under a permit. */

@@ -1,0 +1,33 @@
+/**
+ * What `GET /v1/discover` last told this client's key (its scopes, the datasets it may
+ * call), or how asking failed: kept by the client, as its cache is, so that a server built
+ * per request (--http) and every key's own client (the per-user key map) each read their
+ * key's. When to ask again is the MCP side's (src/mcp/discover-memory.ts).
+ */
+import type { ApiError } from './errors.js';
+
+type Json = Record<string, unknown>;
+
+export interface DiscoverAnswer {
+  /** When it was asked (epoch ms). */
+  at: number;
+  data?: Json;
+  error?: ApiError;
+}
+
+export class DiscoverMemory {
+  private remembered: DiscoverAnswer | undefined;
+
+  /** Keeps discover's answer when it is an object, as the spec's is. */
+  answered(data: unknown, at: number): void {
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) this.remembered = { at, data: data as Json };
+  }
+
+  failed(error: ApiError, at: number): void {
+    this.remembered = { at, error };
+  }
+
+  get last(): DiscoverAnswer | undefined {
+    return this.remembered;
+  }
+}
