@@ -26,8 +26,9 @@ import {
 } from '../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { rowsIn } from '../api/payload-parts.js';
-import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
-import { baseMeta, toolResult, type ToolMeta } from './results.js';
+import type { NextPage } from '../api/next-page.js';
+import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, positionOf, upstreamPageOf } from './paging.js';
+import { baseMeta, toolResult, unknownEndNotice, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
 import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { beforeRetention } from './dealer-retention.js';
@@ -41,14 +42,11 @@ const HISTORY_SNAPSHOTS = 3 * 78;
 /** Pages read in one answer at most, whatever the upstream's page size: each is a unit. */
 const MAX_PAGES = 12;
 
-/** One page's query, under the upstream's own names; a role it does not list is not sent. */
-function pageQuery(dataset: DatasetDefinition, size: number, cursor: string | undefined): Record<string, string | number> {
+/** A page's query, its position aside (client.datasetAt adds it); a role the document does not list is not sent. */
+function pageQuery(dataset: DatasetDefinition, size: number): Record<string, string | number> {
   const roles = upstreamRoles(dataset);
   const max = pageSizeMaximum(dataset);
-  return {
-    ...(roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {}),
-    ...(cursor !== undefined && roles.cursor ? { [roles.cursor]: cursor } : {}),
-  };
+  return roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {};
 }
 
 export interface DealerDeps {
@@ -58,6 +56,8 @@ export interface DealerDeps {
   signal: AbortSignal;
   onProgress: ((event: ProgressEvent) => void) | undefined;
 }
+
+const STATE_ALIASES: Record<string, (typeof SNAPSHOT_STATES)[number]> = { final: 'closed', closed: 'closed', live: 'live', stale: 'stale' };
 
 type View = 'latest' | 'levels' | 'full' | 'sessions';
 
@@ -69,14 +69,13 @@ interface Window {
 
 interface Collected {
   snapshot: DealerSnapshot;
-  /** Upstream cursor of the page it came from. */
-  page: string | undefined;
-  /** Upstream cursor of the next page, when this was the last row of its page. */
-  after?: string;
+  /** The upstream page it came from (a token, URL, page number or offset; absent for the first). */
+  page: NextPage | undefined;
+  /** The upstream's next page, when this was the last row of its page. */
+  after?: NextPage;
 }
 
 const ET_TIME = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-const STATE_ALIASES: Record<string, (typeof SNAPSHOT_STATES)[number]> = { final: 'closed', closed: 'closed', live: 'live', stale: 'stale' };
 
 function refuse(message: string, hint: string): ApiError {
   return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
@@ -219,16 +218,17 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
     }
   }
-  const checked = validateRequest(dataset, ticker, pageQuery(dataset, PAGE, undefined));
+  const checked = validateRequest(dataset, ticker, pageQuery(dataset, PAGE));
   if (!checked.ok) throw refusalError(checked.refusal);
   const tickerValue = checked.ticker;
 
   let shapingArgs: Record<string, unknown> = given;
-  let position: Pick<PageCursor, 'u' | 'a'> = {};
+  let position: { at?: NextPage; a?: string } = {};
   if (isOurCursor(rawCursor)) {
     const decoded = decodePageCursor(rawCursor, dataset.operationId, tickerValue);
     shapingArgs = argumentsOf(decoded, given, dataset.ticker !== undefined);
-    position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
+    const at = upstreamPageOf(decoded);
+    position = { ...(at ? { at } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
     // Every answer of this tool hands out cursors of ours (mc1-…), so anything else is not one
     // the agent was given: refused here rather than sent upstream to fail there.
@@ -244,7 +244,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       view === 'levels' ? levelsOf([]) : view === 'sessions' ? { session_summaries: [] } : [],
     );
   const wanted = limit ?? (view === 'latest' ? 1 : HISTORY_SNAPSHOTS);
-  const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
+  const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.at && !position.a ? 1 : PAGE;
   /** Without a session or range, levels and full cover the newest session not yet shown; older ones remain (sessions covers all three). */
   const implicit = view !== 'latest' && view !== 'sessions' && !window.session && !window.from && !window.to;
 
@@ -259,18 +259,27 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let foreign = 0;
   /** Rows that are no dealer snapshot at all (no snapshot_at): never read silently as nothing. */
   let unrecognised = 0;
-  let pageCursor = position.u;
+  let pageCursor = position.at;
+  /** The API did not say whether snapshots follow the last page read (next-page.ts). */
+  let endUnknown = false;
+  /** The walk ended at that page: whether older snapshots exist is not known, and not claimed. */
+  let unknownTail = false;
   const resolved: Window = { ...window };
   /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
   const seenSessions: string[] = [];
   let exhausted = false;
   walk: for (let page = 0; page < MAX_PAGES; page += 1) {
-    const query = pageQuery(dataset, firstPageSize, pageCursor);
-    const result = await deps.client.dataset(dataset, tickerValue, query, { signal: deps.signal, onProgress: deps.onProgress });
+    const query = pageQuery(dataset, firstPageSize);
+    const result = await deps.client.datasetAt(dataset, tickerValue, query, pageCursor, {
+      signal: deps.signal,
+      onProgress: deps.onProgress,
+    });
     firstMeta ??= result.meta;
     lastMeta = result.meta;
     if (!result.meta.cache_hit) units += 1;
-    const next = result.meta.next_cursor ?? undefined;
+    // Only a next page the document lets us ask for (client.ts): never this one read again.
+    const next = result.meta.next_page;
+    endUnknown = result.meta.end_unknown === true;
     const read = rowsIn(result.data) ?? [];
     const all = read.filter(isSnapshot);
     unrecognised += read.length - all.length;
@@ -298,10 +307,10 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       // The last row of a page remembers the upstream cursor after it, so a later page starts there.
       collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
-    // A next page the document gives no cursor parameter to reach is out of reach: never re-read this one.
-    pageCursor = upstreamRoles(dataset).cursor ? next : undefined;
+    pageCursor = next;
     if (!pageCursor) {
-      exhausted = true;
+      exhausted = !endUnknown;
+      unknownTail = endUnknown;
       break;
     }
     // Enough rows and no older bound to look for: the upstream's own next_cursor says whether
@@ -309,9 +318,11 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     if (collected.length >= wanted && !resolved.session && !resolved.from) {
       more = true;
       remaining = 'older snapshots';
+      unknownTail = endUnknown;
       break;
     }
     if (page === MAX_PAGES - 1) {
+      unknownTail = endUnknown;
       more = true;
       remaining = `snapshots past the ${MAX_PAGES} upstream pages one answer reads`;
     }
@@ -391,7 +402,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
             ...(tickerValue ? { t: tickerValue } : {}),
             q: query,
             // Right after the last row of a page: start at the next upstream page, not re-read this one.
-            ...(lastShown.after ? { u: lastShown.after } : lastShown.page ? { u: lastShown.page } : {}),
+            ...positionOf(lastShown.after ?? lastShown.page),
             a: lastShown.snapshot.snapshot_at,
           })
         : undefined;
@@ -403,7 +414,10 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         ...(newest ? { as_of: newest.snapshot_at } : {}),
         covers: coversOf(coveredWindow, shown),
         truncated: cut || last !== undefined,
-        has_more: next !== undefined,
+        // The API did not say whether older snapshots exist: has_more is left out, never false.
+        ...(unknownTail && !cut
+          ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
+          : { has_more: next !== undefined }),
         ...(next
           ? {
               next_cursor: next,
