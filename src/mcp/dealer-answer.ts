@@ -17,8 +17,6 @@ import type { ResultMeta } from '../api/result-meta.js';
 import {
   dealerShaping,
   LEVEL_COLUMNS,
-  NODE_TYPES,
-  SNAPSHOT_STATES,
   validateAgentParam,
   validateRequest,
   type DatasetDefinition,
@@ -30,6 +28,7 @@ import type { NextPage } from '../api/next-page.js';
 import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, positionOf, upstreamPageOf } from './paging.js';
 import { baseMeta, toolResult, unknownEndNotice, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
+import { readSnapshot } from './dealer-snapshot.js';
 import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { beforeRetention } from './dealer-retention.js';
 import { refusalError } from './tool-errors.js';
@@ -56,8 +55,6 @@ export interface DealerDeps {
   signal: AbortSignal;
   onProgress: ((event: ProgressEvent) => void) | undefined;
 }
-
-const STATE_ALIASES: Record<string, (typeof SNAPSHOT_STATES)[number]> = { final: 'closed', closed: 'closed', live: 'live', stale: 'stale' };
 
 type View = 'latest' | 'levels' | 'full' | 'sessions';
 
@@ -143,28 +140,10 @@ function place(snapshot: DealerSnapshot, window: Window): 'newer' | 'inside' | '
   return 'inside';
 }
 
-function isSnapshot(value: unknown): value is DealerSnapshot {
-  return typeof value === 'object' && value !== null && typeof (value as { snapshot_at?: unknown }).snapshot_at === 'string';
-}
-
-/** Values outside the documented sets are mapped onto them, so the output schema always holds. */
-function normalized(snapshot: DealerSnapshot): DealerSnapshot {
-  const strikes = [...(Array.isArray(snapshot.strikes) ? snapshot.strikes : [])]
-    .map((s) => ({
-      ...s,
-      node_type: (NODE_TYPES as readonly string[]).includes(s.node_type) ? s.node_type : s.net_gex_usd >= 0 ? 'positive' : 'negative',
-    }))
-    .sort((a, b) => a.strike_usd - b.strike_usd);
-  // Summary first: the answer to most questions, before the strikes.
-  return {
-    ticker: snapshot.ticker,
-    snapshot_at: snapshot.snapshot_at,
-    session_date_et: snapshot.session_date_et,
-    state: STATE_ALIASES[snapshot.state] ?? 'stale',
-    spot_usd: snapshot.spot_usd,
-    summary: snapshot.summary,
-    strikes,
-  };
+/** Strikes in strike order and the summary before them: the answer to most questions first. */
+function ordered(snapshot: DealerSnapshot): DealerSnapshot {
+  const { strikes, ...rest } = snapshot;
+  return { ...rest, strikes: [...strikes].sort((x, y) => x.strike_usd - y.strike_usd) };
 }
 
 function levelsOf(snapshots: DealerSnapshot[]): unknown {
@@ -259,6 +238,8 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let foreign = 0;
   /** Rows that are no dealer snapshot at all (no snapshot_at): never read silently as nothing. */
   let unrecognised = 0;
+  /** Snapshots left out for a level they lack: how many lacked each field. */
+  const unreadable = new Map<string, number>();
   let pageCursor = position.at;
   /** The API did not say whether snapshots follow the last page read (next-page.ts). */
   let endUnknown = false;
@@ -280,11 +261,13 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     // Only a next page the document lets us ask for (client.ts): never this one read again.
     const next = result.meta.next_page;
     endUnknown = result.meta.end_unknown === true;
-    const read = rowsIn(result.data) ?? [];
-    const all = read.filter(isSnapshot);
-    unrecognised += read.length - all.length;
+    const read = (rowsIn(result.data) ?? []).map(readSnapshot);
+    unrecognised += read.filter((r) => r === undefined).length;
+    // Snapshots lacking a level are named, never answered blank (dealer-snapshot.ts).
+    for (const r of read) if (r && 'missing' in r) for (const field of r.missing) unreadable.set(field, (unreadable.get(field) ?? 0) + 1);
+    const all = read.flatMap((r) => (r && 'snapshot' in r ? [r.snapshot] : []));
     // A snapshot of another ticker is not this ticker's history: never passed on as if it were.
-    const rows = all.filter((row) => typeof row.ticker !== 'string' || row.ticker === tickerValue);
+    const rows = all.filter((row) => row.ticker === '' || row.ticker === tickerValue);
     foreign += all.length - rows.length;
     for (const [index, row] of rows.entries()) {
       if (!seenSessions.includes(row.session_date_et)) seenSessions.push(row.session_date_et);
@@ -305,7 +288,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         break walk;
       }
       // The last row of a page remembers the upstream cursor after it, so a later page starts there.
-      collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
+      collected.push({ snapshot: ordered(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
     pageCursor = next;
     if (!pageCursor) {
@@ -351,6 +334,22 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
       local: true,
     });
+  if (unreadable.size > 0) {
+    const fields = [...unreadable].map(([field, count]) => `${field} (${count})`).join(', ');
+    if (collected.length === 0 && foreign === 0)
+      throw new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: null,
+        message: `The API answered dealer snapshots lacking fields the answer needs, or sending them as neither numbers nor numeric text: ${fields}. None could be read.`,
+        hint: "The request was charged: do not repeat it unchanged at once; try another view or session, or report it with request_id to the API's provider.",
+        recoverable: true,
+        requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
+        local: true,
+      });
+    meta.notice = [`Snapshots left out for fields the API sent empty or not as numbers: ${fields}; the rest are whole.`, meta.notice]
+      .filter(Boolean)
+      .join(' ');
+  }
   if (unrecognised > 0)
     meta.notice = [`${unrecognised} row(s) of the API's answer were not dealer snapshots (no snapshot_at) and were left out.`, meta.notice]
       .filter(Boolean)
