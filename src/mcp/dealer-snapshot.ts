@@ -58,11 +58,6 @@ export interface UnreadSnapshot {
   missing: string[];
 }
 
-/** Whether a row is a dealer snapshot at all: it has the instant it was taken. */
-export function snapshotTime(row: unknown): string | undefined {
-  return isRow(row) ? textByRole(row, SNAPSHOT_AT) : undefined;
-}
-
 /** The snapshot a row holds, or the fields it lacks; undefined when it is no snapshot (no instant). */
 export function readSnapshot(row: unknown): ReadSnapshot | UnreadSnapshot | undefined {
   if (!isRow(row)) return undefined;

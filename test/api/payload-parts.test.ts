@@ -102,6 +102,16 @@ test('upstream parameters are recognised by role from their name and type', () =
   assert.deepEqual(rolesOf({ pageSize: int, pageToken: str }), { pageSize: 'pageSize', cursor: 'pageToken' });
   assert.deepEqual(rolesOf({ cursor: str }), { cursor: 'cursor' });
   assert.deepEqual(rolesOf({ limit: str }), {}, 'a page size that is text is no page size');
+  // A role by type and format as well as name: page numbers, offsets, cursors named as public APIs name them, dotted ranges.
+  const date = z.string().meta({ format: 'date' });
+  assert.deepEqual(rolesOf({ page: int, per_page: int }), { pageSize: 'per_page', page: 'page' });
+  assert.deepEqual(rolesOf({ page: str }), { cursor: 'page' }, 'a page that is text is a token');
+  assert.deepEqual(rolesOf({ offset: int, limit: int }), { pageSize: 'limit', offset: 'offset' });
+  assert.deepEqual(rolesOf({ after: str }), { cursor: 'after' });
+  assert.deepEqual(rolesOf({ after: date, before: date }), { rangeStart: 'after', rangeEnd: 'before' }, 'dated: a range');
+  assert.deepEqual(rolesOf({ next_cursor: str }), { cursor: 'next_cursor' });
+  assert.deepEqual(rolesOf({ starting_after: str }), { cursor: 'starting_after' });
+  assert.deepEqual(rolesOf({ 'date.gte': date, 'date.lte': date }), { rangeStart: 'date.gte', rangeEnd: 'date.lte' });
   assert.deepEqual(rolesOf({ start_date: str, end_date: str, symbols: str }), {
     rangeStart: 'start_date',
     rangeEnd: 'end_date',

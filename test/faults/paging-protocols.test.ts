@@ -156,10 +156,6 @@ for (const protocol of PROTOCOLS) {
         assert.ok(last);
         // The end is claimed only where the upstream said it; else has_more is left out and the notice says so.
         if (last.meta.has_more === undefined) assert.match(last.meta.notice ?? '', /did not say whether more rows follow/);
-        assert.ok(
-          fake.dataRequests().every((r) => r.authorization === `Bearer ${KEY}`),
-          'every request went to the base origin with the key',
-        );
 
         // Filtered here over the upstream's pages: every matching row once, across every cursor.
         const filtered = await follow(call, { tickers: 'AAPL,NVDA', limit: 25 });
@@ -224,9 +220,10 @@ test('a next URL on another origin or path is never asked: the list reads as cut
           assert.equal(answer.meta.has_more, true);
         }
         assert.equal(elsewhere.requests.length, 0, 'nothing was sent to the other origin');
-        assert.ok(
-          fake.dataRequests().every((r) => r.path.startsWith(PATH)),
-          'nor to another path',
+        assert.deepEqual(
+          fake.dataRequests().map((r) => new URL(r.path, 'http://x').pathname),
+          [PATH, PATH],
+          'nor to another path: one request a call, to its own',
         );
       } finally {
         await server.close();
