@@ -23,7 +23,8 @@ export const SNAPSHOT_STATES = ['live', 'closed', 'stale'] as const;
 export const dealerStrike = z.object({
   strike_usd: z.number(),
   net_gex_usd: z.number().describe('Net dealer GEX at this strike, USD per 1% move; >0 dealers long gamma.'),
-  node_type: z.string().describe(`Open set: ${NODE_TYPES.join(', ')} and any other value the API sends.`),
+  // An open set (NODE_TYPES and whatever else the API sends): no enum, and no words in tools/list.
+  node_type: z.string(),
   rank: z.number().describe('1 = largest |net GEX|.'),
   relative_strength: z.number().describe('0 to 1 of the largest |net GEX|.'),
 });
@@ -44,7 +45,8 @@ export const dealerSnapshot = z.object({
   // Formats, not regexes: the zod ISO regexes would add kilobytes to every tools/list.
   snapshot_at: z.string().meta({ format: 'date-time' }),
   session_date_et: z.string().meta({ format: 'date' }),
-  state: z.string().describe(`As the API sent it (open set; known: ${SNAPSHOT_STATES.join(', ')}).`),
+  // As the API sent it: an open set (SNAPSHOT_STATES are those known).
+  state: z.string(),
   spot_usd: z.number(),
   strikes: z.array(dealerStrike),
   summary: dealerSummary,
@@ -101,7 +103,8 @@ export const dealerSessions = z.object({
 /** What the tool's `data` holds: snapshots (latest, full), levels or session summaries. */
 /** A snapshot as the tool answers it: the API's, with the known state a value such as CLOSED stands for beside it. */
 const toolSnapshot = dealerSnapshot.extend({
-  state_normalized: z.enum(SNAPSHOT_STATES).optional().describe('The known state a value such as CLOSED or final stands for.'),
+  // The known state a value such as CLOSED or final stands for.
+  state_normalized: z.enum(SNAPSHOT_STATES).optional(),
 });
 
 export const dealerToolData = z.union([z.array(toolSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
