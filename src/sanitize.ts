@@ -2,6 +2,8 @@
  * Text that came from outside (upstream payloads, user input echoed in hints) is data,
  * not instructions: strip what can hide or reorder text, and cap its length.
  */
+import { wholeCharacters } from './text-cut.js';
+
 // By Unicode property rather than by a hand-kept list of ranges, so that a new invisible
 // character is covered the day the engine knows it: controls (Cc) except tab and newline,
 // format characters (Cf: zero-width, bidi embeddings, overrides and isolates, U+061C,
@@ -31,13 +33,10 @@ export function redactSecrets(value: string): string {
   return clean;
 }
 
-/** Cuts at a code point boundary, so an emoji at the cut is dropped whole, never halved. */
+/** Cuts after a whole character (text-cut.ts), so an emoji or an accented letter at the cut is dropped whole, never halved. */
 function truncate(value: string, maxLength: number): string {
   if (value.length <= maxLength) return value;
-  let end = Math.max(0, maxLength - 1);
-  const code = value.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${value.slice(0, end)}…`;
+  return `${wholeCharacters(value, Math.max(0, maxLength - 1))}…`;
 }
 
 export function sanitizeText(value: string, maxLength = 2000): string {

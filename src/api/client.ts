@@ -21,6 +21,7 @@ import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
+import { followPaging, queryAt, type NextPage } from './next-page.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import type { CallContext } from './call-context.js';
 import { DiscoverMemory } from './discover-memory.js';
@@ -118,16 +119,85 @@ export class MarketDataClient {
     this.cache.delete(requestKey(buildPath(target), target.query));
   }
 
+  /** forget() for the page `at` of a dataset call (a token, page, offset or URL; the first page when undefined). */
+  forgetAt(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, at: NextPage | undefined): void {
+    const asked = at === undefined ? query : queryAt(dataset, query, at);
+    const target = asked
+      ? datasetTarget(dataset, ticker, asked)
+      : at?.kind === 'url'
+        ? this.pageUrlTarget(dataset, ticker, at.url)
+        : undefined;
+    if (target) this.cache.delete(requestKey(buildPath(target), target.query));
+  }
+
   /** Milliseconds an identical dataset call is still answered from this process's cache (0: it would be sent). */
   cachedForMs(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): number {
     const target = datasetTarget(dataset, ticker, query);
     return this.cache.remainingMs(requestKey(buildPath(target), target.query));
   }
 
-  /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
-  dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
+  /**
+   * A dataset call; `ticker` and `query` must already be validated against the catalog. Its
+   * meta names the next page in a form this dataset can ask for (next-page.ts).
+   */
+  async dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     heapBeforeLoad();
-    return this.request(datasetTarget(dataset, ticker, query), options);
+    const target = datasetTarget(dataset, ticker, query);
+    return this.followed(dataset, query, target, await this.request(target, options));
+  }
+
+  /**
+   * The page `at` of a dataset call (the first page when undefined): a token, page number or
+   * offset under the parameter the dataset's document gives it, or a URL the upstream issued
+   * for the same request. Nothing the document does not list is added.
+   */
+  async datasetAt(
+    dataset: DatasetDefinition,
+    ticker: string | undefined,
+    query: QueryValues,
+    at: NextPage | undefined,
+    options: CallOptions = {},
+  ): Promise<ApiResult> {
+    if (at === undefined) return this.dataset(dataset, ticker, query, options);
+    const asked = queryAt(dataset, query, at);
+    if (asked) return this.dataset(dataset, ticker, asked, options);
+    const given = at.kind === 'url' ? this.pageUrlTarget(dataset, ticker, at.url) : undefined;
+    if (!given) {
+      throw new ApiError({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        message: 'The cursor names a page this dataset can no longer ask for (its document changed since).',
+        hint: 'Drop cursor and start again from the first page.',
+        local: true,
+      });
+    }
+    heapBeforeLoad();
+    return this.followed(dataset, {}, given, await this.request(given, options));
+  }
+
+  /** A next-page URL as a request: checked again to be the dataset's own path on the base origin. */
+  private pageUrlTarget(dataset: DatasetDefinition, ticker: string | undefined, url: string): RequestTarget | undefined {
+    const base = datasetTarget(dataset, ticker, {});
+    const same = this.transport?.sameRequest(url, buildPath(base));
+    if (same === undefined) return undefined;
+    const search = new URL(same, 'http://request.invalid').searchParams;
+    return { ...base, query: Object.fromEntries(search) };
+  }
+
+  /** The answer with the next page this dataset can follow, its cut or its unknown end (next-page.ts); a new object, the cached one untouched. */
+  private followed(dataset: DatasetDefinition, query: QueryValues, target: RequestTarget, result: ApiResult): ApiResult {
+    const path = buildPath(target);
+    const paging = followPaging(dataset, query, result.meta.paging, (url) => this.transport?.sameRequest(url, path));
+    const meta = { ...result.meta };
+    delete meta.next_page;
+    delete meta.end_unknown;
+    if (paging.next_page) meta.next_page = paging.next_page;
+    if (paging.end_unknown) meta.end_unknown = true;
+    if (paging.cut) {
+      meta.truncated = true;
+      delete meta.content_cut;
+    }
+    return { data: result.data, meta };
   }
 
   /** A free meta endpoint (discover, health, openapi.json). */

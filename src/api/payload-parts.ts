@@ -1,69 +1,236 @@
 /**
- * Where an answer keeps its rows, its metadata and its next cursor. The spec shows
- * `{data, _meta}` with `_meta.next_cursor` for one endpoint and leaves the rest open, so a
- * real upstream may answer `{results, meta}`, `{items, next}`, `{data: {rows}}` or a bare
- * array. Everything that reads an answer's parts asks here, so that one list of shapes
- * holds for the client, the result shaper and the dealer history alike. A shape not
- * recognised comes back whole.
+ * Where an answer keeps its rows and its metadata. The spec shows `{data, _meta}` for one
+ * endpoint and leaves the rest open, so a real upstream may answer `{status, request_id,
+ * count, results, next_url}`, `{records, total_count}`, `{data: {rows}}`, objects keyed by
+ * ticker or a bare array. The rows are found by a rule, not by a list of wrapper names:
+ *
+ * - an array of records is rows;
+ * - an object whose one array of records stands beside nothing but metadata (scalars, and
+ *   objects named as metadata: `_meta`, `meta`, `pagination`, `paging`, `links`, `cursors`...)
+ *   is a wrapper of those rows, at any depth (`{data: {rows}}`);
+ * - an object whose keys are all tickers and whose values are records or lists of records
+ *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
+ * - anything else is the payload itself (one record, or data with several parts), less its
+ *   metadata objects.
+ *
+ * Every reader of an answer (the client, the result shaper, the local reader, the dealer
+ * history, volatility_compare) asks here, so one rule holds for all of them. The metadata
+ * found on the way is handed to paging-evidence.ts, which reads the next page from it.
  */
+
+import { pagingEvidence, type PagingEvidence } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
 
-/** Keys that sit beside the rows in a wrapper and say something about them, never rows themselves. */
-const BESIDE_ROWS = new Set(['_meta', 'meta', 'next', 'next_cursor', 'links', 'count', 'total', 'page', 'pagination', 'has_more']);
-/** Wrapper keys, in the order tried: `data` is the spec's and always unwrapped, as before. */
-const ROW_KEYS = ['results', 'items'] as const;
+/** One metadata value found in an answer, with the names of the objects it sits in (folded). */
+export interface MetaEntry {
+  /** Folded names of the enclosing metadata objects, outermost first (`['meta', 'pagination']`). */
+  within: readonly string[];
+  /** Folded key. */
+  key: string;
+  /** The key as the answer spells it. */
+  name: string;
+  value: unknown;
+}
 
 export interface PayloadParts {
-  /** The payload: rows where the wrapper held rows, otherwise the body less its metadata. */
+  /** The payload: the rows where the answer holds rows, otherwise the body less its metadata. */
   data: unknown;
-  /** The answer's metadata object (`_meta` or `meta`), empty when it has none. */
+  /** The rows, when the answer holds a list of them (possibly empty). */
+  rows: unknown[] | undefined;
+  /** The metadata as one flat object, the first of a name found winning (`_meta` before scalars beside the rows). */
   meta: Json;
-  /** The cursor of the next page, wherever the answer put it. */
+  /** Every metadata value found, where it was. */
+  entries: MetaEntry[];
+  /** What the answer says of the pages after it (paging-evidence.ts). */
+  paging: PagingEvidence;
+  /** The next page's token, where the answer gives one (what a reader of the upstream's pages follows). */
   nextCursor: string | undefined;
 }
 
-function isObject(value: unknown): value is Json {
+/** `next_page_token`, `nextPageToken`, `next-page-token` → `nextpagetoken`. */
+export const fold = (name: string): string => name.toLowerCase().replace(/[-_.]/g, '');
+
+/** Objects that hold metadata, whatever else stands beside them (folded names). */
+const META_OBJECTS = new Set([
+  'meta',
+  'metadata',
+  'responsemetadata',
+  'pagination',
+  'paging',
+  'pageinfo',
+  'links',
+  'cursors',
+  'cursor',
+  'page',
+  'next',
+  'previous',
+  'prev',
+]);
+/**
+ * Scalars beside rows that speak of the answer, not of the data (folded): request ids, status,
+ * counts, paging. Any other scalar beside rows (`period`, `ticker`, `as_of`) is context the
+ * agent keeps: the payload then stays the wrapper, its rows found inside it.
+ */
+const META_SCALARS = new Set([
+  'status',
+  'requestid',
+  'traceid',
+  'success',
+  'ok',
+  'object',
+  'kind',
+  'took',
+  'count',
+  'resultscount',
+  'resultcount',
+  'querycount',
+  'itemcount',
+  'returned',
+  'version',
+  'apiversion',
+  'notice',
+  'message',
+  'etag',
+  'cursor',
+  'after',
+  'before',
+  'limit',
+  'offset',
+  'skip',
+  'more',
+  'truncated',
+  'continuation',
+  'continuationtoken',
+  'datafreshnessseconds',
+  'cachehit',
+  'ratelimitremaining',
+  'quotaremainingpct',
+  'datasource',
+  'perpage',
+  'numpages',
+  'numresults',
+]);
+const META_SCALAR_PREFIX = /^(next|prev|previous|has|total|page)/;
+
+const isMetaScalar = (name: string): boolean => {
+  const key = fold(name);
+  return META_SCALARS.has(key) || META_SCALAR_PREFIX.test(key);
+};
+
+/** Metadata objects read deeper than this are not read (a payload is not metadata). */
+const META_DEPTH = 3;
+/** Items of an array looked at to tell rows (records) from a list of values. */
+const SAMPLE = 1000;
+
+const TICKER_KEY = /^[A-Z][A-Z0-9]{0,9}([.-][A-Z0-9]{1,4})?$/;
+const TICKER_FIELDS = ['ticker', 'symbol'];
+
+function isRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function onlyBesideRows(body: Json, key: string): boolean {
-  return Object.keys(body).every((k) => k === key || BESIDE_ROWS.has(k));
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** An array of records (or an empty one): rows, as opposed to a list of values or of pairs. */
+function isRowList(value: unknown): value is unknown[] {
+  if (!Array.isArray(value)) return false;
+  const end = Math.min(value.length, SAMPLE);
+  for (let i = 0; i < end; i += 1) if (!isRecord(value[i])) return false;
+  return true;
 }
 
-export function payloadParts(body: unknown): PayloadParts {
-  if (!isObject(body)) return { data: body, meta: {}, nextCursor: undefined };
-  const metaKey = isObject(body['_meta']) ? '_meta' : isObject(body['meta']) ? 'meta' : undefined;
-  const meta = metaKey ? (body[metaKey] as Json) : {};
-  const pagination = isObject(body['pagination']) ? body['pagination'] : {};
-  const nextCursor =
-    text(meta['next_cursor']) ??
-    text(meta['next']) ??
-    text(body['next_cursor']) ??
-    text(body['next']) ??
-    text(pagination['next_cursor']) ??
-    text(pagination['next']);
-  let data: unknown;
-  const rowKey = ROW_KEYS.find((k) => k in body && onlyBesideRows(body, k));
-  if ('data' in body) data = body['data'];
-  else if (rowKey) data = body[rowKey];
-  else data = Object.fromEntries(Object.entries(body).filter(([k]) => k !== metaKey));
-  // `{data: {rows: [...]}}`: the rows, when nothing but counts sits beside them.
-  if (isObject(data) && Array.isArray(data['rows']) && onlyBesideRows(data, 'rows')) data = data['rows'];
-  return { data, meta, nextCursor };
+/** Objects keyed by ticker (`{AAPL: {...}, MSFT: {...}}`, or lists per ticker) as rows with the ticker put in. */
+function tickerRows(node: Json): unknown[] | undefined {
+  const keys = Object.keys(node);
+  if (keys.length === 0 || !keys.every((k) => TICKER_KEY.test(k))) return undefined;
+  if (!keys.every((k) => isRecord(node[k]) || (isRowList(node[k]) && node[k].length > 0))) return undefined;
+  const withTicker = (ticker: string, row: unknown): unknown =>
+    isRecord(row) && !TICKER_FIELDS.some((f) => typeof row[f] === 'string') ? { ticker, ...row } : row;
+  return keys.flatMap((k) => {
+    const value = node[k];
+    return Array.isArray(value) ? value.map((row) => withTicker(k, row)) : [withTicker(k, value)];
+  });
 }
 
-/** The rows of a payload already taken apart: the array itself, or the one list a small wrapper holds. */
-export function rowsIn(data: unknown): unknown[] | undefined {
-  if (Array.isArray(data)) return data as unknown[];
-  if (!isObject(data)) return undefined;
-  for (const key of ['rows', 'data', 'results', 'items']) {
-    const rows: unknown = data[key];
-    if (Array.isArray(rows) && onlyBesideRows(data, key)) return rows as unknown[];
+/** Reads a metadata object into `entries`, nested metadata objects too (`meta.pagination.next`). */
+function collect(value: Json, within: readonly string[], entries: MetaEntry[]): void {
+  for (const [key, item] of Object.entries(value)) {
+    const folded = fold(key);
+    if (isRecord(item)) {
+      if (within.length < META_DEPTH) collect(item, [...within, folded], entries);
+    } else if (isScalar(item)) entries.push({ within, key: folded, name: key, value: item });
   }
-  return undefined;
+}
+
+function besideRows(scalars: readonly [string, unknown][], entries: MetaEntry[]): void {
+  for (const [name, value] of scalars) entries.push({ within: [], key: fold(name), name, value });
+}
+
+interface Found {
+  data: unknown;
+  rows: unknown[] | undefined;
+}
+
+/** The rows or payload of `node`; metadata met on the way goes into `entries` and `metaObjects`. */
+function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth: number): Found {
+  if (Array.isArray(node)) return { data: node, rows: isRowList(node) ? node : undefined };
+  if (!isRecord(node)) return { data: node, rows: undefined };
+  const rest: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(node)) {
+    const folded = fold(key);
+    if (isRecord(value) && META_OBJECTS.has(folded)) {
+      metaObjects.push(value);
+      collect(value, [folded], entries);
+    } else rest.push([key, value]);
+  }
+  const body = rest.length === Object.keys(node).length ? node : Object.fromEntries(rest);
+  const byTicker = tickerRows(body);
+  if (byTicker) return { data: byTicker, rows: byTicker };
+  const lists = rest.filter(([, value]) => Array.isArray(value));
+  const records = rest.filter(([, value]) => isRecord(value));
+  const scalars = rest.filter(([, value]) => isScalar(value));
+  // One list of rows beside nothing but scalars: a wrapper, its scalars metadata.
+  const only = lists.length === 1 && records.length === 0 ? lists[0] : undefined;
+  if (only && isRowList(only[1])) {
+    const context = scalars.filter(([name]) => !isMetaScalar(name));
+    besideRows(
+      scalars.filter(([name]) => isMetaScalar(name)),
+      entries,
+    );
+    // Context beside the rows stays with them (`{period, rows}`): the rows are still found there.
+    return { data: context.length === 0 ? only[1] : Object.fromEntries([...context, only]), rows: only[1] };
+  }
+  // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
+  const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
+  if (inner && depth < META_DEPTH) {
+    const found = unwrap(inner[1], entries, metaObjects, depth + 1);
+    // A record that holds no rows is the payload only under the spec's own `data` (`{data: {...}, _meta}`);
+    // elsewhere its name and the scalars beside it are part of the payload (`{pair, rate: {...}}`, `{error: {...}}`).
+    if (found.rows !== undefined || (scalars.length === 0 && fold(inner[0]) === 'data')) {
+      besideRows(scalars, entries);
+      return found;
+    }
+  }
+  return { data: body, rows: undefined };
+}
+
+/** The parts of an answer's body; `linkHeader` is its `Link` header, where the API pages by it. */
+export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
+  const entries: MetaEntry[] = [];
+  const metaObjects: Json[] = [];
+  const found = unwrap(body, entries, metaObjects, 0);
+  const meta: Json = {};
+  // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
+  for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;
+  for (const entry of entries) if (entry.within.length === 0 && !(entry.name in meta)) meta[entry.name] = entry.value;
+  const paging = pagingEvidence(entries, linkHeader, found.rows?.length);
+  return { data: found.data, rows: found.rows, meta, entries, paging, nextCursor: paging.token };
+}
+
+/** The rows of a payload already taken apart (or of any body): a list of records, wherever the rule above finds one. */
+export function rowsIn(data: unknown): unknown[] | undefined {
+  return payloadParts(data).rows;
 }

@@ -5,6 +5,8 @@
  * are the least portable part of a tool schema.
  */
 import * as z from 'zod';
+import { nextPageSchema } from './next-page.js';
+import { pagingEvidenceSchema } from './paging-evidence.js';
 
 export const resultMetaSchema = z.object({
   operation_id: z.string(),
@@ -13,7 +15,13 @@ export const resultMetaSchema = z.object({
   /** Seconds since this answer left the API (0 when fresh). */
   age_seconds: z.number(),
   data_freshness_seconds: z.number().optional(),
-  next_cursor: z.string().optional(),
+  /** What the answer said of the pages after it (paging-evidence.ts): kept with the answer, read per dataset. */
+  paging: pagingEvidenceSchema.optional(),
+  /** The next page, in a form the dataset's document lets us ask for (next-page.ts); set per call, never cached. */
+  next_page: nextPageSchema.optional(),
+  /** Whether rows follow this page is not known: the API gave no total and no flag (next-page.ts). */
+  end_unknown: z.boolean().optional(),
+  /** Rows left out: the upstream's own `truncated`, its flags or totals, or rows this reader left unread. */
   truncated: z.boolean(),
   /**
    * True when `truncated` is only fields or long text cut inside rows (the notice says which):
@@ -32,19 +40,6 @@ export type ResultMeta = z.infer<typeof resultMetaSchema>;
 /** Whether rows were left out (by the API or the reader), not only fields or text cut inside them. */
 export function rowsLeftOut(meta: Pick<ResultMeta, 'truncated' | 'content_cut'>): boolean {
   return meta.truncated && meta.content_cut !== true;
-}
-
-/**
- * A page's meta when the dataset's document lists no cursor parameter: a next page the upstream
- * names cannot be asked for (a cursor of ours to it would read the first page again, and again),
- * so the page reads as a list the API cut, whose answer says the rest cannot be read.
- */
-export function withoutUnreadableNext(meta: ResultMeta): ResultMeta {
-  if (meta.next_cursor === undefined) return meta;
-  const cut = { ...meta, truncated: true };
-  delete cut.next_cursor;
-  delete cut.content_cut;
-  return cut;
 }
 
 /** Leaves out the fields whose value is unknown (null or undefined). */

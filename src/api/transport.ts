@@ -43,6 +43,8 @@ export interface RawResponse {
   limits: LimitHeaders;
   retryAfterSeconds: number | undefined;
   requestId: string | undefined;
+  /** The `Link` header, where the API pages by it (`<…>; rel="next"`): paging evidence (paging-evidence.ts). */
+  link?: string | undefined;
 }
 
 /** Longest silence on a connection: connecting, waiting for headers, or between two chunks of a body. */
@@ -97,6 +99,7 @@ export class HttpTransport {
       limits: parseLimitHeaders(header, (this.options.now ?? Date.now)()),
       retryAfterSeconds: parseRetryAfter(header('retry-after'), (this.options.now ?? Date.now)()),
       requestId: header('x-request-id'),
+      link: header('link'),
     };
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump();
@@ -134,6 +137,29 @@ export class HttpTransport {
     } catch {
       return { ...read, body: undefined, bodyInvalid: true };
     }
+  }
+
+  /**
+   * `url` (absolute, or relative to the request it continues) as the path and query this
+   * transport would send, when it names the same origin and the same path as `requestPath`
+   * (below the base path); undefined for anything else. A next page the upstream names
+   * elsewhere is never asked for: the key goes to the base URL's origin only.
+   */
+  sameRequest(url: string, requestPath: string): string | undefined {
+    const origin = new URL(this.options.baseUrl).origin;
+    const request = new URL(`${this.basePath}${requestPath}`, origin);
+    let target: URL;
+    try {
+      target = new URL(url, request);
+    } catch {
+      return undefined;
+    }
+    if (target.origin !== request.origin || target.pathname !== request.pathname || target.username !== '' || target.password !== '')
+      return undefined;
+    const names = [...target.searchParams.keys()];
+    // A query of repeated names cannot be sent back as it was given: not followed rather than altered.
+    if (new Set(names).size !== names.length) return undefined;
+    return `${requestPath}${target.search}`;
   }
 
   private async send(pathAndQuery: string, signal: AbortSignal): Promise<SentResponse> {

@@ -9,6 +9,7 @@ import { abortError, ApiError, errorFromResponse } from './errors.js';
 import type { PermitOutcome } from './gate/account-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
 import { payloadParts } from './payload-parts.js';
+import type { PagingEvidence } from './paging-evidence.js';
 import { MAX_ARRAY_ITEMS, MAX_OBJECT_KEYS } from './sliced-json.js';
 import { knownOnly, resultMetaSchema, type ResultMeta } from './result-meta.js';
 import type { RawResponse } from './transport.js';
@@ -129,11 +130,31 @@ export function answeredLongerThan(result: ApiResult, maxChars: number): boolean
   return (answeredChars.get(result) ?? 0) > maxChars;
 }
 
+/** Longest next-page token and URL followed: one longer is not cut (it would name another page) but left out. */
+const TOKEN_CHARS = 512;
+const URL_CHARS = 1000;
+
+/** The evidence as kept with the answer: tokens and URLs with hidden characters or over length left out, never altered. */
+function keptEvidence(evidence: PagingEvidence): PagingEvidence | undefined {
+  const kept = { ...evidence };
+  const clean = (value: string, max: number): boolean => value.length <= max && sanitizeText(value, max) === value;
+  if (kept.token !== undefined && !clean(kept.token, TOKEN_CHARS)) {
+    delete kept.token;
+    kept.more = true;
+  }
+  if (kept.url !== undefined && !clean(kept.url, URL_CHARS)) {
+    delete kept.url;
+    kept.more = true;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
 /** The data and meta of a 200 that classify found no failure in. */
 export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
-  // Rows, meta and cursor wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
-  const parts = payloadParts(response.body);
+  // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
+  const parts = payloadParts(response.body, response.link);
   const upstream = parts.meta;
+  const paging = keptEvidence(parts.paging);
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
   const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
@@ -143,7 +164,7 @@ export async function toResult(operationId: string, response: RawResponse): Prom
   const leftOut = response.leftOut ?? 0;
   const fieldsLeftOut = response.fieldsLeftOut ?? 0;
   // Rows the API or the reader left out, and what was cut inside rows: only the first means more to read.
-  const rowsLeft = upstream['truncated'] === true || leftOut > 0;
+  const rowsLeft = upstream['truncated'] === true || paging?.more === true || leftOut > 0;
   const contentCut = fieldsLeftOut > 0 || cuts.count > 0;
   const result: ApiResult = {
     data,
@@ -153,7 +174,7 @@ export async function toResult(operationId: string, response: RawResponse): Prom
       cache_hit: false,
       age_seconds: 0,
       data_freshness_seconds: num(upstream['data_freshness_seconds']),
-      next_cursor: str(parts.nextCursor, 512),
+      paging,
       truncated: rowsLeft || contentCut,
       content_cut: contentCut && !rowsLeft ? true : null,
       notice:

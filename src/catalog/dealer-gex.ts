@@ -8,15 +8,23 @@
  */
 import * as z from 'zod';
 
-/** Values of `node_type`: the king strike, the two walls, else the sign of the strike's net GEX. */
+/**
+ * Values of `node_type` this server knows: the king strike, the two walls, else the sign of the
+ * strike's net GEX. The spec leaves the set open: any other value passes through as sent.
+ */
 export const NODE_TYPES = ['king', 'call_wall', 'put_wall', 'positive', 'negative'] as const;
-/** Values of `state`: live (session under way), closed (final for its session), stale (not refreshed on time). */
+/**
+ * Values of `state` this server knows: live (session under way), closed (final for its
+ * session), stale (not refreshed on time). The spec leaves the set open: any other value
+ * passes through as sent, with `state_normalized` beside it where it is a known alias.
+ */
 export const SNAPSHOT_STATES = ['live', 'closed', 'stale'] as const;
 
 export const dealerStrike = z.object({
   strike_usd: z.number(),
   net_gex_usd: z.number().describe('Net dealer GEX at this strike, USD per 1% move; >0 dealers long gamma.'),
-  node_type: z.enum(NODE_TYPES),
+  // An open set (NODE_TYPES and whatever else the API sends): no enum, and no words in tools/list.
+  node_type: z.string(),
   rank: z.number().describe('1 = largest |net GEX|.'),
   relative_strength: z.number().describe('0 to 1 of the largest |net GEX|.'),
 });
@@ -37,7 +45,8 @@ export const dealerSnapshot = z.object({
   // Formats, not regexes: the zod ISO regexes would add kilobytes to every tools/list.
   snapshot_at: z.string().meta({ format: 'date-time' }),
   session_date_et: z.string().meta({ format: 'date' }),
-  state: z.enum(SNAPSHOT_STATES),
+  // As the API sent it: an open set (SNAPSHOT_STATES are those known).
+  state: z.string(),
   spot_usd: z.number(),
   strikes: z.array(dealerStrike),
   summary: dealerSummary,
@@ -92,10 +101,15 @@ export const dealerSessions = z.object({
 });
 
 /** What the tool's `data` holds: snapshots (latest, full), levels or session summaries. */
-export const dealerToolData = z.union([z.array(dealerSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
+/** A snapshot as the tool answers it: the API's, with the known state a value such as CLOSED stands for beside it. */
+const toolSnapshot = dealerSnapshot.extend({
+  // The known state a value such as CLOSED or final stands for.
+  state_normalized: z.enum(SNAPSHOT_STATES).optional(),
+});
 
-/** A snapshot as it arrives: an upstream may send values outside the sets above. */
-export type DealerSnapshot = Omit<z.infer<typeof dealerSnapshot>, 'state' | 'strikes'> & {
-  state: string;
-  strikes: (Omit<z.infer<typeof dealerStrike>, 'node_type'> & { node_type: string })[];
-};
+export const dealerToolData = z.union([z.array(toolSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
+
+/** A snapshot as the API sends it: open values (`state`, `node_type`) as they come. */
+export type DealerSnapshot = z.infer<typeof dealerSnapshot>;
+/** A snapshot as the tool reads it (src/mcp/dealer-snapshot.ts). */
+export type ReadDealerSnapshot = z.infer<typeof toolSnapshot>;

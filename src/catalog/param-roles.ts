@@ -9,23 +9,53 @@ import type * as z from 'zod';
 import { paramJsonSchema } from './openapi.js';
 import type { DatasetDefinition, QueryShape } from './types.js';
 
-export type ParamRole = 'pageSize' | 'cursor' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers' | 'side';
+export type ParamRole = 'pageSize' | 'cursor' | 'page' | 'offset' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers' | 'side';
 
-/** Names seen for each role in public APIs, compared without case, `_`, `-` or `.`. */
+/** Names seen for each role in public APIs, compared without case, `_`, `-` or `.` (`date.gte` is `dategte`). */
 const NAMES: Record<ParamRole, readonly string[]> = {
-  pageSize: ['limit', 'page_size', 'per_page', 'size', 'max_results', 'page_limit', 'count', 'top'],
-  cursor: ['cursor', 'page_token', 'next_token', 'page_cursor', 'continuation_token', 'continuation', 'starting_after'],
+  pageSize: ['limit', 'page_size', 'per_page', 'size', 'max_results', 'page_limit', 'count', 'top', 'max_page_size'],
+  cursor: [
+    'cursor',
+    'page_token',
+    'next_token',
+    'page_cursor',
+    'continuation_token',
+    'continuation',
+    'starting_after',
+    'after',
+    'next_cursor',
+    'next_page_token',
+    'marker',
+    'page',
+  ],
+  page: ['page', 'page_number', 'page_num', 'page_index', 'p'],
+  offset: ['offset', 'skip', 'start', 'start_index', 'from'],
   session: ['session_date', 'session', 'trading_date', 'date'],
-  rangeStart: ['from', 'start', 'start_date', 'date_from', 'from_date', 'since', 'begin'],
-  rangeEnd: ['to', 'end', 'end_date', 'date_to', 'to_date', 'until'],
+  rangeStart: [
+    'from',
+    'start',
+    'start_date',
+    'date_from',
+    'from_date',
+    'since',
+    'begin',
+    'date.gte',
+    'date_gte',
+    'after',
+    'date.gt',
+    'min_date',
+  ],
+  rangeEnd: ['to', 'end', 'end_date', 'date_to', 'to_date', 'until', 'date.lte', 'date_lte', 'before', 'date.lt', 'max_date'],
   tickers: ['tickers', 'symbols', 'ticker_list', 'symbol_list'],
   side: ['side', 'transaction_type', 'trade_side'],
 };
 
-/** The JSON type each role needs: a page size that is text is not a page size. */
+/** The JSON type each role needs: a page size that is text is not a page size, a page number that is text is a token. */
 const TYPES: Record<ParamRole, readonly string[]> = {
   pageSize: ['integer', 'number'],
   cursor: ['string'],
+  page: ['integer', 'number'],
+  offset: ['integer', 'number'],
   session: ['string'],
   rangeStart: ['string'],
   rangeEnd: ['string'],
@@ -33,33 +63,68 @@ const TYPES: Record<ParamRole, readonly string[]> = {
   side: ['string'],
 };
 
+const DATE_FORMATS = new Set(['date', 'date-time']);
+/**
+ * Names that play two roles, told apart by the schema's format: `after` with a date format is
+ * a range start, without one a cursor (Stripe's `starting_after`, GraphQL's `after`); `before`
+ * with one is a range end. Names not listed here take any format but a date for a cursor.
+ */
+const NEEDS_DATE: Partial<Record<ParamRole, readonly string[]>> = { rangeStart: ['after'], rangeEnd: ['before'] };
+
 const folded = (name: string): string => name.toLowerCase().replace(/[-_.]/g, '');
 const FOLDED = Object.fromEntries(Object.entries(NAMES).map(([role, names]) => [role, names.map(folded)])) as Record<ParamRole, string[]>;
+const FOLDED_NEEDS_DATE = Object.fromEntries(
+  Object.entries(NEEDS_DATE).map(([role, names]) => [role, (names ?? []).map(folded)]),
+) as Partial<Record<ParamRole, string[]>>;
 
 export type RoleNames = Partial<Record<ParamRole, string>>;
 
-function typeOf(schema: z.ZodType): string | undefined {
-  const type = paramJsonSchema(schema).schema['type'];
-  return typeof type === 'string' ? type : undefined;
+/** What a role is judged on besides the name: the JSON type (the first not null of a type list) and the format. */
+export interface ParamKind {
+  type: string | undefined;
+  format?: string | undefined;
 }
 
-/** The role a parameter of this name and JSON type plays, if any (camelCase, snake_case and kebab-case alike). */
-export function roleOf(name: string, type: string | undefined): ParamRole | undefined {
+function kindOf(schema: z.ZodType): ParamKind {
+  const json = paramJsonSchema(schema).schema;
+  const types = Array.isArray(json['type']) ? (json['type'] as unknown[]) : [json['type']];
+  const type = types.find((t): t is string => typeof t === 'string' && t !== 'null');
+  const format = typeof json['format'] === 'string' ? json['format'] : undefined;
+  return { type, format };
+}
+
+/** Whether a parameter of this (folded) name and kind plays `role`. */
+function plays(role: ParamRole, key: string, kind: ParamKind): boolean {
+  if (!FOLDED[role].includes(key) || !TYPES[role].includes(kind.type ?? '')) return false;
+  const dated = kind.format !== undefined && DATE_FORMATS.has(kind.format);
+  if (FOLDED_NEEDS_DATE[role]?.includes(key)) return dated;
+  // A date is never a token: `after=2026-01-02` starts a range.
+  if (role === 'cursor') return !dated;
+  return true;
+}
+
+/** The role a parameter of this name and JSON type (and format) plays, if any (camelCase, snake_case and kebab-case alike). */
+export function roleOf(name: string, type: string | undefined, format?: string): ParamRole | undefined {
   const key = folded(name);
-  return (Object.keys(NAMES) as ParamRole[]).find((role) => FOLDED[role].includes(key) && TYPES[role].includes(type ?? ''));
+  return (Object.keys(NAMES) as ParamRole[]).find((role) => plays(role, key, { type, format }));
 }
 
-/** For each role, the upstream parameter that plays it (the first listed name wins). */
+/** For each role, the upstream parameter that plays it (the first listed name wins; a parameter plays one role). */
 export function rolesOf(query: QueryShape): RoleNames {
   const roles: RoleNames = {};
+  const kinds = Object.entries(query).map(([name, schema]) => ({ name, key: folded(name), kind: kindOf(schema) }));
+  const taken = new Set<string>();
   for (const role of Object.keys(NAMES) as ParamRole[]) {
     let best: { name: string; rank: number } | undefined;
-    for (const [name, schema] of Object.entries(query)) {
-      const rank = FOLDED[role].indexOf(folded(name));
-      if (rank < 0 || !TYPES[role].includes(typeOf(schema) ?? '')) continue;
+    for (const { name, key, kind } of kinds) {
+      if (taken.has(name) || !plays(role, key, kind)) continue;
+      const rank = FOLDED[role].indexOf(key);
       if (!best || rank < best.rank) best = { name, rank };
     }
-    if (best) roles[role] = best.name;
+    if (best) {
+      roles[role] = best.name;
+      taken.add(best.name);
+    }
   }
   return roles;
 }

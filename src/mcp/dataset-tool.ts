@@ -2,9 +2,9 @@
 import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { CallContext } from '../api/call-context.js';
-import type { MarketDataClient, ProgressEvent } from '../api/client.js';
+import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { withoutUnreadableNext } from '../api/result-meta.js';
+import type { NextPage } from '../api/next-page.js';
 import { paramJsonSchema, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
@@ -185,12 +185,11 @@ async function callDataset(
   const withAlternatives = async (error: unknown): Promise<never> => {
     throw await withScopeAlternatives(deps.client, dataset.operationId, error, call);
   };
-  const fetchPage = (query: typeof sent) => deps.client.dataset(dataset, checked.ticker, query, callOptions).catch(withAlternatives);
   let pages: LocalRead | undefined;
   let windowUnits: number | undefined;
   /** Whether the answer is one upstream page as the API sent it (not gathered here over several). */
   let onePage = false;
-  let fetched: Awaited<ReturnType<typeof fetchPage>>;
+  let fetched: ApiResult;
   if (local) {
     const localDeps = { client: deps.client, ...callOptions };
     pages = await readLocally(
@@ -204,13 +203,12 @@ async function callDataset(
     ).catch(withAlternatives);
     fetched = pages.result;
   } else {
-    // A time window past the first page is read on with the upstream's cursor, when it has one.
-    const cursorName = upstreamRoles(dataset).cursor;
-    const nextPage = cursorName ? (cursor: string) => fetchPage({ ...sent, [cursorName]: cursor }) : undefined;
-    const read = await readWindow(await fetchPage(sent), rowFilter, nextPage);
-    const reachable = cursorName ? read.result.meta : withoutUnreadableNext(read.result.meta);
-    // The result itself unless its meta changed: its rows are read in shaping, where a failure is handled.
-    fetched = reachable === read.result.meta ? read.result : { ...read.result, meta: reachable };
+    // The page the cursor names (a URL the upstream issued is asked as it is); a time window
+    // past it is read on with the upstream's next page, in whatever form the answers give it.
+    const fetchAt = (at: NextPage | undefined) =>
+      deps.client.datasetAt(dataset, checked.ticker, sent, at, callOptions).catch(withAlternatives);
+    const read = await readWindow(await fetchAt(paging?.upstreamPage), rowFilter, fetchAt);
+    fetched = read.result;
     windowUnits = read.units;
     onePage = read.pages === 1;
   }
@@ -277,7 +275,7 @@ async function callDataset(
 }
 
 /** A tool that takes no cursor: read from the first page, no cursor handed back. */
-const NO_PAGING = { base: undefined, upstreamCursor: undefined, skip: 0 };
+const NO_PAGING = { base: undefined, upstreamPage: undefined, skip: 0 };
 
 /** The query less the upstream's cursor: the local reader sets it page by page. */
 function withoutCursor(dataset: DatasetDefinition, query: QueryValues): QueryValues {

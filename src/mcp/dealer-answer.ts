@@ -18,8 +18,6 @@ import type { ResultMeta } from '../api/result-meta.js';
 import {
   dealerShaping,
   LEVEL_COLUMNS,
-  NODE_TYPES,
-  SNAPSHOT_STATES,
   validateAgentParam,
   validateRequest,
   type DatasetDefinition,
@@ -27,9 +25,11 @@ import {
 } from '../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
 import { rowsIn } from '../api/payload-parts.js';
-import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, type PageCursor } from './paging.js';
-import { baseMeta, toolResult, type ToolMeta } from './results.js';
+import type { NextPage } from '../api/next-page.js';
+import { argumentsOf, decodePageCursor, encodePageCursor, isOurCursor, positionOf, upstreamPageOf } from './paging.js';
+import { baseMeta, toolResult, unknownEndNotice, type ToolMeta } from './results.js';
 import { summariseSessions } from './dealer-sessions.js';
+import { readSnapshot } from './dealer-snapshot.js';
 import { knownEmptyDealer, knownEmptyResult } from './known-empty.js';
 import { beforeRetention } from './dealer-retention.js';
 import { refusalError } from './tool-errors.js';
@@ -42,14 +42,11 @@ const HISTORY_SNAPSHOTS = 3 * 78;
 /** Pages read in one answer at most, whatever the upstream's page size: each is a unit. */
 const MAX_PAGES = 12;
 
-/** One page's query, under the upstream's own names; a role it does not list is not sent. */
-function pageQuery(dataset: DatasetDefinition, size: number, cursor: string | undefined): Record<string, string | number> {
+/** A page's query, its position aside (client.datasetAt adds it); a role the document does not list is not sent. */
+function pageQuery(dataset: DatasetDefinition, size: number): Record<string, string | number> {
   const roles = upstreamRoles(dataset);
   const max = pageSizeMaximum(dataset);
-  return {
-    ...(roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {}),
-    ...(cursor !== undefined && roles.cursor ? { [roles.cursor]: cursor } : {}),
-  };
+  return roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {};
 }
 
 export interface DealerDeps {
@@ -71,14 +68,13 @@ interface Window {
 
 interface Collected {
   snapshot: DealerSnapshot;
-  /** Upstream cursor of the page it came from. */
-  page: string | undefined;
-  /** Upstream cursor of the next page, when this was the last row of its page. */
-  after?: string;
+  /** The upstream page it came from (a token, URL, page number or offset; absent for the first). */
+  page: NextPage | undefined;
+  /** The upstream's next page, when this was the last row of its page. */
+  after?: NextPage;
 }
 
 const ET_TIME = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-const STATE_ALIASES: Record<string, (typeof SNAPSHOT_STATES)[number]> = { final: 'closed', closed: 'closed', live: 'live', stale: 'stale' };
 
 function refuse(message: string, hint: string): ApiError {
   return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
@@ -146,28 +142,10 @@ function place(snapshot: DealerSnapshot, window: Window): 'newer' | 'inside' | '
   return 'inside';
 }
 
-function isSnapshot(value: unknown): value is DealerSnapshot {
-  return typeof value === 'object' && value !== null && typeof (value as { snapshot_at?: unknown }).snapshot_at === 'string';
-}
-
-/** Values outside the documented sets are mapped onto them, so the output schema always holds. */
-function normalized(snapshot: DealerSnapshot): DealerSnapshot {
-  const strikes = [...(Array.isArray(snapshot.strikes) ? snapshot.strikes : [])]
-    .map((s) => ({
-      ...s,
-      node_type: (NODE_TYPES as readonly string[]).includes(s.node_type) ? s.node_type : s.net_gex_usd >= 0 ? 'positive' : 'negative',
-    }))
-    .sort((a, b) => a.strike_usd - b.strike_usd);
-  // Summary first: the answer to most questions, before the strikes.
-  return {
-    ticker: snapshot.ticker,
-    snapshot_at: snapshot.snapshot_at,
-    session_date_et: snapshot.session_date_et,
-    state: STATE_ALIASES[snapshot.state] ?? 'stale',
-    spot_usd: snapshot.spot_usd,
-    summary: snapshot.summary,
-    strikes,
-  };
+/** Strikes in strike order and the summary before them: the answer to most questions first. */
+function ordered(snapshot: DealerSnapshot): DealerSnapshot {
+  const { strikes, ...rest } = snapshot;
+  return { ...rest, strikes: [...strikes].sort((x, y) => x.strike_usd - y.strike_usd) };
 }
 
 function levelsOf(snapshots: DealerSnapshot[]): unknown {
@@ -221,16 +199,17 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
     }
   }
-  const checked = validateRequest(dataset, ticker, pageQuery(dataset, PAGE, undefined));
+  const checked = validateRequest(dataset, ticker, pageQuery(dataset, PAGE));
   if (!checked.ok) throw refusalError(checked.refusal);
   const tickerValue = checked.ticker;
 
   let shapingArgs: Record<string, unknown> = given;
-  let position: Pick<PageCursor, 'u' | 'a'> = {};
+  let position: { at?: NextPage; a?: string } = {};
   if (isOurCursor(rawCursor)) {
     const decoded = decodePageCursor(rawCursor, dataset.operationId, tickerValue);
     shapingArgs = argumentsOf(decoded, given, dataset.ticker !== undefined);
-    position = { ...(decoded.u ? { u: decoded.u } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
+    const at = upstreamPageOf(decoded);
+    position = { ...(at ? { at } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
     // Every answer of this tool hands out cursors of ours (mc1-…), so anything else is not one
     // the agent was given: refused here rather than sent upstream to fail there.
@@ -246,7 +225,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       view === 'levels' ? levelsOf([]) : view === 'sessions' ? { session_summaries: [] } : [],
     );
   const wanted = limit ?? (view === 'latest' ? 1 : HISTORY_SNAPSHOTS);
-  const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.u && !position.a ? 1 : PAGE;
+  const firstPageSize = view === 'latest' && !window.session && !window.from && !window.to && !position.at && !position.a ? 1 : PAGE;
   /** Without a session or range, levels and full cover the newest session not yet shown; older ones remain (sessions covers all three). */
   const implicit = view !== 'latest' && view !== 'sessions' && !window.session && !window.from && !window.to;
 
@@ -261,23 +240,36 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
   let foreign = 0;
   /** Rows that are no dealer snapshot at all (no snapshot_at): never read silently as nothing. */
   let unrecognised = 0;
-  let pageCursor = position.u;
+  /** Snapshots left out for a level they lack: how many lacked each field. */
+  const unreadable = new Map<string, number>();
+  let pageCursor = position.at;
+  /** The API did not say whether snapshots follow the last page read (next-page.ts). */
+  let endUnknown = false;
+  /** The walk ended at that page: whether older snapshots exist is not known, and not claimed. */
+  let unknownTail = false;
   const resolved: Window = { ...window };
   /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
   const seenSessions: string[] = [];
   let exhausted = false;
   walk: for (let page = 0; page < MAX_PAGES; page += 1) {
-    const query = pageQuery(dataset, firstPageSize, pageCursor);
-    const result = await deps.client.dataset(dataset, tickerValue, query, { call: deps.call, onProgress: deps.onProgress });
+    const query = pageQuery(dataset, firstPageSize);
+    const result = await deps.client.datasetAt(dataset, tickerValue, query, pageCursor, {
+      call: deps.call,
+      onProgress: deps.onProgress,
+    });
     firstMeta ??= result.meta;
     lastMeta = result.meta;
     if (!result.meta.cache_hit) units += 1;
-    const next = result.meta.next_cursor ?? undefined;
-    const read = rowsIn(result.data) ?? [];
-    const all = read.filter(isSnapshot);
-    unrecognised += read.length - all.length;
+    // Only a next page the document lets us ask for (client.ts): never this one read again.
+    const next = result.meta.next_page;
+    endUnknown = result.meta.end_unknown === true;
+    const read = (rowsIn(result.data) ?? []).map(readSnapshot);
+    unrecognised += read.filter((r) => r === undefined).length;
+    // Snapshots lacking a level are named, never answered blank (dealer-snapshot.ts).
+    for (const r of read) if (r && 'missing' in r) for (const field of r.missing) unreadable.set(field, (unreadable.get(field) ?? 0) + 1);
+    const all = read.flatMap((r) => (r && 'snapshot' in r ? [r.snapshot] : []));
     // A snapshot of another ticker is not this ticker's history: never passed on as if it were.
-    const rows = all.filter((row) => typeof row.ticker !== 'string' || row.ticker === tickerValue);
+    const rows = all.filter((row) => row.ticker === '' || row.ticker === tickerValue);
     foreign += all.length - rows.length;
     for (const [index, row] of rows.entries()) {
       if (!seenSessions.includes(row.session_date_et)) seenSessions.push(row.session_date_et);
@@ -298,12 +290,12 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         break walk;
       }
       // The last row of a page remembers the upstream cursor after it, so a later page starts there.
-      collected.push({ snapshot: normalized(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
+      collected.push({ snapshot: ordered(row), page: pageCursor, ...(index === rows.length - 1 && next ? { after: next } : {}) });
     }
-    // A next page the document gives no cursor parameter to reach is out of reach: never re-read this one.
-    pageCursor = upstreamRoles(dataset).cursor ? next : undefined;
+    pageCursor = next;
     if (!pageCursor) {
-      exhausted = true;
+      exhausted = !endUnknown;
+      unknownTail = endUnknown;
       break;
     }
     // Enough rows and no older bound to look for: the upstream's own next_cursor says whether
@@ -311,9 +303,11 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
     if (collected.length >= wanted && !resolved.session && !resolved.from) {
       more = true;
       remaining = 'older snapshots';
+      unknownTail = endUnknown;
       break;
     }
     if (page === MAX_PAGES - 1) {
+      unknownTail = endUnknown;
       more = true;
       remaining = `snapshots past the ${MAX_PAGES} upstream pages one answer reads`;
     }
@@ -342,6 +336,22 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
       requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
       local: true,
     });
+  if (unreadable.size > 0) {
+    const fields = [...unreadable].map(([field, count]) => `${field} (${count})`).join(', ');
+    if (collected.length === 0 && foreign === 0)
+      throw new ApiError({
+        code: 'RESPONSE_INVALID',
+        status: null,
+        message: `The API answered dealer snapshots lacking fields the answer needs, or sending them as neither numbers nor numeric text: ${fields}. None could be read.`,
+        hint: "The request was charged: do not repeat it unchanged at once; try another view or session, or report it with request_id to the API's provider.",
+        recoverable: true,
+        requestId: lastMeta?.request_id ?? firstMeta?.request_id ?? null,
+        local: true,
+      });
+    meta.notice = [`Snapshots left out for fields the API sent empty or not as numbers: ${fields}; the rest are whole.`, meta.notice]
+      .filter(Boolean)
+      .join(' ');
+  }
   if (unrecognised > 0)
     meta.notice = [`${unrecognised} row(s) of the API's answer were not dealer snapshots (no snapshot_at) and were left out.`, meta.notice]
       .filter(Boolean)
@@ -393,7 +403,7 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
             ...(tickerValue ? { t: tickerValue } : {}),
             q: query,
             // Right after the last row of a page: start at the next upstream page, not re-read this one.
-            ...(lastShown.after ? { u: lastShown.after } : lastShown.page ? { u: lastShown.page } : {}),
+            ...positionOf(lastShown.after ?? lastShown.page),
             a: lastShown.snapshot.snapshot_at,
           })
         : undefined;
@@ -405,7 +415,10 @@ export async function answerDealer(dataset: DatasetDefinition, args: Record<stri
         ...(newest ? { as_of: newest.snapshot_at } : {}),
         covers: coversOf(coveredWindow, shown),
         truncated: cut || last !== undefined,
-        has_more: next !== undefined,
+        // The API did not say whether older snapshots exist: has_more is left out, never false.
+        ...(unknownTail && !cut
+          ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
+          : { has_more: next !== undefined }),
         ...(next
           ? {
               next_cursor: next,

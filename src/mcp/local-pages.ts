@@ -12,10 +12,11 @@ import type { CallContext } from '../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { rowsIn } from '../api/payload-parts.js';
-import { rowsLeftOut, withoutUnreadableNext, type ResultMeta } from '../api/result-meta.js';
+import type { NextPage } from '../api/next-page.js';
+import { rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../catalog/param-roles.js';
-import { encodePageCursor } from './paging.js';
+import { encodePageCursor, positionOf } from './paging.js';
 import type { Paging } from './results.js';
 import { printTimeOf, readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
 import { windowNotReached } from './window-progress.js';
@@ -146,8 +147,8 @@ export interface LocalReadDeps {
 }
 
 interface Position {
-  /** Upstream cursor of the page; absent for the first. */
-  u: string | undefined;
+  /** The upstream page (a token, URL, page number or offset); absent for the first. */
+  at: NextPage | undefined;
   /** Row within that page. */
   s: number;
 }
@@ -166,9 +167,9 @@ export async function readLocally(
   extra: RowFilter | undefined,
   deps: LocalReadDeps,
 ): Promise<LocalRead> {
-  const answered: QueryValues[] = [];
+  const answered: (NextPage | undefined)[] = [];
   const forget = (): void => {
-    for (const pageQuery of answered) deps.client.forget(dataset, ticker, pageQuery);
+    for (const at of answered) deps.client.forgetAt(dataset, ticker, sentQuery(dataset, query, local), at);
   };
   try {
     return { ...(await readPages(dataset, ticker, query, local, paging, extra, deps, answered)), forget };
@@ -179,7 +180,16 @@ export async function readLocally(
   }
 }
 
-/** The read itself; `answered` collects each page's query as it is answered. */
+/** The query every page is read with (its position aside): a large page where rows are picked here from what the upstream sizes. */
+function sentQuery(dataset: DatasetDefinition, query: QueryValues, local: QueryValues, extra?: RowFilter): QueryValues {
+  const roles = upstreamRoles(dataset);
+  const filtered = localFilter(local) !== undefined || extra !== undefined;
+  const sent: Record<string, string | number> = { ...query };
+  if (roles.pageSize && filtered) sent[roles.pageSize] = Math.min(pageSizeMaximum(dataset) ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
+  return sent;
+}
+
+/** The read itself; `answered` collects each page's position as it is answered. */
 async function readPages(
   dataset: DatasetDefinition,
   ticker: string | undefined,
@@ -188,7 +198,7 @@ async function readPages(
   paging: Paging,
   extra: RowFilter | undefined,
   deps: LocalReadDeps,
-  answered: QueryValues[],
+  answered: (NextPage | undefined)[],
 ): Promise<Omit<LocalRead, 'forget'>> {
   const roles = upstreamRoles(dataset);
   const own = localFilter(local);
@@ -198,9 +208,7 @@ async function readPages(
   const upstreamLimit = roles.pageSize ? query[roles.pageSize] : undefined;
   const limit = local['limit'] ?? upstreamLimit;
   const wanted = typeof limit === 'number' ? limit : ROWS_WITHOUT_LIMIT;
-  // Rows picked here from a page the upstream sizes: ask for a large one, within its maximum.
-  const sent: Record<string, string | number> = { ...query };
-  if (roles.pageSize && filters.length > 0) sent[roles.pageSize] = Math.min(pageSizeMaximum(dataset) ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
+  const sent = sentQuery(dataset, query, local, extra);
 
   const gathered: { row: unknown; at: Position }[] = [];
   let first: ResultMeta | undefined;
@@ -211,7 +219,9 @@ async function readPages(
   let cutByApi = false;
   /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
   let resume: Position | undefined;
-  let page: Position = { u: paging.upstreamCursor, s: paging.skip };
+  let page: Position = { at: paging.upstreamPage, s: paging.skip };
+  /** Whether the API said nothing of what follows the last page read (next-page.ts): the end is then not claimed. */
+  let endUnknown = false;
   /** The oldest date a row may have, from the session or range asked. */
   const earliest =
     typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined;
@@ -232,9 +242,9 @@ async function readPages(
   const maxPages = timed ? windowBudget.pages : MAX_PAGES;
   let pagesRead = 0;
   for (let index = 0; index < maxPages; index += 1) {
-    const pageQuery = page.u !== undefined && roles.cursor ? { ...sent, [roles.cursor]: page.u } : sent;
-    const result = await deps.client.dataset(dataset, ticker, pageQuery, { call: deps.call, onProgress: deps.onProgress });
-    answered.push(pageQuery);
+    endUnknown = false;
+    const result = await deps.client.datasetAt(dataset, ticker, sent, page.at, { call: deps.call, onProgress: deps.onProgress });
+    answered.push(page.at);
     pagesRead += 1;
     first ??= result.meta;
     last = result.meta;
@@ -245,7 +255,7 @@ async function readPages(
     let stopped = false;
     for (let at = page.s; at < rows.length; at += 1) {
       if (gathered.length >= wanted) {
-        resume = { u: page.u, s: at };
+        resume = { at: page.at, s: at };
         stopped = true;
         break;
       }
@@ -277,18 +287,18 @@ async function readPages(
           break;
         }
       }
-      if (keep(row)) gathered.push({ row, at: { u: page.u, s: at } });
+      if (keep(row)) gathered.push({ row, at: { at: page.at, s: at } });
     }
     if (stopped) break;
-    // A next page the document gives no cursor to reach is out of reach: the upstream cut here.
-    const reachable = roles.cursor ? result.meta : withoutUnreadableNext(result.meta);
-    const next = reachable.next_cursor;
+    // A next page the document gives no way to ask for is out of reach: the upstream cut here (client.ts).
+    const next = result.meta.next_page;
+    endUnknown = result.meta.end_unknown === true;
     if (!next) {
-      whole = !rowsLeftOut(reachable);
+      whole = !rowsLeftOut(result.meta);
       cutByApi = !whole;
       break;
     }
-    page = { u: next, s: 0 };
+    page = { at: next, s: 0 };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
     if (gathered.length >= wanted || index === maxPages - 1 || (timed && read >= windowBudget.rows)) {
       pageBound = gathered.length < wanted;
@@ -334,12 +344,15 @@ async function readPages(
     ...(last?.quota_remaining_pct !== undefined ? { quota_remaining_pct: last.quota_remaining_pct } : {}),
     ...(last?.rate_limit_remaining !== undefined ? { rate_limit_remaining: last.rate_limit_remaining } : {}),
   };
-  delete merged.next_cursor;
+  delete merged.next_page;
+  delete merged.end_unknown;
+  // The read stopped at the start of a page the API did not say exists, or at a list whose end it did not say.
+  if (endUnknown && (resume === undefined ? listEnded : resume.s === 0 && resume.at === page.at)) merged.end_unknown = true;
   // `truncated` here speaks of rows.
   delete merged.content_cut;
   const base = paging.base;
   const cursorAt = (position: Position | undefined): string | undefined =>
-    position && base ? encodePageCursor({ ...base, ...(position.u !== undefined ? { u: position.u } : {}), s: position.s }) : undefined;
+    position && base ? encodePageCursor({ ...base, ...positionOf(position.at), s: position.s }) : undefined;
   return {
     result: { data: gathered.map((g) => g.row), meta: merged },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),

@@ -6,7 +6,8 @@
 import { ApiError } from '../api/errors.js';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
-import { argumentsOf, decodePageCursor, isOurCursor } from './paging.js';
+import { queryAt } from '../api/next-page.js';
+import { argumentsOf, decodePageCursor, isOurCursor, upstreamPageOf } from './paging.js';
 import type { Paging } from './results.js';
 
 function queryOf(args: Record<string, unknown>): Record<string, string | number> {
@@ -23,19 +24,23 @@ export function pagingOf(
 ): { args: Record<string, unknown>; paging: Paging | undefined } {
   const { cursor: raw, ticker, ...rest } = given;
   // The upstream's cursor, under whatever name its document gives that role (page_token...).
-  const cursorName = upstreamRoles(dataset).cursor;
+  const roles = upstreamRoles(dataset);
+  const cursorName = roles.cursor;
   const upstreamCursor = cursorName !== undefined;
-  const takesCursor = upstreamCursor || 'cursor' in (dataset.shaping ?? {});
+  const takesCursor = upstreamCursor || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
   const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
   const t = typeof ticker === 'string' ? { t: ticker } : {};
   if (!takesCursor) return { args: given, paging: undefined };
   if (isOurCursor(raw)) {
     const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
     const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
-    if (decoded.u && cursorName) args[cursorName] = decoded.u;
+    const at = upstreamPageOf(decoded);
+    // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
+    const placed = at ? queryAt(dataset, {}, at) : undefined;
+    if (placed) Object.assign(args, placed);
     return {
       args: withTicker(args),
-      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamCursor: decoded.u, skip: decoded.s ?? 0 },
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
     };
   }
   if (raw !== undefined && raw !== null && !upstreamCursor) {
@@ -56,7 +61,7 @@ export function pagingOf(
   const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
   return {
     args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
-    paging: { base, upstreamCursor: typeof raw === 'string' ? raw : undefined, skip: 0 },
+    paging: { base, upstreamPage: typeof raw === 'string' && cursorName ? { kind: 'token', token: raw } : undefined, skip: 0 },
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { ApiError } from '../api/errors.js';
+import type { NextPage } from '../api/next-page.js';
 import { seal, unseal } from './cursor-seal.js';
 
 const PREFIX = 'mc1-';
@@ -19,8 +20,15 @@ const pageCursorSchema = z.object({
   t: z.string().optional(),
   /** The arguments of the first page (upstream query and MCP-side shaping), cursor excluded. */
   q: z.record(z.string(), z.union([z.string(), z.number()])),
-  /** Upstream cursor of the page being read; absent for the first upstream page. */
+  /**
+   * The upstream page being read, absent for the first: its token (`u`), the URL it issued
+   * (`l`, path and query below the base URL), its page number (`g`) or its offset (`f`).
+   * One at most (next-page.ts in src/api).
+   */
   u: z.string().optional(),
+  l: z.string().max(1000).optional(),
+  g: z.number().int().optional(),
+  f: z.number().int().min(0).optional(),
   /** Rows of that upstream page already returned. */
   s: z.number().int().min(0).optional(),
   /** Dealer history: snapshot_at of the last snapshot returned (pages may shift as snapshots arrive). */
@@ -28,6 +36,25 @@ const pageCursorSchema = z.object({
 });
 
 export type PageCursor = z.infer<typeof pageCursorSchema>;
+
+/** The fields of a cursor that name an upstream page. */
+export type UpstreamPosition = Pick<PageCursor, 'u' | 'l' | 'g' | 'f'>;
+
+/** An upstream page as a cursor's fields (none for the first page). */
+export function positionOf(page: NextPage | undefined): UpstreamPosition {
+  if (page === undefined) return {};
+  if (page.kind === 'token') return { u: page.token };
+  if (page.kind === 'url') return { l: page.url };
+  return page.kind === 'page' ? { g: page.page } : { f: page.offset };
+}
+
+/** The upstream page a cursor names; undefined for the first. */
+export function upstreamPageOf(cursor: UpstreamPosition): NextPage | undefined {
+  if (cursor.u !== undefined) return { kind: 'token', token: cursor.u };
+  if (cursor.l !== undefined) return { kind: 'url', url: cursor.l };
+  if (cursor.g !== undefined) return { kind: 'page', page: cursor.g };
+  return cursor.f !== undefined ? { kind: 'offset', offset: cursor.f } : undefined;
+}
 
 export function isOurCursor(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(PREFIX);
@@ -51,6 +78,9 @@ function invalid(why: string): ApiError {
 const FIELD_PROBLEM: Record<string, string> = {
   q: 'it carries a bad query',
   u: 'bad upstream cursor',
+  l: 'bad upstream page',
+  g: 'bad upstream page',
+  f: 'bad upstream page',
   s: 'bad offset',
   a: 'bad position',
 };

@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
-import { encodePageCursor, type PageCursor } from './paging.js';
+import type { NextPage } from '../api/next-page.js';
+import { encodePageCursor, positionOf, type PageCursor } from './paging.js';
 import { textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 
@@ -16,7 +17,7 @@ import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
 
 /** The metadata a tool result carries, as its output schema declares it. */
-export const toolMetaSchema = resultMetaSchema.omit({ content_cut: true }).extend({
+export const toolMetaSchema = resultMetaSchema.omit({ content_cut: true, paging: true, next_page: true, end_unknown: true }).extend({
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
   has_more: z.boolean().optional(),
@@ -54,9 +55,9 @@ type Row = Record<string, unknown>;
 
 export interface Paging {
   /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
-  base: Omit<PageCursor, 'u' | 's' | 'a'> | undefined;
-  /** Upstream cursor of the page being shaped (absent for the first upstream page). */
-  upstreamCursor: string | undefined;
+  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a'> | undefined;
+  /** The upstream page being shaped (absent for the first upstream page). */
+  upstreamPage: NextPage | undefined;
   /** Rows of this upstream page already returned by earlier answers. */
   skip: number;
 }
@@ -130,11 +131,12 @@ export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
 export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   // The cursor, truncation and source are decided here, not passed through from upstream.
   const rest: Record<string, unknown> = { ...meta };
-  for (const name of ['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed']) delete rest[name];
+  for (const name of ['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed', 'paging', 'next_page', 'end_unknown'])
+    delete rest[name];
   const now = options.now ?? Date.now();
   const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
-    ...(rest as Omit<ResultMeta, 'next_cursor' | 'truncated' | 'content_cut' | 'data_source' | 'trimmed'>),
+    ...(rest as Omit<ResultMeta, 'truncated' | 'content_cut' | 'data_source' | 'paging' | 'next_page' | 'end_unknown'>),
     truncated: false,
     as_of: asOf,
     covers: options.covers ?? 'latest',
@@ -177,6 +179,13 @@ function advice(options: ShapeOptions, withCursor: boolean): string {
   return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
 }
 
+/** What an answer says when the API did not say whether rows follow its last page. */
+export function unknownEndNotice(withCursor: boolean): string {
+  return withCursor
+    ? 'The API did not say whether more rows follow (no total, no flag): next_cursor reads the next page, which may be empty.'
+    : 'The API did not say whether more rows follow and gave no way to ask for them: this may not be the whole list.';
+}
+
 function structured(data: unknown, meta: ToolMeta): { data: unknown; meta: ToolMeta } {
   return { data, meta };
 }
@@ -207,7 +216,7 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const rows = cap !== undefined && cap > 0 && available.length > cap ? available.slice(0, cap) : available;
   const capped = rows.length < available.length;
   const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
-  const upstreamNext = result.meta.next_cursor;
+  const upstreamNext = result.meta.next_page;
   // Rows the API left with no cursor to them; a page whose only cut is inside rows (a long text,
   // a row of 2,000 fields and more) says so in its notice and has nothing more to read.
   const contentCut = result.meta.content_cut === true;
@@ -216,18 +225,21 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   const cursorAfter = (kept: number): string | undefined => {
     if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
-    if (kept < available.length)
-      return encodePageCursor({ ...paging.base, ...(paging.upstreamCursor ? { u: paging.upstreamCursor } : {}), s: skip + kept });
-    return upstreamNext ? encodePageCursor({ ...paging.base, u: upstreamNext, s: 0 }) : undefined;
+    if (kept < available.length) return encodePageCursor({ ...paging.base, ...positionOf(paging.upstreamPage), s: skip + kept });
+    return upstreamNext ? encodePageCursor({ ...paging.base, ...positionOf(upstreamNext), s: 0 }) : undefined;
   };
   const build = (kept: number): { data: unknown; meta: ToolMeta } => {
     const next = cursorAfter(kept);
     const cut = kept < rows.length;
     const keptRows = rows.slice(0, kept);
+    // Every row of the page shown, and the API did not say whether more follow: has_more is left out, never false.
+    const unknownEnd = result.meta.end_unknown === true && !cut && !capped && !leftByApi;
     return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
       ...meta,
       truncated: cut || leftByApi || contentCut,
-      has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi,
+      ...(unknownEnd
+        ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
+        : { has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi }),
       ...(next ? { next_cursor: next } : {}),
       ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
       ...(cut

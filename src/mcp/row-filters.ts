@@ -6,6 +6,7 @@
  * match, as it does for a filter the upstream applies. The notice says how many matched.
  */
 import type { ApiResult } from '../api/client.js';
+import type { NextPage } from '../api/next-page.js';
 import { rowsLeftOut } from '../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition } from '../catalog/index.js';
 import { refusalError } from './tool-errors.js';
@@ -145,7 +146,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   const kept = rows.filter((row) => filter.keep(row));
   const oldest = oldestClock(rows);
   const timed = filter.fromTime !== undefined || filter.toTime !== undefined;
-  const cutByApi = rowsLeftOut(result.meta) && !result.meta.next_cursor;
+  const cutByApi = rowsLeftOut(result.meta) && !result.meta.next_page;
   const span = oldest ? ` (back to ${oldest} ET)` : '';
   const notice = `${kept.length} of ${rows.length} rows read${timed ? span : ''} matched ${filter.words} (filtered by this server).`;
   const noticed = (meta: ApiResult['meta']): ApiResult => ({
@@ -156,7 +157,8 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   if (timed && oldest !== undefined && reachesBack(oldest, filter)) {
     // The prints not read lie before the window: nothing of it is left, whatever the upstream holds.
     const meta = { ...result.meta, truncated: false };
-    delete meta.next_cursor;
+    delete meta.next_page;
+    delete meta.end_unknown;
     return { result: noticed(meta) };
   }
   // The upstream applied the limit to the rows it sent, before this filter: say so, or "ask a larger limit" reads as the whole story.
@@ -203,35 +205,35 @@ function oldestClock(rows: readonly unknown[]): string | undefined {
 
 /**
  * A time window the first page does not reach back to, read on with the upstream's own
- * cursor (prints are newest first) until the window is covered, the upstream has no more,
- * or WINDOW_BUDGET was read; the rows of every page, the last page's cursor, and the
- * units the pages cost (a cached page costs none).
+ * next page (prints are newest first: a token, a URL, a page or an offset, as the answers
+ * and the document say) until the window is covered, the upstream has no more, or
+ * WINDOW_BUDGET was read; the rows of every page, the last page's next page, and the units
+ * the pages cost (a cached page costs none).
  */
 export async function readWindow(
   first: ApiResult,
   filter: RowFilter | undefined,
-  nextPage: ((cursor: string) => Promise<ApiResult>) | undefined,
+  nextPage: (page: NextPage) => Promise<ApiResult>,
 ): Promise<{ result: ApiResult; units: number; pages: number }> {
   let units = first.meta.cache_hit ? 0 : 1;
   const timed = filter !== undefined && (filter.fromTime !== undefined || filter.toTime !== undefined);
-  if (!timed || !nextPage || !Array.isArray(first.data)) return { result: first, units, pages: 1 };
+  if (!timed || !Array.isArray(first.data)) return { result: first, units, pages: 1 };
   let rows: unknown[] = first.data;
   let meta = first.meta;
   let pages = 1;
-  for (; pages < WINDOW_BUDGET.pages && rows.length < WINDOW_BUDGET.rows && meta.next_cursor; pages += 1) {
+  for (; pages < WINDOW_BUDGET.pages && rows.length < WINDOW_BUDGET.rows && meta.next_page; pages += 1) {
     const oldest = oldestClock(rows);
     if (oldest !== undefined && reachesBack(oldest, filter)) break;
-    const page = await nextPage(meta.next_cursor);
+    const page = await nextPage(meta.next_page);
     if (!Array.isArray(page.data)) break;
     rows = [...rows, ...(page.data as unknown[])];
     units += page.meta.cache_hit ? 0 : 1;
-    // The first answer's id and freshness; the last page's cursor and truncation.
-    meta = {
-      ...first.meta,
-      next_cursor: page.meta.next_cursor,
-      truncated: page.meta.truncated,
-      cache_hit: first.meta.cache_hit && page.meta.cache_hit,
-    };
+    // The first answer's id and freshness; the last page's next page, truncation and end.
+    meta = { ...first.meta, truncated: page.meta.truncated, cache_hit: first.meta.cache_hit && page.meta.cache_hit };
+    delete meta.next_page;
+    delete meta.end_unknown;
+    if (page.meta.next_page) meta.next_page = page.meta.next_page;
+    if (page.meta.end_unknown === true) meta.end_unknown = true;
     // The last page's truncation, and what it was.
     if (page.meta.content_cut === true) meta.content_cut = true;
     else delete meta.content_cut;

@@ -10,6 +10,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { jsonLongerThan } from './json-length.js';
 import { estimateTokens, exactTokens, MAX_EXACT_CHARS_PER_TOKEN } from './tokens.js';
+import { wholeCharacters } from '../text-cut.js';
 
 /** Characters of JSON serialized and estimated between two turns of the event loop (a few ms). */
 const SLICE_CHARS = 64 * 1024;
@@ -215,7 +216,7 @@ function cutLargest(value: unknown, budgetChars: number): unknown {
         const keys = Object.keys(v);
         return Object.fromEntries(keys.slice(0, Math.max(1, Math.ceil(keys.length * share))).map((k) => [k, v[k]]));
       }
-      return typeof v === 'string' ? `${v.slice(0, Math.floor(v.length * share))}…[cut]` : v;
+      return typeof v === 'string' ? `${wholeCharacters(v, Math.floor(v.length * share))}…[cut]` : v;
     }
     const key = target.path[depth];
     if (Array.isArray(v) && typeof key === 'number') return v.map((item: unknown, i) => (i === key ? replace(item, depth + 1) : item));

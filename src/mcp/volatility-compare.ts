@@ -21,6 +21,7 @@ import { failureEntry, nothingAnswered, type CompareFailure } from './compare-fa
 import { validateToolArguments } from './tool-arguments.js';
 import { READ_ONLY_API_TOOL } from './tool-annotations.js';
 import type { ToolDefinition } from './tool.js';
+import { numberByRole, textByRole } from './field-roles.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
@@ -43,10 +44,14 @@ export interface CompareDeps {
 }
 
 type Row = Record<string, unknown>;
-const num = (row: Row | undefined, names: readonly string[]): number | undefined => {
-  for (const name of names) if (typeof row?.[name] === 'number') return row[name];
-  return undefined;
-};
+const num = numberByRole;
+/** Each measure's field by role: the names public APIs give it, read as a number or numeric text (field-roles.ts). */
+const RR25 = ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'];
+const ATM_IV30 = ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'];
+const ANOMALY = ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'];
+const PERCENTILE = ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'];
+const IV30 = ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'];
+const DATE = ['date', 'session_date', 'trade_date', 'as_of', 'timestamp'];
 const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 /**
  * The rows of a payload: a list, the list a wrapper holds, or one record, bare or under
@@ -181,8 +186,8 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
           const directory = find('stocks.sector_tickers');
           if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
           const listed = rowsOf((await ask(directory, { sector })).data)
-            .map((r) => r['ticker'])
-            .filter((t): t is string => typeof t === 'string');
+            .map((r) => textByRole(r, ['ticker', 'symbol']))
+            .filter((t): t is string => t !== undefined);
           names = listed.slice(0, MAX_TICKERS);
           if (listed.length > MAX_TICKERS)
             notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
@@ -190,6 +195,8 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
         const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
         const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
         const failures: CompareFailure[] = [];
+        /** Tickers answered whose fields could not be read (absent, or neither a number nor numeric text), by field. */
+        const unread: { ticker: string; fields: string[] }[] = [];
         const wholeFailures: { ticker: string; error: ApiError }[] = [];
         const rows = await Promise.all(
           names.map(async (ticker) => {
@@ -199,22 +206,30 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
             ]);
             const row: Row = { ticker };
             const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
+            const missing: string[] = [];
             if (s.status === 'fulfilled' && s.value) {
-              const dateOf = (r: Row): string => (typeof r['date'] === 'string' ? r['date'] : '');
-              const series = rowsOf(s.value.data).sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
-              const now = num(series[0], ['rr25', 'risk_reversal_25d']);
-              const before = num(series[5], ['rr25', 'risk_reversal_25d']);
-              row['date'] = series[0]?.['date'];
+              const dateOf = (r: Row): string => textByRole(r, DATE) ?? '';
+              // Only rows that hold the measure: a row of another kind in the series is not its latest value.
+              const series = rowsOf(s.value.data)
+                .filter((r) => num(r, RR25) !== undefined)
+                .sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
+              const now = num(series[0], RR25);
+              const before = num(series[5], RR25);
+              row['date'] = series[0] ? textByRole(series[0], DATE) : undefined;
               row['rr25'] = now;
               if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
-              row['atm_iv30'] = num(series[0], ['atm_iv30', 'iv30']);
+              row['atm_iv30'] = num(series[0], ATM_IV30);
+              if (now === undefined) missing.push('rr25');
             } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
             if (a.status === 'fulfilled' && a.value) {
-              const score = rowsOf(a.value.data)[0];
-              row['anomaly_score'] = num(score, ['anomaly_score']);
-              row['iv_percentile_1y'] = num(score, ['iv_percentile_1y']);
-              row['iv30'] = num(score, ['iv30']);
+              const scored = rowsOf(a.value.data);
+              const score = scored.find((r) => num(r, ANOMALY) !== undefined) ?? scored[0];
+              row['anomaly_score'] = num(score, ANOMALY);
+              row['iv_percentile_1y'] = num(score, PERCENTILE);
+              row['iv30'] = num(score, IV30);
+              if (row['anomaly_score'] === undefined) missing.push('anomaly_score');
             } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
+            if (missing.length > 0) unread.push({ ticker, fields: missing });
             const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
             const first = errors[0];
             if (first && errors.length === asked) {
@@ -225,18 +240,28 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
             }
             // One measure answered: its row is kept, the other measure's failure beside it.
             for (const e of errors) failures.push(failureEntry(ticker, e.error, e.measure));
-            return row;
+            // Nothing of any measure could be read: named in `unread`, not answered as a row of only its ticker.
+            const values = Object.entries(row).filter(([name, v]) => name !== 'ticker' && name !== 'date' && v !== undefined);
+            return values.length > 0 ? row : undefined;
           }),
         );
         const ok = rows.filter((r): r is Row => r !== undefined);
         // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
-        if (ok.length === 0 && wholeFailures.length > 0) throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
+        if (ok.length === 0 && wholeFailures.length > 0 && unread.length === 0)
+          throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
+        if (unread.length > 0)
+          notices.push(
+            `Answered, but not read as numbers (field absent, or neither a number nor numeric text): ${unread
+              .map((u) => `${u.ticker} ${u.fields.join(' and ')}`)
+              .join(', ')}.`,
+          );
         const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
         const sign = measure === 'anomaly' ? -1 : 1;
         ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
         const answer = {
           data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
           ...(failures.length > 0 ? { failed: failures } : {}),
+          ...(unread.length > 0 ? { unread } : {}),
           meta: {
             ...readMeta(read),
             covers: sector ? `sector ${sector}` : names.join(','),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
 import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
+import { pagingEvidence } from '../../src/api/paging-evidence.js';
 import { rolesOf } from '../../src/catalog/param-roles.js';
 
 const ROWS = [{ a: 1 }, { a: 2 }];
@@ -25,6 +26,62 @@ test('rows under data, results, items, data.rows or a bare array; meta under _me
   assert.equal(bare.nextCursor, undefined);
 });
 
+test('rows under any wrapper whose other keys are metadata, at any depth; objects keyed by ticker are rows with the ticker put in', () => {
+  const shapes: [string, unknown][] = [
+    ['polygon', { status: 'OK', request_id: 'r', count: 2, results: ROWS, next_url: 'https://x/v1/a?cursor=c' }],
+    ['records', { records: ROWS, total_count: 9 }],
+    ['data.rows', { data: { rows: ROWS, total: 9 } }],
+    ['bare', ROWS],
+    ['stripe', { object: 'list', data: ROWS, has_more: true }],
+    ['facebook', { data: ROWS, paging: { cursors: { before: 'b', after: 'a' }, next: 'https://x/n' } }],
+    ['deep', { response: { data: { items: ROWS } } }],
+  ];
+  for (const [name, body] of shapes) assert.deepEqual(payloadParts(body).rows, ROWS, name);
+  assert.equal(payloadParts(shapes[0]?.[1]).meta['request_id'], 'r', 'scalars beside the rows are metadata');
+  const keyed = payloadParts({ AAPL: { rr25: -0.04 }, MSFT: { rr25: -0.02, ticker: 'MSFT' }, _meta: { request_id: 'r' } });
+  assert.deepEqual(keyed.rows, [
+    { ticker: 'AAPL', rr25: -0.04 },
+    { rr25: -0.02, ticker: 'MSFT' },
+  ]);
+  const lists = payloadParts({ data: { SPY: [{ d: 1 }, { d: 2 }], QQQ: [{ d: 3 }] } });
+  assert.deepEqual(lists.rows, [
+    { ticker: 'SPY', d: 1 },
+    { ticker: 'SPY', d: 2 },
+    { ticker: 'QQQ', d: 3 },
+  ]);
+  // Context beside the rows is not metadata: it stays with them, the rows found inside.
+  const context = payloadParts({ period: '2026-11-14', rows: ROWS, request_id: 'r' });
+  assert.deepEqual(context.data, { period: '2026-11-14', rows: ROWS });
+  assert.deepEqual(context.rows, ROWS);
+});
+
+test('paging evidence wherever the answer gives it: tokens, URLs, Link headers, pages, offsets, flags, empty slots', () => {
+  const evidence = (body: unknown, link?: string) => payloadParts(body, link).paging;
+  assert.equal(evidence({ data: ROWS, _meta: { next_cursor: 'c1' } }).token, 'c1');
+  assert.equal(evidence({ items: ROWS, pagination: { next_page_token: 't2' } }).token, 't2');
+  assert.equal(evidence({ items: ROWS, nextPageToken: 't3' }).token, 't3');
+  assert.equal(evidence({ data: ROWS, paging: { cursors: { after: 'a4', before: 'b' } } }).token, 'a4');
+  assert.equal(evidence({ data: ROWS, pagination: { cursor: 'p5' } }).token, 'p5');
+  assert.equal(evidence({ results: ROWS, next_url: '/v1/x?cursor=6' }).url, '/v1/x?cursor=6');
+  assert.equal(evidence({ data: ROWS, links: { next: 'https://h/v1/x?page=2', prev: 'https://h/p' } }).url, 'https://h/v1/x?page=2');
+  assert.equal(evidence({ data: ROWS, _links: { next: { href: '/v1/x?p=3' } } }).url, '/v1/x?p=3');
+  assert.equal(evidence(ROWS, '<https://h/v1/x?page=2>; rel="next", <https://h/v1/x?page=9>; rel="last"').url, 'https://h/v1/x?page=2');
+  assert.equal(evidence(ROWS, '<https://h/v1/x?page=1>; rel="first"').ended, true, 'a Link header without next: the last page');
+  assert.equal(evidence({ data: ROWS, _meta: { next_cursor: null } }).ended, true);
+  assert.deepEqual(evidence({ data: ROWS, meta: { page: '2', per_page: 20, total_pages: '7' } }), {
+    page: 2,
+    per_page: 20,
+    total_pages: 7,
+    rows: 2,
+  });
+  assert.deepEqual(evidence({ records: ROWS, offset: 40, total_count: 137 }), { offset: 40, total: 137, rows: 2 });
+  assert.equal(evidence({ data: ROWS, has_more: false }).more, false);
+  assert.equal(evidence({ data: ROWS, _meta: { truncated: true } }).more, true, "the upstream's own truncated keeps its meaning");
+  assert.equal(evidence({ data: ROWS, pageInfo: { endCursor: 'e', hasNextPage: true } }).token, 'e');
+  assert.equal(evidence({ data: ROWS, pageInfo: { endCursor: 'e', hasNextPage: false } }).token, undefined);
+  assert.deepEqual(pagingEvidence([], undefined, undefined), {});
+});
+
 test('a payload whose shape is not a wrapper comes back whole, less its meta', () => {
   const body = { results: ROWS, summary: { total: 2 }, _meta: { request_id: 'r' } };
   assert.deepEqual(payloadParts(body).data, { results: ROWS, summary: { total: 2 } }, 'results beside other data is data');
@@ -45,6 +102,16 @@ test('upstream parameters are recognised by role from their name and type', () =
   assert.deepEqual(rolesOf({ pageSize: int, pageToken: str }), { pageSize: 'pageSize', cursor: 'pageToken' });
   assert.deepEqual(rolesOf({ cursor: str }), { cursor: 'cursor' });
   assert.deepEqual(rolesOf({ limit: str }), {}, 'a page size that is text is no page size');
+  // A role by type and format as well as name: page numbers, offsets, cursors named as public APIs name them, dotted ranges.
+  const date = z.string().meta({ format: 'date' });
+  assert.deepEqual(rolesOf({ page: int, per_page: int }), { pageSize: 'per_page', page: 'page' });
+  assert.deepEqual(rolesOf({ page: str }), { cursor: 'page' }, 'a page that is text is a token');
+  assert.deepEqual(rolesOf({ offset: int, limit: int }), { pageSize: 'limit', offset: 'offset' });
+  assert.deepEqual(rolesOf({ after: str }), { cursor: 'after' });
+  assert.deepEqual(rolesOf({ after: date, before: date }), { rangeStart: 'after', rangeEnd: 'before' }, 'dated: a range');
+  assert.deepEqual(rolesOf({ next_cursor: str }), { cursor: 'next_cursor' });
+  assert.deepEqual(rolesOf({ starting_after: str }), { cursor: 'starting_after' });
+  assert.deepEqual(rolesOf({ 'date.gte': date, 'date.lte': date }), { rangeStart: 'date.gte', rangeEnd: 'date.lte' });
   assert.deepEqual(rolesOf({ start_date: str, end_date: str, symbols: str }), {
     rangeStart: 'start_date',
     rangeEnd: 'end_date',

@@ -128,11 +128,12 @@ function jsonOf(schema: z.ZodType): Record<string, unknown> {
  * snake_case form.
  */
 function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], known: DatasetDefinition | undefined): string {
-  const role = roleOf(param.name, param.schema.type);
+  const role = roleOf(param.name, param.schema.type, param.schema.format);
   if (known && role && !Object.hasOwn(known.query, param.name)) {
-    const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(
-      ([name, schema]) => roleOf(name, jsonOf(schema)['type'] as string | undefined) === role,
-    );
+    const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(([name, schema]) => {
+      const json = jsonOf(schema);
+      return roleOf(name, json['type'] as string | undefined, json['format'] as string | undefined) === role;
+    });
     if (ours && !all.some((other) => other.name === ours[0])) return ours[0];
   }
   const snake = snakeName(param.name);

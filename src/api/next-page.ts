@@ -1,0 +1,130 @@
+/**
+ * Paging as a protocol learned from evidence. The document says which parameters a dataset
+ * takes (by role: a cursor, a page number, an offset; catalog/param-roles.ts); each answer
+ * says where the next page is (paging-evidence.ts). A next page is followed only in a form
+ * the document lets us send, or at a URL the upstream issued for the same request path on the
+ * same origin (its own evidence: the key never goes elsewhere).
+ *
+ * What one answer tells of the rows after it:
+ * - a next page to follow (a token, a URL, a page number or an offset);
+ * - rows follow but cannot be reached (`truncated`, the API cut its list);
+ * - this is the last page (the upstream said so: an empty next slot, `has_more: false`, the
+ *   last of `total_pages`, an offset at `total_count`, a short page, or no next page in a
+ *   token or Link protocol, where leaving it out is how the end is said);
+ * - nobody can tell (`end_unknown`): a full page of a page or offset protocol whose answer
+ *   gives no total and no flag. The next page is then named (reading it finds out), and the
+ *   answer says the end is unknown instead of claiming one.
+ */
+import * as z from 'zod';
+import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import { upstreamRoles } from '../catalog/param-roles.js';
+import { paramJsonSchema } from '../catalog/openapi.js';
+import type { PagingEvidence } from './paging-evidence.js';
+
+export const nextPageSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('token'), token: z.string() }),
+  /** Path and query below the base URL (`/v1/...?...`), checked to be the request's own path. */
+  z.object({ kind: z.literal('url'), url: z.string() }),
+  z.object({ kind: z.literal('page'), page: z.number().int() }),
+  z.object({ kind: z.literal('offset'), offset: z.number().int().min(0) }),
+]);
+
+/** Where the next page is, in a form this dataset can ask for. */
+export type NextPage = z.infer<typeof nextPageSchema>;
+
+/** What an answer says of the rows after it, for this dataset. */
+export interface FollowedPaging {
+  next_page?: NextPage;
+  /** Rows follow that no next page reaches (the API cut its list). */
+  cut: boolean;
+  /** Whether more rows exist is not known (a next page, if named, may be empty). */
+  end_unknown: boolean;
+}
+
+/**
+ * `url` as a request this client may send: the same origin as the base URL and the same path
+ * as the request it continues; its path and query below the base path, or undefined.
+ */
+export type SameRequest = (url: string) => string | undefined;
+
+function firstPageNumber(dataset: DatasetDefinition, name: string): number {
+  const schema = dataset.query[name];
+  const json = schema ? paramJsonSchema(schema).schema : {};
+  const floor = typeof json['minimum'] === 'number' ? json['minimum'] : typeof json['default'] === 'number' ? json['default'] : 1;
+  return floor === 0 ? 0 : 1;
+}
+
+const numeric = (value: string | number | undefined): number | undefined => {
+  const n = typeof value === 'number' ? value : value === undefined ? undefined : Number(value);
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+};
+
+/**
+ * The next page of an answer to `query` (MCP-side names, as sent), from its evidence and the
+ * parameters the dataset's document lists.
+ */
+export function followPaging(
+  dataset: DatasetDefinition,
+  query: QueryValues,
+  evidence: PagingEvidence | undefined,
+  sameRequest: SameRequest,
+): FollowedPaging {
+  const found = evidence ?? {};
+  const roles = upstreamRoles(dataset);
+  const rows = found.rows;
+  const more = found.more;
+  const url = found.url !== undefined ? sameRequest(found.url) : undefined;
+  if (found.token !== undefined && roles.cursor)
+    return { next_page: { kind: 'token', token: found.token }, cut: false, end_unknown: false };
+  if (url !== undefined) return { next_page: { kind: 'url', url }, cut: false, end_unknown: false };
+  // Named, but not in a form this dataset can send: the rest is out of reach.
+  if (found.token !== undefined || found.url !== undefined) return { cut: true, end_unknown: false };
+  const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
+  const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
+  if (roles.page) {
+    const first = firstPageNumber(dataset, roles.page);
+    const current = found.page ?? numeric(query[roles.page]) ?? first;
+    const read = current - first + 1;
+    const next: NextPage = { kind: 'page', page: current + 1 };
+    if (found.total_pages !== undefined) return read < found.total_pages ? followed(next) : ended();
+    if (found.total !== undefined && perPage !== undefined) return read * perPage < found.total ? followed(next) : ended();
+    return byFlags(next, more, short, found.ended);
+  }
+  if (roles.offset) {
+    const current = found.offset ?? numeric(query[roles.offset]) ?? 0;
+    const next: NextPage = { kind: 'offset', offset: current + (rows ?? 0) };
+    if (rows === 0) return ended();
+    if (found.total !== undefined && rows !== undefined) return current + rows < found.total ? followed(next) : ended();
+    return byFlags(next, more, short, found.ended);
+  }
+  // No position parameter: the upstream's list as it gave it, cut where it said rows follow.
+  const totalLeft = found.total !== undefined && rows !== undefined && (found.offset ?? 0) + rows < found.total;
+  if (more === true || totalLeft) return { cut: true, end_unknown: false };
+  // A cursor protocol whose answer has no place for a token (a bare list) and no Link header: a full page may not be all.
+  const silent = found.ended === undefined && more === undefined && roles.cursor !== undefined && !short && rows !== undefined;
+  return { cut: false, end_unknown: silent && evidence !== undefined && Object.keys(found).length === 1 };
+}
+
+function followed(next: NextPage): FollowedPaging {
+  return { next_page: next, cut: false, end_unknown: false };
+}
+
+function ended(): FollowedPaging {
+  return { cut: false, end_unknown: false };
+}
+
+/** A page or offset protocol without totals: the flags or a short page say the end; else it is not known. */
+function byFlags(next: NextPage, more: boolean | undefined, short: boolean, slotEmpty: boolean | undefined): FollowedPaging {
+  if (more === true) return followed(next);
+  if (more === false || short || slotEmpty === true) return ended();
+  return { next_page: next, cut: false, end_unknown: true };
+}
+
+/** The query that asks for `next` (token, page or offset under the dataset's own parameter); undefined for a URL. */
+export function queryAt(dataset: DatasetDefinition, query: QueryValues, next: NextPage): QueryValues | undefined {
+  const roles = upstreamRoles(dataset);
+  if (next.kind === 'token' && roles.cursor) return { ...query, [roles.cursor]: next.token };
+  if (next.kind === 'page' && roles.page) return { ...query, [roles.page]: next.page };
+  if (next.kind === 'offset' && roles.offset) return { ...query, [roles.offset]: next.offset };
+  return undefined;
+}
