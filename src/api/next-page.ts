@@ -8,12 +8,12 @@
  * What one answer tells of the rows after it:
  * - a next page to follow (a token, a URL, a page number or an offset);
  * - rows follow but cannot be reached (`truncated`, the API cut its list);
- * - this is the last page (the upstream said so: an empty next slot, `has_more: false`, the
- *   last of `total_pages`, an offset at `total_count`, a short page, or no next page in a
- *   token or Link protocol, where leaving it out is how the end is said);
- * - nobody can tell (`end_unknown`): a full page of a page or offset protocol whose answer
- *   gives no total and no flag. The next page is then named (reading it finds out), and the
- *   answer says the end is unknown instead of claiming one.
+ * - this is the last page (the upstream said so: an empty next slot, `has_more: false` or
+ *   `truncated: false`, the last of `total_pages`, an offset at `total_count`, a page shorter
+ *   than the size asked, or a Link header naming other pages but no next);
+ * - nobody can tell (`end_unknown`): rows, and nothing said of an end (no total, no flag, no
+ *   slot, not a short page). A page or offset protocol then names the next page (reading it
+ *   finds out); either way the answer says the end is unknown instead of claiming one.
  */
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
@@ -100,9 +100,10 @@ export function followPaging(
   // No position parameter: the upstream's list as it gave it, cut where it said rows follow.
   const totalLeft = found.total !== undefined && rows !== undefined && (found.offset ?? 0) + rows < found.total;
   if (more === true || totalLeft) return { cut: true, end_unknown: false };
-  // A cursor protocol whose answer has no place for a token (a bare list) and no Link header: a full page may not be all.
-  const silent = found.ended === undefined && more === undefined && roles.cursor !== undefined && !short && rows !== undefined;
-  return { cut: false, end_unknown: silent && evidence !== undefined && Object.keys(found).length === 1 };
+  // Rows, and nothing said of an end (no flag, no empty next slot, no total, not a short page): a full list
+  // and one the upstream cut without a word look alike, so the end is not claimed.
+  const silent = found.ended !== true && more !== false && found.total === undefined && !short && rows !== undefined && rows > 0;
+  return { cut: false, end_unknown: silent };
 }
 
 function followed(next: NextPage): FollowedPaging {

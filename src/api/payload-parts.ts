@@ -112,6 +112,8 @@ const META_SCALARS = new Set([
   'numresults',
 ]);
 const META_SCALAR_PREFIX = /^(next|prev|previous|has|total|page)/;
+/** Names that only wrap the payload (folded): one record under one of them, beside metadata alone, is the payload. */
+const WRAPPER_NAMES = new Set(['data', 'result', 'results', 'item', 'items', 'record', 'records', 'payload', 'body', 'response', 'value']);
 
 const isMetaScalar = (name: string): boolean => {
   const key = fold(name);
@@ -207,9 +209,11 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
   if (inner && depth < META_DEPTH) {
     const found = unwrap(inner[1], entries, metaObjects, depth + 1);
-    // A record that holds no rows is the payload only under the spec's own `data` (`{data: {...}, _meta}`);
-    // elsewhere its name and the scalars beside it are part of the payload (`{pair, rate: {...}}`, `{error: {...}}`).
-    if (found.rows !== undefined || (scalars.length === 0 && fold(inner[0]) === 'data')) {
+    // A record that holds no rows is the payload under a name that only wraps (`{data: {...}, _meta}`,
+    // `{results: {...}, meta}`) with nothing but metadata beside it; elsewhere its name and the scalars
+    // beside it are part of the payload (`{pair, rate: {...}}`, `{error: {...}}`).
+    const wrapped = WRAPPER_NAMES.has(fold(inner[0])) && scalars.every(([name]) => isMetaScalar(name));
+    if (found.rows !== undefined || wrapped) {
       besideRows(scalars, entries);
       return found;
     }

@@ -219,7 +219,8 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
               row['rr25'] = now;
               if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
               row['atm_iv30'] = num(series[0], ATM_IV30);
-              if (now === undefined) missing.push('rr25');
+              // Every value the measure should give and did not is named, never left blank in silence.
+              for (const field of ['rr25', 'rr25_5d_change', 'atm_iv30']) if (row[field] === undefined) missing.push(field);
             } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
             if (a.status === 'fulfilled' && a.value) {
               const scored = rowsOf(a.value.data);
@@ -227,7 +228,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
               row['anomaly_score'] = num(score, ANOMALY);
               row['iv_percentile_1y'] = num(score, PERCENTILE);
               row['iv30'] = num(score, IV30);
-              if (row['anomaly_score'] === undefined) missing.push('anomaly_score');
+              for (const field of ['anomaly_score', 'iv_percentile_1y', 'iv30']) if (row[field] === undefined) missing.push(field);
             } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
             if (missing.length > 0) unread.push({ ticker, fields: missing });
             const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
