@@ -176,6 +176,12 @@ export class RateWindow {
     return this.resetAt + this.slackMs + windowsAfterThis * this.lengthMs();
   }
 
+  /** The place (0 for the first) of a request with `ahead` queued before it among the requests of the window it goes in. */
+  placeInItsWindow(ahead: number, now: number): number {
+    const left = this.available(now);
+    return ahead < left ? ahead : (ahead - left) % this.perWindow();
+  }
+
   view(now: number): { limit: number; remaining: number | null; resetsAt: number | null; fromServer: boolean } {
     this.roll(now);
     return {
