@@ -98,21 +98,21 @@ test('the pace is re-estimated as answers come: an upstream that slows mid-burst
   for (const o of refused) assert.ok(o.at - start < 6000, `refused after ${o.at - start} ms`);
 });
 
-test("a stretch's first wave alone is not its pace; a turn of a request sent within it is", () => {
+test("a queue's first wave alone is not its pace; a request sent on a slot that came back while it waited is", () => {
   const pace = new QueuePace();
-  pace.waiting(5, 0);
-  for (let i = 0; i < 5; i += 1) pace.freed(600);
-  assert.equal(pace.waveMs(5, 750), undefined, 'five first answers of 600 ms: nothing known, nothing refused on them');
-  pace.freed(620);
-  assert.equal(pace.waveMs(5, 750), 20, 'five turns in 20 ms: a wave of 5 takes 20 ms');
-  assert.equal(pace.measured, true);
-  pace.idle();
-  pace.waiting(5, 750);
-  assert.equal(pace.waveMs(1, 750), 20, "the next stretch is judged on the last one's wave until it has its own");
+  pace.queued(0);
+  for (let i = 0; i < 5; i += 1) pace.answered(0, 600);
+  assert.equal(pace.waveMs(750), undefined, 'five first answers of 600 ms: nothing known, nothing refused on them');
+  pace.answered(600, 620);
+  assert.equal(pace.waveMs(750), 20, 'a request sent at the first turn held its slot 20 ms');
+  pace.emptied();
+  pace.queued(750);
+  assert.equal(pace.waveMs(750), 20, "the next queue is judged on the last one's pace until it has its own");
 });
 
-test('a stretch that follows answers already seen is judged on them until its own pace is known', () => {
+test('a queue that follows answers already seen is judged on them until its own pace is known', () => {
   const pace = new QueuePace();
-  pace.waiting(5, 2500);
-  assert.equal(pace.waveMs(5, 9999), 2500, 'the duration seen before the stretch began');
+  pace.queued(2500);
+  pace.answered(0, 3000);
+  assert.equal(pace.waveMs(9999), 2500, 'the duration seen before the queue began');
 });

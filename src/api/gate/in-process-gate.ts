@@ -157,8 +157,6 @@ export class InProcessAccountGate implements AccountGate {
     if (this.closed) return;
     const now = this.clock.now();
     let nextWake: number | undefined;
-    // Whether the queue, if any is left, waits only for an in-flight slot: the stretch whose pace is measured.
-    let forSlot = false;
     while (this.queue.length > 0) {
       const head = this.queue[0];
       if (!head) break;
@@ -186,10 +184,7 @@ export class InProcessAccountGate implements AccountGate {
         break;
       }
       // A release pumps again when a slot frees.
-      if (!this.inFlight.hasRoom(now)) {
-        forSlot = true;
-        break;
-      }
+      if (!this.inFlight.hasRoom(now)) break;
       // Near the end of a shared window, one at a time: each answer tells how much the others took meanwhile.
       if (rivals > 0 && left <= rivals + this.inFlight.max && this.inFlight.inFlight > 0) break;
       this.leave(head);
@@ -202,8 +197,8 @@ export class InProcessAccountGate implements AccountGate {
       this.inFlight.take();
       head.resolve(this.permit(windowTaken, head.request.free));
     }
-    if (forSlot && this.queue.length > 0) this.pace.waiting(this.inFlight.inFlight, this.latency.ms);
-    else this.pace.idle();
+    if (this.queue.length > 0) this.pace.queued(this.latency.ms);
+    else this.pace.emptied();
     this.scheduleWake(nextWake);
     this.failLateTurns(now);
   }
@@ -217,7 +212,7 @@ export class InProcessAccountGate implements AccountGate {
         released = true;
         this.inFlight.give();
         const now = this.clock.now();
-        this.pace.freed(now);
+        if (!free) this.pace.answered(sentAt, now);
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
         // Only data requests: a free one (the start-up openapi.json, large and sent while the
         // process is still loading) says nothing of a data call's time, and an estimate
@@ -249,7 +244,7 @@ export class InProcessAccountGate implements AccountGate {
     // pessimistic estimate would refuse calls the next seconds serve in time), but at the
     // share in force: with others on the account the queue drains at the share, not at 5.
     const cap = this.inFlight.expected(now);
-    const waveMs = this.pace.waveMs(cap, this.latency.ms) ?? 0;
+    const waveMs = this.pace.waveMs(this.latency.ms) ?? 0;
     const windowAt = this.window.turnAt(position + reserved, now);
     // In the window it goes in, the requests before it there go out in waves of the cap.
     const byWindow =

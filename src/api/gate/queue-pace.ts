@@ -1,100 +1,74 @@
 /**
- * How fast calls queued for an in-flight slot get their turns, as this process has seen
- * it: wait-or-fail counts the waves of requests ahead of a queued call, and a wave takes
- * what the slots actually achieved, not the first answer's duration.
+ * How fast a queue of calls gets its turns, as this process has seen it: wait-or-fail
+ * counts the waves of requests ahead of a queued call, and a wave takes what the slots
+ * actually achieved, not the first answer's duration.
  *
- * The pace is measured over a stretch: from the moment calls wait for a slot (the window
- * and any pause allow sending) until none does. Within it, every slot that comes back
- * hands a turn to a queued call, so the times slots came back are the turns. A wave is
- * the time the last `size` turns took, over whole waves of the stretch's first wave's
- * size (requests sent together answer together; a count across a wave's middle would
- * read a burst of answers as the pace).
+ * While calls are queued, every slot that comes back hands a turn to the next one, so a
+ * wave of the cap's turns takes as long as a slot is held: the pace is measured as the time
+ * requests hold their slots (answer, retry waits and all), averaged over the latest ones.
  *
  * A burst's first wave says little of the pace that follows: it opens connections and may
  * meet a cold upstream (500 calls behind first answers of 600 ms, then 20 ms, were refused
- * as needing 94 s when all were served in 3). So a stretch is judged on what came before
- * it (the last stretch's pace, else the duration requests were seen to take) until a
- * request sent within it has answered; with neither, its waves are not counted at all
- * and its calls wait, their deadline still bounding each.
+ * as needing 94 s when all were served in 3). So a queue is judged on what came before it
+ * (the pace of the last queue, else the duration requests were seen to take) until a
+ * request sent on a slot that came back while it waited has answered; with neither, its
+ * waves are not counted and its calls wait, their deadline still bounding each. From then
+ * on each answer re-estimates it, in both directions.
  */
 
-/** Waves measured over at most this many whole first waves: recent enough to follow a change, long enough to smooth one slow answer. */
-const WAVES_MEASURED = 4;
+/** Weight of the latest slot's time in the average: a few answers follow a change, one slow answer does not swing it. */
+const WEIGHT = 0.3;
 
-interface Stretch {
-  /** Requests in flight when calls began to wait: the first wave, answered before any turn was handed out here. */
-  readonly firstWave: number;
-  /** What the stretch is judged on until it has a pace of its own. */
+interface QueuePeriod {
+  /** What the queue is judged on until it has a pace of its own. */
   readonly prior: number | undefined;
-  /** When slots came back during the stretch (the latest last), at most what a measurement uses. */
-  readonly turns: number[];
+  /** When the first slot came back while the queue waited: requests sent from then on are its own. */
+  firstTurnAt: number | undefined;
+  /** The average time its own requests held their slots. */
+  waveMs: number | undefined;
 }
 
 export class QueuePace {
-  private stretch: Stretch | undefined;
-  /**
-   * What a wave of the last stretch that measured its own pace took: its turns' pace times
-   * its first wave, about one request's duration at the slots it had, and so a fair prior
-   * for a stretch at another share of the slots.
-   */
+  private period: QueuePeriod | undefined;
+  /** The pace the last queue measured: the next one is judged on it until it has its own. */
   private lastWaveMs: number | undefined;
 
-  /**
-   * Calls wait for a slot from now on: a stretch starts, unless one is on. `inFlight` is
-   * how many requests are out; `expectedMs`, how long one is seen to take (0 when unknown).
-   */
-  waiting(inFlight: number, expectedMs: number): void {
-    if (this.stretch) return;
-    this.stretch = { firstWave: Math.max(1, inFlight), prior: expectedMs > 0 ? expectedMs : undefined, turns: [] };
+  /** Calls are queued: a period starts unless one is on. `expectedMs` is how long requests were seen to take (0 when unknown). */
+  queued(expectedMs: number): void {
+    this.period ??= { prior: expectedMs > 0 ? expectedMs : undefined, firstTurnAt: undefined, waveMs: undefined };
   }
 
-  /** No call waits for a slot any more (the queue is empty, or it waits for the window or a pause): the stretch ends, its pace kept. */
-  idle(): void {
-    const stretch = this.stretch;
-    if (!stretch) return;
-    const perTurn = this.measuredPerTurn(stretch);
-    if (perTurn !== undefined) this.lastWaveMs = perTurn * stretch.firstWave;
-    this.stretch = undefined;
+  /** The queue is empty: the period ends, its pace kept for the next. */
+  emptied(): void {
+    this.lastWaveMs = this.period?.waveMs ?? this.lastWaveMs;
+    this.period = undefined;
   }
 
-  /** A slot came back at `now`. */
-  freed(now: number): void {
-    const stretch = this.stretch;
-    if (!stretch) return;
-    stretch.turns.push(now);
-    const keep = stretch.firstWave * WAVES_MEASURED + 1;
-    if (stretch.turns.length > keep) stretch.turns.splice(0, stretch.turns.length - keep);
-  }
-
-  /** Whether the wave time comes from this stretch's own turns (rather than from before it). */
-  get measured(): boolean {
-    return this.stretch !== undefined && this.measuredPerTurn(this.stretch) !== undefined;
+  /** A data request sent at `sentAt` gave its slot back at `now`. */
+  answered(sentAt: number, now: number): void {
+    const period = this.period;
+    if (!period) return;
+    if (period.firstTurnAt === undefined) {
+      // The first turn handed out while the queue waits: its request was sent before the queue's time.
+      period.firstTurnAt = now;
+      return;
+    }
+    if (sentAt < period.firstTurnAt) return;
+    const held = Math.max(0, now - sentAt);
+    period.waveMs = period.waveMs === undefined ? held : period.waveMs + WEIGHT * (held - period.waveMs);
   }
 
   /**
-   * How long a wave of `cap` turns takes: `cap` turns at this stretch's pace once a request
-   * sent within it has answered; before that (or outside a stretch) a wave of the last
-   * stretch that measured one; else the duration requests were seen to take before this
-   * stretch began (outside one, `expectedMs`). Undefined when nothing is known yet.
+   * How long a wave of the cap's turns takes: the queue's own pace once a request sent on a
+   * slot that came back while it waited has answered; before that the last queue's, or the
+   * duration requests were seen to take before it began (outside a queue, `expectedMs`).
+   * Undefined when nothing is known yet.
    */
-  waveMs(cap: number, expectedMs: number): number | undefined {
-    const stretch = this.stretch;
-    const perTurn = stretch ? this.measuredPerTurn(stretch) : undefined;
-    if (perTurn !== undefined) return perTurn * Math.max(1, cap);
+  waveMs(expectedMs: number): number | undefined {
+    const period = this.period;
+    if (period?.waveMs !== undefined) return period.waveMs;
     if (this.lastWaveMs !== undefined) return this.lastWaveMs;
-    if (stretch) return stretch.prior;
+    if (period) return period.prior;
     return expectedMs > 0 ? expectedMs : undefined;
-  }
-
-  /** Milliseconds a turn took, over whole first-wave sizes of the latest turns; undefined until a turn beyond the first wave. */
-  private measuredPerTurn(stretch: Stretch): number | undefined {
-    const turns = stretch.turns;
-    const waves = Math.min(WAVES_MEASURED, Math.floor((turns.length - 1) / stretch.firstWave));
-    if (waves < 1) return undefined;
-    const count = waves * stretch.firstWave;
-    const last = turns[turns.length - 1] ?? 0;
-    const first = turns[turns.length - 1 - count] ?? last;
-    // Turns at one instant (a fake clock, or answers read in one tick) still take time.
-    return Math.max(1, last - first) / count;
   }
 }
