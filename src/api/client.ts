@@ -21,6 +21,7 @@ import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
+import { callSignal } from './call-signal.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
@@ -169,10 +170,26 @@ export class MarketDataClient {
       return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
-    const timeout = AbortSignal.timeout(deadlineMs);
     // An --http caller that hung up leaves at once, queued or in flight (transports/caller-scope.ts).
     const gone = callerSignal();
-    const signal = AbortSignal.any([options.signal, gone, timeout].filter((s): s is AbortSignal => s !== undefined));
+    const call = callSignal([options.signal, gone], deadlineMs);
+    try {
+      return await this.requestWithin(target, key, transport, call.signal, deadlineMs, gone, options);
+    } finally {
+      call.done();
+    }
+  }
+
+  /** `request` once the call has its signal: the cache tiers, then one shared upstream request. */
+  private async requestWithin(
+    target: RequestTarget,
+    key: string,
+    transport: HttpTransport,
+    signal: AbortSignal,
+    deadlineMs: number,
+    gone: AbortSignal | undefined,
+    options: CallOptions,
+  ): Promise<ApiResult> {
     const join = (): Promise<ApiResult> =>
       this.shared.join(key, (flight) => this.send(transport, target, key, flight), {
         signal,
