@@ -271,7 +271,7 @@ export class InProcessAccountGate implements AccountGate {
 
   /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
   private failLateTurns(now: number): void {
-    this.toldRetries = this.toldRetries.filter((at) => at > now);
+    if (this.toldRetries.length > 0) this.toldRetries = this.toldRetries.filter((at) => at > now);
     for (let position = 0; position < this.queue.length;) {
       const waiter = this.queue[position];
       if (!waiter) break;
