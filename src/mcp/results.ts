@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
-import { jsonLongerThan } from './json-length.js';
+import { jsonMayBeLongerThan } from './json-length.js';
 import { encodePageCursor, type PageCursor } from './paging.js';
 import { estimateTokens, textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
@@ -127,11 +127,15 @@ export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
   return /stale|degrad|fallback|older/.test(upstream) ? 'degraded' : 'live';
 }
 
+/** What the client's meta holds that shaping decides anew. */
+const DECIDED_HERE: ReadonlySet<string> = new Set(['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed']);
+
 /** Base metadata: the client's, with the as-of time, coverage and data source added. */
 export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   // The cursor, truncation and source are decided here, not passed through from upstream.
-  const rest: Record<string, unknown> = { ...meta };
-  for (const name of ['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed']) delete rest[name];
+  // Copied without them rather than copied and deleted from (a delete makes the copy slow to spread again).
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(meta)) if (!DECIDED_HERE.has(key)) rest[key] = value;
   const now = options.now ?? Date.now();
   const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
@@ -263,7 +267,7 @@ async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> 
   };
 
   if (found && rows.length > 0) {
-    if (!jsonLongerThan(rows, WHOLE_PAGE_CHARS)) {
+    if (!jsonMayBeLongerThan(rows, WHOLE_PAGE_CHARS)) {
       const whole = build(rows.length);
       const text = JSON.stringify(whole);
       // The estimate is an upper bound of the o200k count, and a token covers at least a character.
