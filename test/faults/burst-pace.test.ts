@@ -16,6 +16,8 @@ const row = { date: '2026-11-20', calls: 123_456, puts: 98_765, premium_usd: 1_2
 
 test('500 calls at once behind first answers of 600 ms, then 20 ms, are all served', { timeout: 120_000 }, async () => {
   await withFakeUpstream(async (fake) => {
+    // A large account's fixed window, as a server names it (the fake's own reset moves every second).
+    const window = { 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 55) };
     let inFlight = 0;
     let mostInFlight = 0;
     let answered = 0;
@@ -29,7 +31,7 @@ test('500 calls at once behind first answers of 600 ms, then 20 ms, are all serv
       if (over)
         return {
           status: 429,
-          headers: { 'retry-after': '1' },
+          headers: { ...window, 'retry-after': '1' },
           body: {
             error: {
               code: 'IN_FLIGHT_EXCEEDED',
@@ -40,7 +42,7 @@ test('500 calls at once behind first answers of 600 ms, then 20 ms, are all serv
             },
           },
         };
-      return { body: { data: [row], _meta: { next_cursor: null } }, delayMs };
+      return { body: { data: [row], _meta: { next_cursor: null } }, headers: window, delayMs };
     };
     const server = await connectV2({ baseUrl: fake.url, key: KEY, env: { MARKET_DATA_LOG_LEVEL: 'warn' } });
     try {
