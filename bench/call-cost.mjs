@@ -11,10 +11,10 @@
 // upstream answering a small page (30 rows, about 10 kB) from memory; `--cached`, the
 // same call answered from the cache; `--default-heap`, the cache miss with V8's own heap
 // sizing (MARKET_DATA_V8_DEFAULT_HEAP=1, src/heap-policy.ts), to show what the memory policy
-// costs a call. With a baseline (dist/cli.js of another build) its cache-miss case joins
+// costs a call. With baselines (dist/cli.js of other builds) their cache-miss cases join
 // the same rounds.
 //
-// Usage: node bench/call-cost.mjs [rounds=9] [calls=300] [baseline-cli.js] [--cached] [--default-heap]
+// Usage: node bench/call-cost.mjs [rounds=9] [calls=300] [baseline-cli.js...] [--cached] [--default-heap]
 //        (npm run build first). Add --cpu-prof-dir=DIR to write a CPU profile of every
 //        market-data-mcp case (node --cpu-prof) for a look at where the time goes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const args = process.argv.slice(2);
 const positional = args.filter((a) => !a.startsWith('--'));
 const rounds = Number(positional[0] ?? 9);
 const calls = Math.min(440, Number(positional[1] ?? 300));
-const baseline = positional[2];
+const baselines = positional.slice(2);
 const withCached = args.includes('--cached');
 const withDefaultHeap = args.includes('--default-heap');
 const profileDir = args.find((a) => a.startsWith('--cpu-prof-dir='))?.split('=')[1];
@@ -182,7 +182,8 @@ try {
       env: { ...env, MARKET_DATA_V8_DEFAULT_HEAP: '1' },
       request: miss,
     });
-  if (baseline) cases.push({ key: 'baseline', label: 'baseline, cache miss', args: [baseline], env, request: miss });
+  for (const [k, baseline] of baselines.entries())
+    cases.push({ key: `baseline${k + 1}`, label: `baseline ${k + 1}, cache miss`, args: [baseline], env, request: miss });
   for (const c of cases) Object.assign(c, { p50: [], ratio: [], cpu: [] });
   console.log(
     `node ${process.version}; ${cpus().length} cores; ${calls} calls a case a round after ${WARM_UP} to warm up; upstream page ${upstream.bytes} bytes`,
