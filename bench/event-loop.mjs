@@ -9,7 +9,7 @@
 //   --only: the shapes whose name contains NAME; --cli: another build's cli.js (a baseline copy of dist/).
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,11 @@ function parseFloorMs(text) {
   return best;
 }
 
+console.log(
+  `Node ${process.version}; load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`shape | body MB | slowest ping ms | floor: one JSON.parse ms | ratio | call ms${small ? '   (--small: 1% sizes)' : ''}`);
 for (const [index, [name, make]] of SHAPES.entries()) {
   if (only && !name.includes(only)) continue;
@@ -114,7 +119,7 @@ for (const [index, [name, make]] of SHAPES.entries()) {
   const took = performance.now() - started;
   const error = result.isError ? ' (error)' : '';
   console.log(
-    `${name} | ${(body.length / 1e6).toFixed(1)} | ${slowest.toFixed(0)} | ${floor.toFixed(0)} | ${(slowest / floor).toFixed(2)} | ${took.toFixed(0)}${error}`,
+    `${name} | ${(body.length / 1e6).toFixed(1)} | ${slowest.toFixed(0)} | ${floor.toFixed(0)} | ${(slowest / floor).toFixed(2)} | ${took.toFixed(0)}${error} | load ${loadavg()[0].toFixed(2)}`,
   );
 }
 await client.close();

@@ -5,6 +5,7 @@
 // Usage: node bench/gate-overhead.mjs   (build first: npm run build)
 import { Writable } from 'node:stream';
 import { Agent, get } from 'node:http';
+import { loadavg } from 'node:os';
 import { MarketDataClient } from '../dist/api/client.js';
 import { InProcessAccountGate } from '../dist/api/gate/in-process-gate.js';
 import { DATASETS } from '../dist/catalog/index.js';
@@ -78,7 +79,11 @@ async function callOverhead(n) {
   return { bare: median(bare), viaClient: median(viaClient) };
 }
 
-console.log(`Node ${process.version}; medians`);
+console.log(
+  `Node ${process.version}; medians; load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`,
+);
 const gate = await gateCost(5000);
 console.log(`InProcessAccountGate acquire + release        ${(gate * 1000).toFixed(1).padStart(8)} µs per call`);
 const bottleneck = await bottleneckCost(2000);

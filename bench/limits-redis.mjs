@@ -9,6 +9,7 @@
 /* global AbortController, AbortSignal */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const WINDOW_MS = 6000;
@@ -73,6 +74,7 @@ async function main(calls) {
         'max in flight': sim.api.inFlight('acct_live').max,
         windows: perWindow.size,
         'time s': elapsed.toFixed(1),
+        load: loadavg()[0].toFixed(2),
         'first to last request s': ((lastAt - firstAt) / 1000).toFixed(1),
         'window math s': ((Math.ceil(calls / PER_WINDOW) - 1) * WINDOW_MS) / 1000,
       });

@@ -11,13 +11,17 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startSimulator } from '../dist/simulator/server.js';
 
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 const args = process.argv.slice(2);
 const calls = Number(args.find((a) => /^\d+$/.test(a)) ?? 300);
 const countRefusedInFlight = !args.includes('--uncounted');
@@ -103,6 +107,7 @@ async function run(processes, latencyMs) {
       `429s ${String([...by429.values()].reduce((a, b) => a + b, 0)).padStart(3)} [${fmt(by429)}]`,
       `failed ${[...failures.values()].reduce((a, b) => a + b, 0)} [${fmt(failures)}]`,
       `time ${(totalMs / 1000).toFixed(1)} s vs math ${(mathMs / 1000).toFixed(1)} s (x${(totalMs / mathMs).toFixed(2)})`,
+      `load ${load()}`,
     ].join('  '),
   );
 }
@@ -128,7 +133,7 @@ async function startRedis() {
 }
 
 console.log(
-  `${withRedis ? 'shared on Redis: ' : ''}${calls} calls, ${PER_WINDOW} per ${WINDOW_MS / 1000} s window, 5 in flight, refused IN_FLIGHT_EXCEEDED ${countRefusedInFlight ? 'counted' : 'not counted'} by the window; Node ${process.version}`,
+  `${withRedis ? 'shared on Redis: ' : ''}${calls} calls, ${PER_WINDOW} per ${WINDOW_MS / 1000} s window, 5 in flight, refused IN_FLIGHT_EXCEEDED ${countRefusedInFlight ? 'counted' : 'not counted'} by the window; Node ${process.version}; load average ${load()}`,
 );
 const only = process.env.BENCH_ONLY?.split(',').map(Number);
 for (const processes of withRedis ? [1, 2, 4, 8] : [1, 2, 3]) {

@@ -8,12 +8,14 @@
 //        from 9 to 1,202 MB. Also the time per call beside the same calls with no Redis.
 // burst  P processes on one Redis start just after the account's window was spent (their
 //        start-up openapi.json meets the 429), then B calls at once: how many are refused
-//        at once and with what retry_after_seconds, the upstream 429s, and the time beside
-//        the window math (the spent window's reset, then one window per 60 calls). The
-//        issue saw 64 to 182 of 300 refused with retry_after_seconds 60 on a 6 s window.
+//        at once and with what retry_after_seconds, the upstream 429s, the requests each
+//        window served, and the time beside the window math (the spent window's reset, then
+//        one window per 60 calls). The issue saw 64 to 182 of 300 refused with
+//        retry_after_seconds 60 on a 6 s window. --no-redis: the processes without Redis,
+//        each on its own gate (issue 34: one process needed a sixth window).
 //
 // Usage: node bench/redis-faults.mjs [cache|burst|all] [--calls=150] [--mb=7.9]
-//          [--cache-mb=64] [--burst=300] [--processes=2]      (npm run build first;
+//          [--cache-mb=64] [--burst=300] [--processes=2] [--no-redis] [--cli=PATH]   (npm run build first;
 //        needs redis-server on the PATH). A quick proof it works:
 //        node bench/redis-faults.mjs all --calls=6 --mb=0.5 --cache-mb=2 --burst=40
 /* global fetch */
@@ -33,7 +35,8 @@ import { startSimulator } from '../dist/simulator/server.js';
 const args = process.argv.slice(2);
 const option = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const which = args.find((a) => !a.startsWith('--')) ?? 'all';
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// --cli=PATH: another build's dist/cli.js (a baseline), for a before/after.
+const cli = args.find((a) => a.startsWith('--cli='))?.slice('--cli='.length) ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'sim-live-key';
 const TOOL = 'market_total_options_volume';
 const PATH = '/v1/market/total-options-volume';
@@ -180,8 +183,9 @@ async function cacheCase() {
 async function burstCase() {
   const burst = option('burst', 300);
   const processes = option('processes', 2);
+  const withRedis = !args.includes('--no-redis');
   const sim = await startSimulator({ materializationMs: 0, limits: { perWindow: PER_WINDOW, windowMs: WINDOW_MS, inFlight: 5 } });
-  const redis = await startRedis();
+  const redis = withRedis ? await startRedis() : undefined;
   try {
     // Spend the account's window from outside, just after it opened.
     await new Promise((r) => setTimeout(r, WINDOW_MS - (Date.now() % WINDOW_MS) + 20));
@@ -194,7 +198,9 @@ async function burstCase() {
       resetAt = Number(answer.headers.get('x-ratelimit-reset') ?? 0) * 1000;
       if (answer.status === 429) break;
     }
-    const clients = await Promise.all(Array.from({ length: processes }, () => connect(sim.url, { MARKET_DATA_REDIS_URL: redis.url })));
+    const clients = await Promise.all(
+      Array.from({ length: processes }, () => connect(sim.url, redis ? { MARKET_DATA_REDIS_URL: redis.url } : {})),
+    );
     const started = Date.now();
     const refused = [];
     let failed = 0;
@@ -211,20 +217,27 @@ async function burstCase() {
     await Promise.all(clients.map((c) => c.close()));
     const upstream = sim.api.requests.filter((r) => r.at >= started);
     const tooMany = upstream.filter((r) => r.status === 429).length;
+    // The requests each window served, from the upstream's own log.
+    const perWindow = new Map();
+    for (const r of upstream.filter((u) => u.status === 200)) {
+      const window = Math.floor(r.at / WINDOW_MS);
+      perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
+    }
     const floorMs = Math.max(0, resetAt - started) + (Math.ceil(burst / PER_WINDOW) - 1) * WINDOW_MS;
     console.log(
-      `burst: ${processes} processes on Redis start after the window was spent (${spent} requests, the last a 429), then ${burst} calls at once; ${PER_WINDOW} per ${WINDOW_MS / 1000} s, 5 in flight; load ${load()}`,
+      `burst: ${processes} process${processes > 1 ? 'es' : ''} ${redis ? 'on Redis' : 'without Redis'} start after the window was spent (${spent} requests, the last a 429), then ${burst} calls at once; ${PER_WINDOW} per ${WINDOW_MS / 1000} s, 5 in flight; load ${load()}`,
     );
     console.log(
       [
         `refused at once ${refused.length} (retry_after_seconds max ${refused.length ? Math.max(...refused) : '-'})`,
         `other failures ${failed}`,
         `upstream 429s ${tooMany}`,
+        `windows ${perWindow.size} (${[...perWindow.values()].join('/')})`,
         `time ${(elapsed / 1000).toFixed(1)} s vs floor ${(floorMs / 1000).toFixed(1)} s (x${(elapsed / Math.max(1, floorMs)).toFixed(2)})`,
       ].join('  |  '),
     );
   } finally {
-    await redis.stop();
+    await redis?.stop();
     await sim.close();
   }
 }

@@ -39,8 +39,16 @@ function truncate(value: string, maxLength: number): string {
   return `${wholeCharacters(value, Math.max(0, maxLength - 1))}…`;
 }
 
+/**
+ * Anything but printable ASCII, tab and newline: a string without one has nothing hidden or
+ * control to strip. Most of a page's strings are such (tickers, dates, field names), and this
+ * test costs a fraction of the Unicode property match, asked of every string of every answer.
+ */
+const NOT_PLAIN = /[^\x20-\x7e\t\n]/;
+
 export function sanitizeText(value: string, maxLength = 2000): string {
-  return truncate(redactSecrets(value.replace(HIDDEN_OR_CONTROL, '')), maxLength);
+  const visible = NOT_PLAIN.test(value) ? value.replace(HIDDEN_OR_CONTROL, '') : value;
+  return truncate(redactSecrets(visible), maxLength);
 }
 
 /** A user-supplied value quoted back in an error: short and printable. */

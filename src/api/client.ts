@@ -22,6 +22,7 @@ import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
 import { followPaging, queryAt, type NextPage } from './next-page.js';
+import { callSignal } from './call-signal.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import type { CallContext } from './call-context.js';
 import { DiscoverMemory } from './discover-memory.js';
@@ -250,10 +251,26 @@ export class MarketDataClient {
       return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
-    const timeout = AbortSignal.timeout(deadlineMs);
     // A call that ends (cancelled, its --http caller gone, the server stopping) leaves at once, queued or in flight.
     const call = options.call;
-    const signal = call ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const bounded = callSignal([call?.signal], deadlineMs);
+    try {
+      return await this.requestWithin(target, key, transport, bounded.signal, deadlineMs, call, options);
+    } finally {
+      bounded.done();
+    }
+  }
+
+  /** `request` once the call has its signal: the cache tiers, then one shared upstream request. */
+  private async requestWithin(
+    target: RequestTarget,
+    key: string,
+    transport: HttpTransport,
+    signal: AbortSignal,
+    deadlineMs: number,
+    call: CallContext | undefined,
+    options: CallOptions,
+  ): Promise<ApiResult> {
     const join = (): Promise<ApiResult> =>
       // An identical request under way is joined; one this call starts is sent for it (its caller, its cost).
       this.shared.join(key, (flight) => this.send(transport, target, key, flight, call), {

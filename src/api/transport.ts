@@ -57,11 +57,13 @@ export class HttpTransport {
   private agent: Promise<Agent> | undefined;
   private readonly basePath: string;
   private readonly host: string;
+  private readonly origin: string;
 
   constructor(private readonly options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.host = url.hostname;
+    this.origin = url.origin;
   }
 
   private connect(): Promise<Agent> {
@@ -163,7 +165,7 @@ export class HttpTransport {
   }
 
   private async send(pathAndQuery: string, signal: AbortSignal): Promise<SentResponse> {
-    const url = new URL(`${this.basePath}${pathAndQuery}`, new URL(this.options.baseUrl).origin);
+    const url = new URL(`${this.basePath}${pathAndQuery}`, this.origin);
     const headers = { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent };
     // A first start waits on the document alone: one connection, closed after it, keeps nothing alive.
     const agent = this.agent === undefined && pathAndQuery === '/v1/openapi.json' ? undefined : await this.connect();

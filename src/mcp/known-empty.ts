@@ -29,10 +29,14 @@ function whyNoSession(date: string): string {
 
 /** For a dataset's session_date or from/to (ET dates): the reason its answer must be empty, or undefined. */
 export function knownEmptyDates(query: QueryValues, now: number, sessionsOnly = true): KnownEmpty | undefined {
+  const session = query['session_date'];
+  const from = query['from'];
+  const to = query['to'];
+  // A call that names no date is judged by nothing here: the calendar is not read for it.
+  if (!isDate(session) && !isDate(from) && !isDate(to)) return undefined;
   const latest = latestSession(now);
   const today = toEt(now).date;
   const named = `The latest session is ${latest.date} (ET).`;
-  const session = query['session_date'];
   if (isDate(session)) {
     const covers = `session ${session} (ET)`;
     if (session > today) return { covers, notice: `No data: ${session} is in the future. ${named} Nothing was charged.` };
@@ -42,9 +46,6 @@ export function knownEmptyDates(query: QueryValues, now: number, sessionsOnly = 
       return { covers, notice: `No data: ${whyNoSession(session)}, no session. ${named} Nothing was charged.` };
     return undefined;
   }
-  const from = query['from'];
-  const to = query['to'];
-  if (!isDate(from) && !isDate(to)) return undefined;
   const covers = `${isDate(from) ? from : 'oldest'} to ${isDate(to) ? to : 'latest'}`;
   if (isDate(from) && (from > today || (sessionsOnly && from > latest.date))) {
     const why = from > today ? `${from} is in the future` : `today's session (${from}) has not opened yet`;

@@ -9,8 +9,9 @@ import * as z from 'zod';
 import type { ApiResult } from '../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../api/result-meta.js';
 import type { NextPage } from '../api/next-page.js';
+import { jsonMayBeLongerThan } from './json-length.js';
 import { encodePageCursor, positionOf, type PageCursor } from './paging.js';
-import { textFits } from './tokens.js';
+import { estimateTokens, textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 
 /** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
@@ -127,12 +128,24 @@ export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
   return /stale|degrad|fallback|older/.test(upstream) ? 'degraded' : 'live';
 }
 
+/** What the client's meta holds that shaping decides anew. */
+const DECIDED_HERE: ReadonlySet<string> = new Set([
+  'next_cursor',
+  'truncated',
+  'content_cut',
+  'data_source',
+  'trimmed',
+  'paging',
+  'next_page',
+  'end_unknown',
+]);
+
 /** Base metadata: the client's, with the as-of time, coverage and data source added. */
 export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   // The cursor, truncation and source are decided here, not passed through from upstream.
-  const rest: Record<string, unknown> = { ...meta };
-  for (const name of ['next_cursor', 'truncated', 'content_cut', 'data_source', 'trimmed', 'paging', 'next_page', 'end_unknown'])
-    delete rest[name];
+  // Copied without them rather than copied and deleted from (a delete makes the copy slow to spread again).
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(meta)) if (!DECIDED_HERE.has(key)) rest[key] = value;
   const now = options.now ?? Date.now();
   const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
@@ -190,8 +203,23 @@ function structured(data: unknown, meta: ToolMeta): { data: unknown; meta: ToolM
   return { data, meta };
 }
 
-export function toolResult(content: { data: unknown; meta: ToolMeta }): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
+/** `text`, when given, is `content`'s JSON already made (by shaping, which measured it). */
+export function toolResult(content: { data: unknown; meta: ToolMeta }, text?: string): CallToolResult {
+  return { content: [{ type: 'text', text: text ?? JSON.stringify(content) }], structuredContent: content };
+}
+
+/**
+ * Rows whose JSON is at most this long are first measured as the whole answer, once: most
+ * pages fit the budget as they are, and then that one text settles them and is the answer's
+ * (a row at a time, a 10 kB page cost its rows' serialization twice, a cursor signed for the
+ * overhead and a third serialization of the answer). A longer page is cut a row at a time.
+ */
+const WHOLE_PAGE_CHARS = 64 * 1024;
+
+interface Shaped {
+  content: { data: unknown; meta: ToolMeta };
+  /** The content's JSON, when shaping made it. */
+  text?: string | undefined;
 }
 
 /**
@@ -199,6 +227,10 @@ export function toolResult(content: { data: unknown; meta: ToolMeta }): CallTool
  * prefix that fits the budget, and mints the cursor that continues after it.
  */
 export async function shapeResult(result: ApiResult, options: ShapeOptions): Promise<{ data: unknown; meta: ToolMeta }> {
+  return (await shape(result, options)).content;
+}
+
+async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> {
   const budget = options.budgetTokens;
   const fits = (v: unknown): Promise<boolean> => textFits(JSON.stringify(v) ?? '', budget);
   const fields = options.fields && options.fields.length > 0 ? options.fields : undefined;
@@ -255,11 +287,18 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   };
 
   if (found && rows.length > 0) {
+    if (!jsonMayBeLongerThan(rows, WHOLE_PAGE_CHARS)) {
+      const whole = build(rows.length);
+      const text = JSON.stringify(whole);
+      // The estimate is an upper bound of the o200k count, and a token covers at least a character.
+      if (text.length <= budget || estimateTokens(text) <= budget) return { content: whole, text };
+    }
     const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget, options.work);
-    if (kept > 0) return build(kept);
+    if (kept > 0) return { content: build(kept) };
   } else {
     const whole = build(rows.length);
-    if (await fits(whole)) return whole;
+    const text = JSON.stringify(whole);
+    if (await textFits(text, budget)) return { content: whole, text };
   }
   // One row, or a payload with no rows, over the budget: cut inside it.
   const single = found && rows.length > 0 ? build(1) : build(rows.length);
@@ -274,12 +313,13 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   };
   const data = await squeeze(single.data, (v) => structured(v, squeezeMeta), budget);
   const answer = structured(data, squeezeMeta);
-  if (await fits(answer)) return answer;
-  return structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' });
+  if (await fits(answer)) return { content: answer };
+  return { content: structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' }) };
 }
 
 export async function successResult(result: ApiResult, options: ShapeOptions): Promise<CallToolResult> {
-  return toolResult(await shapeResult(result, options));
+  const shaped = await shape(result, options);
+  return toolResult(shaped.content, shaped.text);
 }
 
 /** Any other result (api_status): the same budget, cut inside when over it. */

@@ -14,8 +14,9 @@ import { abortError, ApiError, cancelledError, quotaLatchedError } from '../api/
 import type { AccountGate, GateView, LimitHeaders, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import type { AccountKeys } from './keys.js';
 import { RedisUnavailableError, type RedisLink } from './connection.js';
-import { GateScripts, type GateScriptSettings } from './scripts.js';
+import { GateScripts, type GateScriptSettings, type GateSnapshot } from './scripts.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
+import { QueuePace } from '../api/gate/queue-pace.js';
 import { expectedWait, type ExpectedWait, type WaitPicture } from './wait.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
 
@@ -64,6 +65,10 @@ export class RedisAccountGate implements AccountGate {
   private renewTimer: NodeJS.Timeout | undefined;
   private picture: WaitPicture | undefined;
   private readonly latency = new ExpectedLatency();
+  /** How fast this process's queue gets its turns (src/api/gate/queue-pace.ts). */
+  private readonly pace = new QueuePace();
+  /** The least the server's window can be, from the longest wait to a reset it named (see WaitContext). */
+  private windowAtLeastMs = 0;
   /**
    * The server's window length is known once this process has seen its reset instant
    * move on (two windows). Before that the default length (the spec's minute) may be far
@@ -127,6 +132,7 @@ export class RedisAccountGate implements AccountGate {
       );
       entry.timer.unref();
       this.queue.push(entry);
+      this.pace.queued(this.latency.ms);
       if (wait.ms > 0) this.tell(entry, wait);
       this.kick();
     });
@@ -255,6 +261,7 @@ export class RedisAccountGate implements AccountGate {
         continue;
       }
       if (answer.kind === 'granted') {
+        this.see(answer.snapshot);
         this.picture = { reason: 'none', waitMs: 0, window: answer.snapshot, seenAt: this.now() };
         this.settle(head);
         head.resolve(this.permit(leaseId, head.request.free));
@@ -265,6 +272,7 @@ export class RedisAccountGate implements AccountGate {
         head.reject(quotaLatchedError(this.now() + answer.waitMs, answer.waitMs));
         continue;
       }
+      this.see(answer.snapshot);
       this.picture = { reason: answer.reason, waitMs: answer.waitMs, window: answer.snapshot, seenAt: this.now() };
       this.refuseThoseOutOfTime();
       for (const entry of this.queue) this.tell(entry, this.expectedFor(entry));
@@ -285,6 +293,7 @@ export class RedisAccountGate implements AccountGate {
         released = true;
         this.held.delete(leaseId);
         const now = this.now();
+        if (!free) this.pace.answered(sentAt, now);
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
         // Only data requests: a free one (the start-up openapi.json, large and sent while the
         // process is still loading) says nothing of a data call's time, and an estimate
@@ -292,6 +301,7 @@ export class RedisAccountGate implements AccountGate {
         if (!free && outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - sentAt);
         const h = outcome.headers;
         const status = outcome.status;
+        if (h?.rateResetAt !== undefined) this.heardReset(h.rateResetAt - now);
         if (h?.rateResetAt !== undefined && !this.windowKnown) {
           this.firstServerReset ??= h.rateResetAt;
           if (h.rateResetAt > this.firstServerReset + 1000) this.windowKnown = true;
@@ -349,8 +359,19 @@ export class RedisAccountGate implements AccountGate {
     return expectedWait(this.picture, position, now, {
       slackMs: this.settings.slackMs,
       windowKnown: this.lengthKnown(),
-      latencyMs: this.latency.ms,
+      windowAtLeastMs: this.windowAtLeastMs,
+      waveMs: this.pace.waveMs(this.latency.ms) ?? 0,
     });
+  }
+
+  /** What an acquire showed of the account's window: a reset the server named bounds its length from below. */
+  private see(snapshot: GateSnapshot): void {
+    if (snapshot.serverAligned) this.heardReset(snapshot.resetInMs);
+  }
+
+  /** A window is at least as long as the wait to its end seen from inside it, less the second a reset in whole seconds may round up. */
+  private heardReset(resetInMs: number): void {
+    this.windowAtLeastMs = Math.max(this.windowAtLeastMs, resetInMs - 1000);
   }
 
   private expectedFor(entry: Waiting): ExpectedWait {
@@ -390,6 +411,7 @@ export class RedisAccountGate implements AccountGate {
     if (index >= 0) this.queue.splice(index, 1);
     clearTimeout(entry.timer);
     entry.request.signal.removeEventListener('abort', entry.onAbort);
+    if (this.queue.length === 0) this.pace.emptied();
   }
 
   private markDown(error: unknown): void {

@@ -4,8 +4,8 @@
  * every cause the in-process gate counts: the Retry-After pause, the window (with the
  * requests other processes of the account have queued, which take its slots as surely
  * as ours do), and the waves of requests behind the account's shared in-flight leases,
- * each taking a request's expected duration. Pure arithmetic on a local clock, so it is
- * tested on a fake one.
+ * each taking what a wave was seen to take (src/api/gate/queue-pace.ts). Pure arithmetic
+ * on a local clock, so it is tested on a fake one.
  */
 import type { GateSnapshot, WaitReason } from './scripts.js';
 
@@ -22,13 +22,19 @@ export interface WaitContext {
   /** Margin after the server's reset instant before sending again. */
   slackMs: number;
   /**
-   * The window's length is known (learned from the server's resets). Until it is, no
-   * more than the wait to the next reset is promised: a default length far from the
-   * server's would refuse requests that the next windows serve in time.
+   * The window's length is known (learned from the server's resets). Until it is, the
+   * windows after the next reset count at `windowAtLeastMs`, never at a default length: the
+   * spec's minute, far from a server's 6 s, would refuse requests that the next windows
+   * serve in time.
    */
   windowKnown: boolean;
-  /** How long a request takes upstream, as seen (0 until one has been answered). */
-  latencyMs: number;
+  /**
+   * The least the server's window can be: the longest wait to a reset the server named (a
+   * window is at least as long as the wait to its end seen from inside it); 0 when none was.
+   */
+  windowAtLeastMs: number;
+  /** How long a wave of the account's cap of requests takes (0 until known). */
+  waveMs: number;
 }
 
 export interface ExpectedWait {
@@ -50,7 +56,7 @@ export function expectedWait(picture: WaitPicture | undefined, position: number,
   const othersAhead = snapshot.othersQueued.reduce((sum, queued) => sum + Math.min(queued, position - 1), 0);
   const place = position + othersAhead;
   const byWindow = windowWait(snapshot, place, elapsed, context);
-  const byFlight = byWindow.ms > 0 ? byWindow.wavesAfter * context.latencyMs : flightWait(snapshot, place, elapsed, context.latencyMs);
+  const byFlight = byWindow.ms > 0 ? byWindow.wavesAfter * context.waveMs : flightWait(snapshot, place, elapsed, context.waveMs);
   const ms = Math.max(pauseLeft, byWindow.ms + byFlight);
   if (pauseLeft > 0 && pauseLeft >= byWindow.ms + byFlight) return { ms, reason: 'pause' };
   if (byWindow.ms > 0) return { ms, reason: 'window' };
@@ -85,16 +91,17 @@ function windowWait(snapshot: GateSnapshot, place: number, elapsed: number, cont
   // Its place in the window it goes in: the ones before it there go out in waves of the cap.
   const inItsWindow = beyond - (windowsAhead - 1) * limit;
   const wavesAfter = Math.floor((inItsWindow - 1) / Math.max(1, snapshot.cap));
-  if (!context.windowKnown) return { ms: resetIn + context.slackMs, wavesAfter: windowsAhead === 1 ? wavesAfter : 0 };
-  return { ms: resetIn + context.slackMs + (windowsAhead - 1) * windowMs, wavesAfter };
+  // Until the length is learned, each window after the next counts at the least it can be.
+  const length = context.windowKnown ? windowMs : context.windowAtLeastMs;
+  return { ms: resetIn + context.slackMs + (windowsAhead - 1) * length, wavesAfter: windowsAhead === 1 || length > 0 ? wavesAfter : 0 };
 }
 
-/** The wait behind the account's in-flight leases, in waves of the cap, each a request's expected duration. */
-function flightWait(snapshot: GateSnapshot, place: number, elapsed: number, latencyMs: number): number {
-  if (latencyMs <= 0) return 0;
+/** The wait behind the account's in-flight leases, in waves of the cap, each taking `waveMs`. */
+function flightWait(snapshot: GateSnapshot, place: number, elapsed: number, waveMs: number): number {
+  if (waveMs <= 0) return 0;
   const cap = Math.max(1, snapshot.cap);
   const free = Math.max(0, cap - snapshot.inFlight);
   if (place <= free) return 0;
   const waves = Math.floor((place - 1 - free) / cap) + 1;
-  return Math.max(0, waves * latencyMs - elapsed);
+  return Math.max(0, waves * waveMs - elapsed);
 }

@@ -38,8 +38,22 @@ const etFormat = (): Intl.DateTimeFormat =>
     timeZoneName: 'longOffset',
   }));
 
+type EtTime = { date: EtDate; minutes: number; offset: string };
+
+/**
+ * The last minute converted: what toEt returns changes only from one minute to the next, and
+ * the server asks for "now" on every call (Intl's formatToParts costs tens of microseconds).
+ */
+let lastMinute: { minute: number; et: EtTime } | undefined;
+
 /** The ET calendar date, minutes after midnight and UTC offset ("-05:00") of an instant. */
-export function toEt(instant: number): { date: EtDate; minutes: number; offset: string } {
+export function toEt(instant: number): EtTime {
+  const minute = Math.floor(instant / 60_000);
+  if (lastMinute?.minute !== minute) lastMinute = { minute, et: formatEt(instant) };
+  return { ...lastMinute.et };
+}
+
+function formatEt(instant: number): EtTime {
   const parts = Object.fromEntries(
     etFormat()
       .formatToParts(new Date(instant))
@@ -53,9 +67,16 @@ export function toEt(instant: number): { date: EtDate; minutes: number; offset: 
   };
 }
 
+const offsetCache = new Map<EtDate, string>();
+
 /** The UTC offset of ET on a date, taken at noon (DST switches at 02:00, never mid-session). */
 export function etOffset(date: EtDate): string {
-  return toEt(Date.parse(`${date}T17:00:00Z`)).offset;
+  const cached = offsetCache.get(date);
+  if (cached !== undefined) return cached;
+  const offset = toEt(Date.parse(`${date}T17:00:00Z`)).offset;
+  if (offsetCache.size > 50_000) offsetCache.clear();
+  offsetCache.set(date, offset);
+  return offset;
 }
 
 /** The instant of `minutes` after ET midnight on `date`. */

@@ -179,6 +179,59 @@ describe('wait or fail on the Redis gate counts every cause of waiting', () => {
     for (const permit of granted) permit.release({ status: 200 });
   });
 
+  redisTest(
+    '500 calls at once behind first answers of 600 ms, then 20 ms, are all served: the waves count at the pace the leases achieve',
+    {},
+    async () => {
+      const here = await gateOn('key-estimate-pace');
+      // A large account's window, which the burst never spends: only the 5 leases limit the pace.
+      const resetAt = now() + 120_000;
+      let answered = 0;
+      const answer = (permit: SendPermit): void =>
+        permit.release({ status: 200, headers: { rateLimit: 100_000, rateRemaining: 100_000 - (answered += 1), rateResetAt: resetAt } });
+      const calls = Array.from({ length: 500 }, () => ask(here, 50_000));
+      for (let wave = 0; wave < 100; wave += 1) {
+        // A refusal rejects here, and the test fails with its message.
+        const permits = await Promise.all(calls.slice(wave * 5, wave * 5 + 5).map((call) => call.permit));
+        offset += wave === 0 ? 600 : 20;
+        for (const permit of permits) answer(permit);
+      }
+      assert.equal(calls.filter((call) => call.state === 'granted').length, 500);
+    },
+  );
+
+  redisTest(
+    "until the window's length is learned, calls beyond the windows a deadline allows are refused at once, not at their deadline",
+    {},
+    async () => {
+      const here = await gateOn('key-estimate-least');
+      // The server: 60 a window, 59 left, a reset 6 s away; a second reset was never seen, so the length is not learned.
+      const first = await here.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal });
+      first.release({ status: 200, headers: { rateLimit: 60, rateRemaining: 59, rateResetAt: now() + 6000 } });
+      await heardBack(here);
+      const calls = Array.from({ length: 400 }, () => ask(here, 20_000));
+      const granted = await Promise.all(calls.slice(0, 5).map((call) => call.permit));
+      await heardBack(here);
+      // The window is at least 5 s (a reset 6 s away, less a second of rounding): 59 now, then 60 at
+      // 6 s, 11 s and 16 s at the earliest; the 21 s one is past the deadline for certain.
+      const refused = calls.filter((call) => call.state instanceof ApiError);
+      const waiting = calls.filter((call) => call.state === 'waiting');
+      assert.ok(refused.length >= 400 - 5 - 59 - 3 * 60, `refused at once: ${refused.length}`);
+      assert.ok(waiting.length >= 59 + 60 - 5, `the calls the next window serves in time wait for it: ${waiting.length}`);
+      assert.deepEqual(
+        calls.map((call) => call.state instanceof ApiError),
+        calls.map((_, index) => index >= calls.length - refused.length),
+        'those refused are the ones at the back of the queue',
+      );
+      for (const call of refused) {
+        assert.ok(call.state instanceof ApiError);
+        assert.equal(call.state.code, 'RATE_LIMITED');
+        assert.ok((call.state.retryAfterSeconds ?? 0) >= 20, `retry_after_seconds ${call.state.retryAfterSeconds} is past the deadline`);
+      }
+      for (const permit of granted) permit.release({ status: 200 });
+    },
+  );
+
   redisTest('a slow free request (the start-up openapi.json) does not make the gate refuse data calls as too short', {}, async () => {
     const here = await gateOn('key-estimate-free');
     const document = await here.acquire({ free: true, deadline: now() + 60_000, signal: new AbortController().signal });

@@ -6,7 +6,7 @@ import type { GateSnapshot } from '../../src/redis/scripts.js';
 
 const SLACK = 50;
 const T0 = 1_000_000;
-const known: WaitContext = { slackMs: SLACK, windowKnown: true, latencyMs: 0 };
+const known: WaitContext = { slackMs: SLACK, windowKnown: true, windowAtLeastMs: 0, waveMs: 0 };
 const seen = (over: Partial<GateSnapshot> & { reason?: WaitPicture['reason']; waitMs?: number } = {}, at = T0): WaitPicture => ({
   reason: over.reason ?? 'window',
   waitMs: over.waitMs ?? 0,
@@ -58,11 +58,13 @@ test('a Retry-After pause holds everyone, even with room in the window', () => {
   assert.equal(expectedWait(picture, 1, T0, known).reason, 'pause');
 });
 
-test('until the window length is known, a queued request is promised no more than the next reset', () => {
+test('until the window length is known, the windows after the next reset count at the least the window can be, never at a default length', () => {
   // The default length (the spec's minute) may be far from the server's: the 121st request
   // of a 6 s window would be refused as needing 2 more minutes when it needs 12 s.
   const picture = seen({ used: 60, resetInMs: 4000 });
-  assert.equal(ms(picture, 121, T0, { ...known, windowKnown: false }), 4050);
+  assert.equal(ms(picture, 121, T0, { ...known, windowKnown: false }), 4050, 'nothing known of the length: the next reset');
+  // A reset seen 5 s away: the window is at least 5 s, so the 121st waits at least two of them after the reset.
+  assert.equal(ms(picture, 121, T0, { ...known, windowKnown: false, windowAtLeastMs: 5000 }), 14_050);
   assert.equal(ms(picture, 121, T0, known), 16_050);
 });
 
@@ -81,7 +83,7 @@ test('a reset guessed on this side promises no wait: a window opened before the 
 test('the queue behind the in-flight leases: each wave of the cap takes a request duration', () => {
   // Five leases held for the account, room in the window, requests take 2 s.
   const picture = seen({ reason: 'slot', used: 10, inFlight: 5, cap: 5 });
-  const slow = { ...known, latencyMs: 2000 };
+  const slow = { ...known, waveMs: 2000 };
   assert.equal(ms(picture, 1, T0, slow), 2000, 'the first waits for one of the five to answer');
   assert.equal(ms(picture, 5, T0, slow), 2000);
   assert.equal(ms(picture, 6, T0, slow), 4000, 'the sixth waits for a second wave');
@@ -103,7 +105,7 @@ test("other processes' queues take slots ahead of this one's, up to its own plac
 
 test('after a spent window, the requests of the next one go out in waves of the cap', () => {
   const picture = seen({ used: 60, resetInMs: 4000, cap: 5 });
-  const slow = { ...known, latencyMs: 1000 };
+  const slow = { ...known, waveMs: 1000 };
   assert.equal(ms(picture, 5, T0, slow), 4050);
   assert.equal(ms(picture, 6, T0, slow), 5050, 'the sixth of the new window waits for one wave');
   assert.equal(ms(picture, 66, T0, slow), 11_050, 'and so in the window after');

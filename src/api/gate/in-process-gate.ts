@@ -12,6 +12,7 @@ import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
 import { ExpectedLatency } from './latency.js';
 import { Pause } from './pause.js';
+import { QueuePace } from './queue-pace.js';
 import { QuotaLatch } from './quota-latch.js';
 import { RateWindow, type RateWindowOptions } from './rate-window.js';
 
@@ -38,6 +39,7 @@ export class InProcessAccountGate implements AccountGate {
   private readonly quota = new QuotaLatch();
   private readonly disabled = new DisabledMemory();
   private readonly latency = new ExpectedLatency();
+  private readonly pace = new QueuePace();
   private readonly queue: Waiter[] = [];
   /** When the calls refused by wait-or-fail were told to come back (those still ahead). */
   private toldRetries: number[] = [];
@@ -195,6 +197,8 @@ export class InProcessAccountGate implements AccountGate {
       this.inFlight.take();
       head.resolve(this.permit(windowTaken, head.request.free));
     }
+    if (this.queue.length > 0) this.pace.queued(this.latency.ms);
+    else this.pace.emptied();
     this.scheduleWake(nextWake);
     this.failLateTurns(now);
   }
@@ -208,6 +212,7 @@ export class InProcessAccountGate implements AccountGate {
         released = true;
         this.inFlight.give();
         const now = this.clock.now();
+        if (!free) this.pace.answered(sentAt, now);
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
         // Only data requests: a free one (the start-up openapi.json, large and sent while the
         // process is still loading) says nothing of a data call's time, and an estimate
@@ -230,12 +235,22 @@ export class InProcessAccountGate implements AccountGate {
    * When the call at `position` in the queue may expect its turn, and why it waits: the
    * pause, the window (with the slots kept for the account's other processes counted as
    * ahead of it), and the calls ahead of it behind the in-flight cap, each wave of them
-   * taking a request's expected duration.
+   * taking what a wave was seen to take (queue-pace.ts).
    */
   private turnOf(position: number, now: number): { at: number; reason: string } {
     const pausedUntil = this.pauseUntil.endsAt(now);
     const reserved = Math.min(this.inFlight.max - 1, this.window.rivals());
-    const byWindow = this.window.turnAt(position + reserved, now) ?? now;
+    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment (a
+    // pessimistic estimate would refuse calls the next seconds serve in time), but at the
+    // share in force: with others on the account the queue drains at the share, not at 5.
+    const cap = this.inFlight.expected(now);
+    const waveMs = this.pace.waveMs(this.latency.ms) ?? 0;
+    const windowAt = this.window.turnAt(position + reserved, now);
+    // In the window it goes in, the requests before it there go out in waves of the cap.
+    const byWindow =
+      windowAt === undefined || windowAt <= now
+        ? now
+        : windowAt + Math.floor(this.window.placeInItsWindow(position + reserved, now) / cap) * waveMs;
     if (pausedUntil !== undefined && pausedUntil >= byWindow)
       return { at: pausedUntil, reason: 'the account is paused as the API asked (Retry-After)' };
     if (byWindow > now)
@@ -246,21 +261,17 @@ export class InProcessAccountGate implements AccountGate {
             ? "the account's request window is spent (its last slots kept for the account's other processes) until it resets"
             : "the account's request window is spent until it resets",
       };
-    // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment (a
-    // pessimistic estimate would refuse calls the next seconds serve in time), but at the
-    // share in force: with others on the account the queue drains at the share, not at 5.
-    const cap = this.inFlight.expected(now);
     const free = Math.max(0, cap - this.inFlight.inFlight);
     const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
     return {
-      at: now + waves * this.latency.ms,
+      at: now + waves * waveMs,
       reason: `${this.inFlight.inFlight} requests are in flight, the most this process sends at once, and ${position} calls are ahead`,
     };
   }
 
   /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
   private failLateTurns(now: number): void {
-    this.toldRetries = this.toldRetries.filter((at) => at > now);
+    if (this.toldRetries.length > 0) this.toldRetries = this.toldRetries.filter((at) => at > now);
     for (let position = 0; position < this.queue.length;) {
       const waiter = this.queue[position];
       if (!waiter) break;

@@ -43,7 +43,10 @@ export class RateWindow {
   private sent = 0;
   /** Requests the server counted in this window that this process did not send. */
   private others = 0;
-  private othersLastWindow = 0;
+  /** Of `others`, those the server had counted by this process's first answer in the window. */
+  private othersAtFirstAnswer = 0;
+  /** What others spent in the last window beside this process: after its first answer there. */
+  private othersBesideLastWindow = 0;
   private sentLastWindow = 0;
   private previousServerReset: number | null = null;
   private learnedLengthMs: number | null = null;
@@ -88,15 +91,19 @@ export class RateWindow {
 
   /** True when another process of the account spent part of this window or the last. */
   othersActive(): boolean {
-    return this.others > 0 || this.othersLastWindow > 0;
+    return this.others > 0 || this.othersBesideLastWindow > 0;
   }
 
   /**
    * About how many other processes share the window, from how much they spent beside this
-   * one (this window and the last): 0 when none was seen.
+   * one (this window and the last): 0 when none was seen. Of the last window, only what
+   * they spent after this process's first answer there counts: a client that spent a window
+   * before this process began and then stopped (a spent window at start-up) is no rival in
+   * the next, where keeping its last slot for it lost one and needed a sixth window for 300
+   * calls.
    */
   rivalsSeen(): number {
-    const others = this.others + this.othersLastWindow;
+    const others = this.others + this.othersBesideLastWindow;
     if (others <= 0) return 0;
     return Math.max(1, Math.round(others / Math.max(1, this.sent + this.sentLastWindow)));
   }
@@ -146,6 +153,7 @@ export class RateWindow {
       // The first answer in this window (or the first with headers at all): the server's window is the window.
       this.adopt(reset, now);
       this.others = Math.max(0, used - this.sent);
+      this.othersAtFirstAnswer = this.others;
       return;
     }
     if (Math.abs(reset - this.resetAt) < SAME_WINDOW_MS) {
@@ -155,10 +163,13 @@ export class RateWindow {
     if (reset > this.resetAt) {
       // The server rolled before this process did: count everything it counted as spent.
       this.previousServerReset = this.resetAt;
+      this.othersBesideLastWindow = this.others - this.othersAtFirstAnswer;
+      this.sentLastWindow = this.sent;
       this.adopt(reset, now);
       this.generation += 1;
       this.sent = 0;
       this.others = used;
+      this.othersAtFirstAnswer = used;
     }
     // An earlier reset: an answer from the last window, already superseded.
   }
@@ -174,6 +185,12 @@ export class RateWindow {
     if (this.resetAt === null || (!this.fromServer && this.lastAnswerHadHeaders !== false)) return undefined;
     const windowsAfterThis = Math.floor((ahead - left) / this.perWindow());
     return this.resetAt + this.slackMs + windowsAfterThis * this.lengthMs();
+  }
+
+  /** The place (0 for the first) of a request with `ahead` queued before it among the requests of the window it goes in. */
+  placeInItsWindow(ahead: number, now: number): number {
+    const left = this.available(now);
+    return ahead < left ? ahead : (ahead - left) % this.perWindow();
   }
 
   view(now: number): { limit: number; remaining: number | null; resetsAt: number | null; fromServer: boolean } {
@@ -207,12 +224,13 @@ export class RateWindow {
   private roll(now: number): void {
     if (this.resetAt === null || now < this.resetAt + this.slackMs) return;
     if (this.fromServer) this.previousServerReset = this.resetAt;
-    this.othersLastWindow = this.others;
+    this.othersBesideLastWindow = this.others - this.othersAtFirstAnswer;
     this.sentLastWindow = this.sent;
     this.generation += 1;
     this.resetAt = null;
     this.fromServer = false;
     this.sent = 0;
     this.others = 0;
+    this.othersAtFirstAnswer = 0;
   }
 }

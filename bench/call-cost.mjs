@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+// What one small tool call costs, over stdio as a host sees it, beside the floor: a bare
+// SDK server with one echo tool. Each case is a server process; every round spawns each
+// case in turn (rotated, interleaved), warms it up, then times `calls` calls one after
+// another (the client's round trip) and reads the server's CPU time (/proc) over them.
+// Each round prints the load average and every case's p50 beside the same round's floor;
+// the summary gives the median of those per-round ratios, the p50 and the server CPU a call.
+//
+// Cases: the floor's echo; market-data-mcp with each call a cache miss (distinct
+// arguments: looked up, sent, stored) and with the cache off, both against a local
+// upstream answering a small page (30 rows, about 10 kB) from memory; `--cached`, the
+// same call answered from the cache; `--default-heap`, the cache miss with V8's own heap
+// sizing (MARKET_DATA_V8_DEFAULT_HEAP=1, src/heap-policy.ts), to show what the memory policy
+// costs a call. With baselines (dist/cli.js of other builds) their cache-miss cases join
+// the same rounds.
+//
+// Usage: node bench/call-cost.mjs [rounds=9] [calls=300] [baseline-cli.js...] [--cached] [--default-heap]
+//        (npm run build first). Add --cpu-prof-dir=DIR to write a CPU profile of every
+//        market-data-mcp case (node --cpu-prof) for a look at where the time goes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { buildOpenApiDocument, DATASETS } from '../dist/catalog/index.js';
+
+const args = process.argv.slice(2);
+const positional = args.filter((a) => !a.startsWith('--'));
+const rounds = Number(positional[0] ?? 9);
+const calls = Math.min(440, Number(positional[1] ?? 300));
+const baselines = positional.slice(2);
+const withCached = args.includes('--cached');
+const withDefaultHeap = args.includes('--default-heap');
+const profileDir = args.find((a) => a.startsWith('--cpu-prof-dir='))?.split('=')[1];
+const WARM_UP = 100;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli.js');
+const TOOL = 'market_total_options_volume';
+const PATH = '/v1/market/total-options-volume';
+const TICKS_PER_S = 100; // USER_HZ on Linux
+
+/** utime + stime of a process in ms (Linux /proc), or NaN elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+/** A small page of daily rows, as the dataset answers (30 rows, about 10 kB), served from memory with the API's headers. */
+async function startUpstream() {
+  const day = (i) => new Date(Date.UTC(2026, 10, 20) - i * 86_400_000).toISOString().slice(0, 10);
+  const rows = Array.from({ length: 30 }, (_, i) => ({
+    date: day(i),
+    call_volume: 21_345_678 + i * 1013,
+    put_volume: 17_654_321 + i * 977,
+    total_volume: 39_000_000 + i * 1990,
+    call_premium_usd: 5_432_109_876.5 + i,
+    put_premium_usd: 4_321_098_765.25 + i,
+    total_premium_usd: 9_753_208_641.75 + i,
+    put_call_ratio: 0.83 + i / 1000,
+    call_open_interest: 312_345_678 + i,
+    put_open_interest: 287_654_321 + i,
+    session_date_et: day(i),
+    source: 'consolidated-options-tape',
+  }));
+  const page = JSON.stringify({ data: rows, _meta: { request_id: 'req-bench', next_cursor: null, data_freshness_seconds: 60 } });
+  const document = JSON.stringify(buildOpenApiDocument(DATASETS));
+  const server = createServer((req, res) => {
+    const isDocument = req.url?.startsWith('/v1/openapi.json');
+    const body = isDocument ? document : req.url?.startsWith(PATH) ? page : '{"error":{"code":"NOT_FOUND","message":"not here"}}';
+    res.writeHead(isDocument || req.url?.startsWith(PATH) ? 200 : 404, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-ratelimit-limit': '100000',
+      'x-ratelimit-remaining': '99999',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 60_000) * 60 + 60),
+      'x-quota-limit': '100000',
+      'x-quota-remaining': '99000',
+      'x-quota-reset-at': '2026-12-01T00:00:00Z',
+    });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    bytes: page.length,
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mdmcp-bench-'));
+const bare = join(root, 'dist', `.bench-bare-${process.pid}.mjs`);
+writeFileSync(
+  bare,
+  `import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
+s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+return s; });\n`,
+);
+
+/** One server process: warmed up, then `calls` calls timed one after another. */
+async function measure(c, round) {
+  const profile =
+    profileDir && c.profile ? [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${c.key}-${round}.cpuprofile`] : [];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...profile, ...c.args],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MARKET_DATA_LOG_LEVEL: 'warn', ...c.env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-call-cost', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    for (let i = 0; i < WARM_UP; i += 1) await call(client, c, i, true);
+    const pid = transport.pid;
+    const cpuBefore = cpuMs(pid);
+    const times = [];
+    for (let i = 0; i < calls; i += 1) {
+      const started = process.hrtime.bigint();
+      await call(client, c, i, false);
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    return { p50: median(times), cpuPerCall: (cpuMs(pid) - cpuBefore) / calls };
+  } finally {
+    await client.close();
+  }
+}
+
+async function call(client, c, i, warmUp) {
+  const result = await client.callTool(c.request(i, warmUp));
+  if (result.isError) throw new Error(`${c.label}: ${JSON.stringify(result.content).slice(0, 300)}`);
+}
+
+const upstream = await startUpstream();
+try {
+  const env = { MARKET_DATA_BASE_URL: upstream.url, MARKET_DATA_API_KEY: 'bench-key', MARKET_DATA_CACHE_DIR: join(dir, 'cache') };
+  // Distinct arguments each call, so that each one is a cache miss: the warm-up's apart from the measured ones.
+  const miss = (i, warmUp) => ({ name: TOOL, arguments: { limit: warmUp ? 500 - (i % 30) : 30 + i } });
+  const cases = [
+    { key: 'floor', label: 'bare SDK server, echo (floor)', args: [bare], request: () => ({ name: 'echo', arguments: { text: 'hi' } }) },
+    { key: 'miss', label: 'market-data-mcp, cache miss', args: [cli], env, request: miss, profile: true },
+    {
+      key: 'off',
+      label: 'market-data-mcp, cache off',
+      args: [cli],
+      env: { ...env, MARKET_DATA_CACHE_ENTRIES: '0' },
+      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+      profile: true,
+    },
+  ];
+  if (withCached)
+    cases.push({
+      key: 'hit',
+      label: 'market-data-mcp, cache hit',
+      args: [cli],
+      env,
+      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+      profile: true,
+    });
+  if (withDefaultHeap)
+    cases.push({
+      key: 'heap',
+      label: 'market-data-mcp, miss, V8 default heap',
+      args: [cli],
+      env: { ...env, MARKET_DATA_V8_DEFAULT_HEAP: '1' },
+      request: miss,
+    });
+  for (const [k, baseline] of baselines.entries())
+    cases.push({ key: `baseline${k + 1}`, label: `baseline ${k + 1}, cache miss`, args: [baseline], env, request: miss });
+  for (const c of cases) Object.assign(c, { p50: [], ratio: [], cpu: [] });
+  console.log(
+    `node ${process.version}; ${cpus().length} cores; ${calls} calls a case a round after ${WARM_UP} to warm up; upstream page ${upstream.bytes} bytes`,
+  );
+  for (let round = 0; round < rounds; round += 1) {
+    const before = load();
+    const results = new Map();
+    for (let k = 0; k < cases.length; k += 1) {
+      const c = cases[(k + round) % cases.length];
+      results.set(c, await measure(c, round));
+    }
+    const floor = results.get(cases[0]);
+    for (const [c, r] of results) {
+      c.p50.push(r.p50);
+      c.ratio.push(r.p50 / floor.p50);
+      c.cpu.push(r.cpuPerCall);
+    }
+    console.log(
+      `round ${round + 1}: load ${before}; floor p50 ${floor.p50.toFixed(3)} ms; ` +
+        cases
+          .slice(1)
+          .map((c) => `${c.key} ${results.get(c).p50.toFixed(3)} ms x${(results.get(c).p50 / floor.p50).toFixed(2)}`)
+          .join('  '),
+    );
+  }
+  console.log(
+    `medians over ${rounds} interleaved rounds (ratio: the median of each round's p50 over that round's floor); load now ${load()}`,
+  );
+  for (const c of cases)
+    console.log(
+      `${c.label.padEnd(36)} p50 ${median(c.p50).toFixed(3).padStart(6)} ms  x${median(c.ratio).toFixed(2)} (rounds ${Math.min(...c.ratio).toFixed(2)}-${Math.max(...c.ratio).toFixed(2)})  server CPU ${median(c.cpu).toFixed(3)} ms a call`,
+    );
+} finally {
+  await upstream.close();
+  rmSync(bare, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
