@@ -3,7 +3,7 @@
  * rows, `data` (the spec's), or the one list property of a wrapper whose other properties
  * are metadata (`results`, `items`, `records`…, beside counts and cursors). With them a
  * call whose `fields` names none of a dataset's fields is refused before its first request
- * costs a unit (src/mcp/documented-fields.ts).
+ * costs a unit (src/mcp/arguments/documented-fields.ts).
  */
 import type { PlainSchema } from './schema-forms.js';
 

@@ -1,0 +1,80 @@
+/**
+ * Reads a tool call's `cursor`: one this server minted over a trimmed page (it carries the
+ * query and the position), or the upstream's own, passed through. Returns the arguments to
+ * validate and send, and what the result shaper needs to mint the next cursor.
+ */
+import { ApiError } from '../../api/errors.js';
+import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
+import { queryAt } from '../../api/next-page.js';
+import { argumentsOf, decodePageCursor, isOurCursor, upstreamPageOf } from './cursor.js';
+import type { Paging } from '../answers/results.js';
+
+function queryOf(args: Record<string, unknown>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name] = value;
+  }
+  return out;
+}
+
+export function pagingOf(
+  dataset: DatasetDefinition,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; paging: Paging | undefined } {
+  const { cursor: raw, ticker, ...rest } = given;
+  // The upstream's cursor, under whatever name its document gives that role (page_token...).
+  const roles = upstreamRoles(dataset);
+  const cursorName = roles.cursor;
+  const upstreamCursor = cursorName !== undefined;
+  const takesCursor = upstreamCursor || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
+  const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
+  const t = typeof ticker === 'string' ? { t: ticker } : {};
+  if (!takesCursor) return { args: given, paging: undefined };
+  if (isOurCursor(raw)) {
+    const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
+    const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
+    const at = upstreamPageOf(decoded);
+    // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
+    const placed = at ? queryAt(dataset, {}, at) : undefined;
+    if (placed) Object.assign(args, placed);
+    return {
+      args: withTicker(args),
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
+    };
+  }
+  if (raw !== undefined && raw !== null && !upstreamCursor) {
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: 'The cursor is invalid: not one this server issued.',
+      hint: 'Pass meta.next_cursor exactly as the previous answer of this tool returned it, or drop cursor.',
+      local: true,
+    });
+  }
+  // No cursor, or the upstream's own: the query is what the caller gave. A raw upstream
+  // cursor is forwarded unsigned on purpose: the upstream is the authority on its own
+  // cursors (it refuses a bad one as VALIDATION_ERROR), it steers nothing of ours (no
+  // offset, no query), and an agent may hold one legitimately from an answer that passed
+  // the upstream's cursor through or from the API itself. Only what we mint needs our tag.
+  const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
+  const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
+  return {
+    args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
+    paging: { base, upstreamPage: typeof raw === 'string' && cursorName ? { kind: 'token', token: raw } : undefined, skip: 0 },
+  };
+}
+
+/** The session, window or range a query covers, in words. */
+export function shapingCovers(query: QueryValues): string {
+  const session = query['session_date'];
+  const window = query['window'];
+  const from = query['from'];
+  const to = query['to'];
+  if (window !== undefined)
+    return `${String(window)} window ending ${session === undefined ? 'the latest session' : `session ${String(session)}`} (ET)`;
+  if (session !== undefined) return `session ${String(session)} (ET)`;
+  if (from !== undefined || to !== undefined)
+    return `${from === undefined ? 'oldest' : String(from)} to ${to === undefined ? 'latest' : String(to)}`;
+  return 'latest';
+}
