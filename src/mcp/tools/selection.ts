@@ -82,9 +82,14 @@ export function selectionWarnings(request: SelectionRequest, known: KnownTools):
   return warnings;
 }
 
-/** A name that is not even shaped like one may be a key pasted in the wrong place: never echo it. */
+/**
+ * A name not shaped like ours may be a key pasted in the wrong place: never echo it. Ours
+ * are lower case, short, with few digits; a key has capitals, or is long, or is mostly
+ * digits and hex.
+ */
 function shown(name: string): string {
-  return /^[A-Za-z0-9_.-]{1,64}$/.test(name) ? `"${name}"` : '[not shown: not a tool or toolset name]';
+  const shaped = /^[a-z][a-z0-9_-]{0,40}$/.test(name) && (name.match(/\d/g) ?? []).length <= 4;
+  return shaped ? `"${name}"` : '[not shown: not a tool or toolset name]';
 }
 
 function described(name: string, known: KnownTools, kind: 'tool' | 'toolset'): string {
