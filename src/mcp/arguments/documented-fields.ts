@@ -9,9 +9,8 @@
  */
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
+import { FIELD_NAME_PATTERN as FIELD_NAME } from '../../catalog/params.js';
 
-/** Names as `fields` accepts them; anything else in a document is not a field a caller can name. */
-const FIELD_NAME = /^[a-z0-9_]{1,60}$/;
 const MAX_FIELDS = 500;
 
 type Json = Record<string, unknown>;

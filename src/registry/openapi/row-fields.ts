@@ -6,9 +6,8 @@
  * costs a unit (src/mcp/arguments/documented-fields.ts).
  */
 import type { PlainSchema } from './schema-forms.js';
+import { FIELD_NAME_PATTERN as FIELD_NAME } from '../../catalog/params.js';
 
-/** Names a caller can give in `fields`. */
-const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,59}$/;
 const MAX_FIELDS = 500;
 /** Where rows are put by name, in the order tried when a wrapper holds several lists. */
 const ROW_KEYS = ['data', 'results', 'items', 'records', 'rows', 'list', 'entries', 'values'];
