@@ -46,12 +46,28 @@ export interface CompareDeps {
 type Row = Record<string, unknown>;
 const num = numberByRole;
 /** Each measure's field by role: the names public APIs give it, read as a number or numeric text (field-roles.ts). */
-const RR25 = ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'];
-const ATM_IV30 = ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'];
-const ANOMALY = ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'];
-const PERCENTILE = ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'];
-const IV30 = ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'];
-const DATE = ['date', 'session_date', 'trade_date', 'as_of', 'timestamp'];
+/** A 30-day implied volatility, however named: `iv30`, `implied_vol_30d`, `atmVolatility30`. */
+const VOL30 = [
+  ['iv', '30'],
+  ['vol', '30'],
+  ['volatility', '30'],
+];
+const RR25 = {
+  aliases: ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'],
+  words: [
+    ['rr', '25'],
+    ['risk', 'reversal'],
+    ['skew', '25'],
+  ],
+};
+const ATM_IV30 = { aliases: ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
+const ANOMALY = { aliases: ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'], words: [['anomaly']] };
+const PERCENTILE = {
+  aliases: ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'],
+  words: [['percentile'], ['pctile'], ['pct', 'rank'], ['rank']],
+};
+const IV30 = { aliases: ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
+const DATE = { aliases: ['date', 'session_date', 'trade_date', 'as_of', 'timestamp'], words: [['date'], ['day']] };
 const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 /**
  * The rows of a payload: a list, the list a wrapper holds, or one record, bare or under
@@ -219,8 +235,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
               row['rr25'] = now;
               if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
               row['atm_iv30'] = num(series[0], ATM_IV30);
-              // Every value the measure should give and did not is named, never left blank in silence.
-              for (const field of ['rr25', 'rr25_5d_change', 'atm_iv30']) if (row[field] === undefined) missing.push(field);
+              if (now === undefined) missing.push('rr25');
             } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
             if (a.status === 'fulfilled' && a.value) {
               const scored = rowsOf(a.value.data);
@@ -228,7 +243,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
               row['anomaly_score'] = num(score, ANOMALY);
               row['iv_percentile_1y'] = num(score, PERCENTILE);
               row['iv30'] = num(score, IV30);
-              for (const field of ['anomaly_score', 'iv_percentile_1y', 'iv30']) if (row[field] === undefined) missing.push(field);
+              if (row['anomaly_score'] === undefined) missing.push('anomaly_score');
             } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
             if (missing.length > 0) unread.push({ ticker, fields: missing });
             const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
