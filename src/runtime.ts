@@ -23,7 +23,7 @@ import { toolNameOf } from './mcp/tools/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/tools/status-tool.js';
 import { COMPARE_TOOL, COMPARE_TOOLSET } from './mcp/tools/volatility-compare.js';
 import { selectionWarnings, selectTools, type ToolSelection } from './mcp/tools/selection.js';
-import { keyCursorsTo } from './mcp/arguments/cursor-seal.js';
+import { keyCursorsTo } from './mcp/arguments/cursor.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 

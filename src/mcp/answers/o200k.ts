@@ -205,8 +205,8 @@ export class O200kCounter {
   }
 }
 
-/** Where the ranks file sits beside the code: dist/ for the bundle, dist/mcp/ for tsc output, dist-test/src/mcp/ for tests. */
-const RANKS_FILES = ['./o200k.ranks', '../o200k.ranks', '../../../dist/o200k.ranks'];
+/** Where the ranks file sits beside the code: dist/ for the bundle, dist/mcp/answers/ for tsc output, dist-test/src/mcp/answers/ for tests. */
+const RANKS_FILES = ['./o200k.ranks', '../../o200k.ranks', '../../../../dist/o200k.ranks'];
 
 async function readRanks(): Promise<Uint8Array> {
   let lastError: unknown;

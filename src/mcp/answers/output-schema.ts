@@ -7,6 +7,9 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { ApiError } from '../../api/errors.js';
+import type { DatasetDefinition } from '../../catalog/index.js';
+import { advertisedMetaSchema } from './results.js';
 
 type Json = Record<string, unknown>;
 
@@ -70,4 +73,60 @@ export function portableOutputSchema(schema: z.ZodType): StandardSchemaWithJSON<
       jsonSchema: { input: advertised, output: advertised },
     },
   };
+}
+
+/** The output schema a tool declares, where the spec gives the response shape. */
+export function outputSchemaOf(dataset: DatasetDefinition): OutputSchema | undefined {
+  if (!dataset.response) return undefined;
+  const known = outputSchemas.get(dataset);
+  if (known) return known;
+  const data =
+    dataset.toolOutput ??
+    (dataset.response instanceof z.ZodObject ? (dataset.response.shape as Record<string, z.ZodType>)['data'] : undefined);
+  if (!data) return undefined;
+  const zod = z.object({ data, meta: advertisedMetaSchema });
+  const schema = { zod, advertised: portableOutputSchema(zod) };
+  outputSchemas.set(dataset, schema);
+  return schema;
+}
+
+export interface OutputSchema {
+  zod: z.ZodType;
+  advertised: StandardSchemaWithJSON<unknown, unknown>;
+}
+
+/** One per dataset: HTTP builds a server per request and must not convert again. */
+const outputSchemas = new WeakMap<DatasetDefinition, OutputSchema>();
+
+/** Where a result breaks its tool's output schema, in one line (path: message); undefined when it conforms. */
+export function outputProblem(schema: OutputSchema, value: unknown): string | undefined {
+  const checked = schema.zod.safeParse(value);
+  if (checked.success) return undefined;
+  const issue = deepestIssue(checked.error.issues);
+  if (!issue) return 'unknown problem';
+  return `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`.slice(0, 200);
+}
+
+/** For a union (the dealer data is snapshots or levels), the issue of the branch that got furthest. */
+function deepestIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  let best: z.core.$ZodIssue | undefined;
+  for (const issue of issues) {
+    const candidate =
+      issue.code === 'invalid_union'
+        ? (deepestIssue(issue.errors.flat().map((i) => ({ ...i, path: [...issue.path, ...i.path] }))) ?? issue)
+        : issue;
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best;
+}
+
+export function responseShapeError(problem: string): ApiError {
+  return new ApiError({
+    code: 'RESPONSE_INVALID',
+    status: null,
+    message: `The API's answer does not have the documented shape (${problem}).`,
+    hint: 'Nothing usable came back for these arguments; try another session or ticker, or call again later.',
+    recoverable: true,
+    local: true,
+  });
 }

@@ -8,9 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiResult } from '../../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
-import type { NextPage } from '../../api/next-page.js';
 import { jsonMayBeLongerThan } from './json-length.js';
-import { encodePageCursor, positionOf, type PageCursor } from '../arguments/cursor.js';
+import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
 import { estimateTokens, textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 
@@ -53,15 +52,6 @@ export const advertisedMetaSchema = z.looseObject({
   data_source: z.enum(DATA_SOURCES).optional(),
 });
 type Row = Record<string, unknown>;
-
-export interface Paging {
-  /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
-  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a'> | undefined;
-  /** The upstream page being shaped (absent for the first upstream page). */
-  upstreamPage: NextPage | undefined;
-  /** Rows of this upstream page already returned by earlier answers. */
-  skip: number;
-}
 
 export interface ShapeOptions {
   budgetTokens: number;

@@ -4,13 +4,55 @@
  * page. Our cursor names the upstream page the agent was reading (by its upstream cursor,
  * so the repeat comes from the cache without another unit where it can) and how far into
  * it the agent got; it also carries the query, so following it needs only the cursor.
+ *
+ * Sealed: a cursor carries a query and an upstream position the server will act on, so one
+ * built by hand (an upstream cursor the upstream never gave, an offset past the page's end)
+ * must be refused before any request, as the refusal text promises. The key is derived
+ * from the API key, so every node of the account (and a restarted one) verifies the
+ * others' cursors without configuration; the key itself never enters a cursor.
+ *
+ * A call's `cursor` argument is read here too (pagingOf): one of ours is opened into the
+ * query and position it carries; the upstream's own is passed through under its name.
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { ApiError } from '../../api/errors.js';
-import type { NextPage } from '../../api/next-page.js';
-import { seal, unseal } from './cursor-seal.js';
+import type { DatasetDefinition } from '../../catalog/index.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
+import { queryAt, type NextPage } from '../../api/next-page.js';
 
 const PREFIX = 'mc1-';
+
+/** Bytes of HMAC-SHA256 kept: 96 bits is out of reach of guessing and keeps cursors short. */
+const TAG_BYTES = 12;
+
+// One key per process, set at start-up; until then (and with no key at all) a random one,
+// so an unconfigured process still never accepts a cursor it did not mint itself.
+let cursorKey: Buffer = randomBytes(32);
+
+/** Keys cursors to the account's API key (in --demo, the simulator's fixed one). */
+export function keyCursorsTo(apiKey: string | undefined): void {
+  cursorKey =
+    apiKey === undefined || apiKey === '' ? randomBytes(32) : createHmac('sha256', apiKey).update('market-data-mcp cursor v1').digest();
+}
+
+function tagOf(payload: string): Buffer {
+  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, TAG_BYTES);
+}
+
+export function seal(payload: string): string {
+  return `${payload}.${tagOf(payload).toString('base64url')}`;
+}
+
+/** The payload of a sealed cursor whose tag verifies, else undefined. */
+export function unseal(sealed: string): string | undefined {
+  const dot = sealed.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const payload = sealed.slice(0, dot);
+  const given = Buffer.from(sealed.slice(dot + 1), 'base64url');
+  const expected = tagOf(payload);
+  return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
+}
 
 /** A cursor's content, as this server writes it; anything else was not issued here. */
 const pageCursorSchema = z.object({
@@ -127,4 +169,68 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, 
     }
   }
   return { ...cursor.q };
+}
+
+export interface Paging {
+  /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
+  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a'> | undefined;
+  /** The upstream page being shaped (absent for the first upstream page). */
+  upstreamPage: NextPage | undefined;
+  /** Rows of this upstream page already returned by earlier answers. */
+  skip: number;
+}
+
+function queryOf(args: Record<string, unknown>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name] = value;
+  }
+  return out;
+}
+
+export function pagingOf(
+  dataset: DatasetDefinition,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; paging: Paging | undefined } {
+  const { cursor: raw, ticker, ...rest } = given;
+  // The upstream's cursor, under whatever name its document gives that role (page_token...).
+  const roles = upstreamRoles(dataset);
+  const cursorName = roles.cursor;
+  const upstreamCursor = cursorName !== undefined;
+  const takesCursor = upstreamCursor || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
+  const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
+  const t = typeof ticker === 'string' ? { t: ticker } : {};
+  if (!takesCursor) return { args: given, paging: undefined };
+  if (isOurCursor(raw)) {
+    const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
+    const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
+    const at = upstreamPageOf(decoded);
+    // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
+    const placed = at ? queryAt(dataset, {}, at) : undefined;
+    if (placed) Object.assign(args, placed);
+    return {
+      args: withTicker(args),
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
+    };
+  }
+  if (raw !== undefined && raw !== null && !upstreamCursor) {
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: 'The cursor is invalid: not one this server issued.',
+      hint: 'Pass meta.next_cursor exactly as the previous answer of this tool returned it, or drop cursor.',
+      local: true,
+    });
+  }
+  // No cursor, or the upstream's own: the query is what the caller gave. A raw upstream
+  // cursor is forwarded unsigned on purpose: the upstream is the authority on its own
+  // cursors (it refuses a bad one as VALIDATION_ERROR), it steers nothing of ours (no
+  // offset, no query), and an agent may hold one legitimately from an answer that passed
+  // the upstream's cursor through or from the API itself. Only what we mint needs our tag.
+  const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
+  const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
+  return {
+    args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
+    paging: { base, upstreamPage: typeof raw === 'string' && cursorName ? { kind: 'token', token: raw } : undefined, skip: 0 },
+  };
 }

@@ -16,8 +16,7 @@ import type { NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
-import { encodePageCursor, positionOf } from '../arguments/cursor.js';
-import type { Paging } from '../answers/results.js';
+import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
 import { printTimeOf, readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
 import { windowNotReached } from './window-progress.js';
 import { refusalError } from '../answers/tool-errors.js';
@@ -128,13 +127,6 @@ export interface LocalRead {
   moreRows?: string;
   /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
   forget: () => void;
-}
-
-/** The range an answer covers when its rows reach back only to `reached`: never the part not read. */
-export function coversReached(reached: string, to: string | number | undefined): string {
-  const end = typeof to === 'string' ? to : 'latest';
-  if (typeof to === 'string' && reached > to) return `none of the range: the rows read reach back only to ${reached}`;
-  return `${reached} to ${end}`;
 }
 
 export interface LocalReadDeps {
