@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes dist/o200k.ranks: the o200k_base vocabulary as brotli-compressed bytes (one
 // length byte, then the token's bytes, in rank order), from gpt-tokenizer's copy of
-// OpenAI's o200k_base.tiktoken. src/mcp/o200k.ts counts tokens from it in about 4 MiB;
+// OpenAI's o200k_base.tiktoken. src/mcp/answers/o200k.ts counts tokens from it in about 4 MiB;
 // gpt-tokenizer's own encoder holds ~56 MiB once loaded (see the commit that added this).
 import { Buffer } from 'node:buffer';
 import { readFileSync, writeFileSync } from 'node:fs';

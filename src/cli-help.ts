@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENV } from './config.js';
-import { nearest } from './mcp/tool-selection.js';
+import { nearest } from './mcp/tools/selection.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV } from './transports/http-auth.js';
 
 export const COMMANDS = ['simulator', 'demo', 'keys', 'help'] as const;

@@ -99,7 +99,7 @@ export const ConfigSchema = z.object({
   deadlineMs: integer(1000, 600_000).default(50_000),
   maxResponseBytes: integer(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   cacheEntries: integer(0, 100_000).default(500),
-  /** Toolsets to offer (`all` and `default` name every one); unknown names are warned about in src/mcp/tool-selection.ts. */
+  /** Toolsets to offer (`all` and `default` name every one); unknown names are warned about in src/mcp/tools/selection.ts. */
   toolsets: nameList.optional(),
   /** Single tools to offer, besides the toolsets named (GitHub's and Stripe's `--tools`). */
   tools: nameList.optional(),

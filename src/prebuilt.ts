@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buildOpenApiDocument, DATASETS } from './catalog/index.js';
 import { datasetParamJson, type DatasetParamJson } from './catalog/param-json-memo.js';
-import { toolInputJsonSchema } from './mcp/input-schema.js';
+import { toolInputJsonSchema } from './mcp/arguments/input-schema.js';
 
 export interface Prebuilt {
   /** sha256 of JSON.stringify(buildOpenApiDocument(DATASETS)). */

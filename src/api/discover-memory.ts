@@ -2,7 +2,7 @@
  * What `GET /v1/discover` last told this client's key (its scopes, the datasets it may
  * call), or how asking failed: kept by the client, as its cache is, so that a server built
  * per request (--http) and every key's own client (the per-user key map) each read their
- * key's. When to ask again is the MCP side's (src/mcp/discover-memory.ts).
+ * key's. When to ask again is the MCP side's (src/mcp/arguments/discover-memory.ts).
  */
 import type { ApiError } from './errors.js';
 

@@ -1,6 +1,6 @@
 /**
  * The row field names this client's answers have shown, by a key of the MCP side's
- * (dataset and format: src/mcp/field-names.ts). Kept by the client, one account's view,
+ * (dataset and format: src/mcp/arguments/fields.ts). Kept by the client, one account's view,
  * and apart from the cache so that they hold with the cache off.
  */
 export class FieldsSeen {

@@ -183,7 +183,8 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   const rest: [string, unknown][] = [];
   for (const [key, value] of Object.entries(node)) {
     const folded = fold(key);
-    if (isRecord(value) && META_OBJECTS.has(folded)) {
+    // An upper-case key is a ticker (META, NEXT), never the metadata object its letters spell.
+    if (isRecord(value) && META_OBJECTS.has(folded) && !TICKER_KEY.test(key)) {
       metaObjects.push(value);
       collect(value, [folded], entries);
     } else rest.push([key, value]);

@@ -1,6 +1,6 @@
 /**
  * The metadata the client gives every successful answer. The MCP layer extends it into
- * the one meta schema the agent sees (toolMetaSchema in src/mcp/results.ts, which alone
+ * the one meta schema the agent sees (toolMetaSchema in src/mcp/answers/results.ts, which alone
  * says what was trimmed). Unknown values are left out rather than null: nullable types
  * are the least portable part of a tool schema.
  */

@@ -93,7 +93,7 @@ export const dealerLevels = z.object({
   ),
 });
 
-/** `view=sessions`: one summary per session (src/mcp/dealer-sessions.ts); loose here, as every field is named in its row. */
+/** `view=sessions`: one summary per session (src/mcp/answers/dealer-sessions.ts); loose here, as every field is named in its row. */
 export const dealerSessions = z.object({
   session_summaries: z
     .array(z.record(z.string(), z.union([z.string(), z.number()])))
@@ -111,5 +111,5 @@ export const dealerToolData = z.union([z.array(toolSnapshot.partial({ strikes: t
 
 /** A snapshot as the API sends it: open values (`state`, `node_type`) as they come. */
 export type DealerSnapshot = z.infer<typeof dealerSnapshot>;
-/** A snapshot as the tool reads it (src/mcp/dealer-snapshot.ts). */
+/** A snapshot as the tool reads it (src/mcp/reading/dealer-snapshot.ts). */
 export type ReadDealerSnapshot = z.infer<typeof toolSnapshot>;

@@ -5,6 +5,8 @@
 import * as z from 'zod';
 import type { ApiErrorCode } from './error-codes.js';
 
+/** A row field as `fields` names it: what an upstream keys its rows by, snake_case, camelCase or dotted. */
+export const FIELD_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,59}$/;
 export const GENERAL_TICKER_PATTERN = /^[A-Z][A-Z0-9]*(\.[A-Z0-9]+)*$/;
 export const DEALER_TICKER_PATTERN = /^[A-Z]{1,5}$/;
 /** OSI: underlying, expiry YYMMDD, C or P, strike x 1000 zero-padded to 8 digits. */

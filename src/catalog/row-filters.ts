@@ -1,6 +1,6 @@
 /**
  * Row filters a trader asks for where the upstream offers none: applied by this server
- * over the rows the upstream returned (src/mcp/row-filters.ts), never sent upstream.
+ * over the rows the upstream returned (src/mcp/reading/row-filters.ts), never sent upstream.
  */
 import * as z from 'zod';
 import { tickerFilter } from './filter-params.js';

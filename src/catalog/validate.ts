@@ -55,7 +55,7 @@ export function validateRequest(dataset: DatasetDefinition, ticker: unknown, que
 }
 
 /**
- * An agent's arguments, already screened (src/mcp/tool-arguments.ts: names, nulls, host
+ * An agent's arguments, already screened (src/mcp/arguments/screen.ts: names, nulls, host
  * properties), checked as the wire is, with every value typed as JSON. `local` names the
  * tool's own parameters, taken out here; names the dataset does not take are not read.
  */

@@ -5,6 +5,7 @@
  * the client, the client to the account gate.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
+import type { ProgressEvent } from '../api/client.js';
 import { newCallContext, type CallContext } from '../api/call-context.js';
 import { callerOf, requestEndOf } from './request-origin.js';
 
@@ -18,4 +19,17 @@ export function callContextOf(ctx: ServerContext, deadlineMs: number, now: numbe
     signals: [ctx.mcpReq.signal, requestEndOf(origin)],
     deadline: now + deadlineMs,
   });
+}
+
+/** Progress notifications while a call waits (queue, 202, Retry-After), when the client asked for them. */
+export function progressReporter(ctx: ServerContext): ((event: ProgressEvent) => void) | undefined {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let progress = 0;
+  return (event) => {
+    progress += 1;
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: event.message } })
+      .catch(() => undefined);
+  };
 }

@@ -7,15 +7,15 @@ import type { CallContext } from '../api/call-context.js';
 import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
-import { registerViews, withView } from './apps.js';
+import { registerViews, withView } from './views.js';
 import { callContextOf } from './call-context.js';
-import { datasetTool, toolNameOf, type ToolDeps } from './dataset-tool.js';
+import { datasetTool, toolNameOf, type ToolDeps } from './tools/dataset-tool.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
-import { statusTool } from './status-tool.js';
+import { statusTool } from './tools/status-tool.js';
 import { NO_MIDDLEWARE, registerTool, type ToolDefinition, type ToolMiddleware } from './tool.js';
-import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './volatility-compare.js';
-import type { OfferedTool } from './tool-selection.js';
+import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './tools/volatility-compare.js';
+import type { OfferedTool } from './tools/selection.js';
 
 export interface ServerDeps {
   client: MarketDataClient;

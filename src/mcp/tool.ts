@@ -14,7 +14,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { CallContext } from '../api/call-context.js';
-import type { ToolArguments } from './input-schema.js';
+import type { ToolArguments } from './arguments/input-schema.js';
 
 export interface ToolConfig {
   readonly title: string;

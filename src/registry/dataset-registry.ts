@@ -28,7 +28,7 @@ export interface RegistryOptions {
   sourceId: string;
   /** Folder for the disk copy; undefined keeps nothing on disk. */
   cacheDir: string | undefined;
-  /** Whether a dataset is offered as a tool (--toolsets, --tools, --exclude-tools: src/mcp/tool-selection.ts); all are, without it. */
+  /** Whether a dataset is offered as a tool (--toolsets, --tools, --exclude-tools: src/mcp/tools/selection.ts); all are, without it. */
   offers?: ((dataset: DatasetDefinition) => boolean) | undefined;
   /** Told when the upstream's document cannot be had (runtime.ts names a base URL that is not the API). */
   onUnavailable?: ((error: unknown) => void) | undefined;

@@ -21,7 +21,7 @@ import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import type { ImportReport } from './openapi/import.js';
 import type { ReceivedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
-import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/input-schema.js';
+import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/arguments/input-schema.js';
 
 /** Imports a document whose references are resolved. */
 export type ImportNow = (resolved: unknown) => ImportReport;

@@ -9,7 +9,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
-import { markingHandler } from '../mcp/prototype-guard.js';
+import { markingHandler } from '../mcp/arguments/prototype-guard.js';
 import { callerOf, requestOrigin } from '../mcp/request-origin.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';

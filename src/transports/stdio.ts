@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { markingTransport } from '../mcp/prototype-guard.js';
+import { markingTransport } from '../mcp/arguments/prototype-guard.js';
 import { createLiveServer, offeredToolCount, type LiveServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { exitAfter } from './exit.js';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ApiResult } from '../../src/api/client.js';
-import { shapeResult, withinBudget } from '../../src/mcp/results.js';
-import { estimateTokens } from '../../src/mcp/tokens.js';
+import { shapeResult, withinBudget } from '../../src/mcp/answers/results.js';
+import { estimateTokens } from '../../src/mcp/answers/tokens.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 import { tokens, withSession } from './harness.js';
 

@@ -65,7 +65,7 @@ export async function withSession<T>(
       const call: Session['call'] = (name, args) => client.callTool({ name, arguments: args });
       const answer: Session['answer'] = async (name, args) => {
         const result = await call(name, args);
-        // A tool with an output schema gives its error in `content` alone (see src/mcp/tool-errors.ts).
+        // A tool with an output schema gives its error in `content` alone (see src/mcp/answers/tool-errors.ts).
         if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}`);
         return result.structuredContent as Answer;
       };

@@ -8,7 +8,7 @@ import { MarketDataClient, type ProgressEvent } from '../../src/api/client.js';
 import { validateRequest } from '../../src/catalog/index.js';
 import { ConfigSchema, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { errorResult, nextAction } from '../../src/mcp/tool-errors.js';
+import { errorResult, nextAction } from '../../src/mcp/answers/tool-errors.js';
 import { dataset, rejection } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';

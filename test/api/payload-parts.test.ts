@@ -1,6 +1,8 @@
 /** Rows, meta and cursor wherever an upstream puts them; a shape not recognised comes back whole. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { REFERENCE } from '../../src/simulator/reference.js';
+import fc from 'fast-check';
 import * as z from 'zod';
 import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { pagingEvidence } from '../../src/api/paging-evidence.js';
@@ -53,6 +55,21 @@ test('rows under any wrapper whose other keys are metadata, at any depth; object
   const context = payloadParts({ period: '2026-11-14', rows: ROWS, request_id: 'r' });
   assert.deepEqual(context.data, { period: '2026-11-14', rows: ROWS });
   assert.deepEqual(context.rows, ROWS);
+});
+
+test('an object keyed by ticker keeps every ticker as a row, those that spell a metadata name (META, NEXT, PAGE) too', () => {
+  // Every ticker the simulator covers, and upper-case words that read as metadata in lower case.
+  const tickers = [...new Set([...REFERENCE.map((r) => r.ticker), 'META', 'NEXT', 'PAGE', 'LINKS', 'CURSOR', 'PAGING'])];
+  fc.assert(
+    fc.property(fc.subarray(tickers, { minLength: 1 }), (chosen) => {
+      const body = Object.fromEntries(chosen.map((t) => [t, { short_float_pct: 1 }]));
+      const rows = payloadParts({ ...body, _meta: { request_id: 'r' } }).rows as { ticker: string }[] | undefined;
+      assert.deepEqual(
+        rows?.map((r) => r.ticker),
+        chosen,
+      );
+    }),
+  );
 });
 
 test('paging evidence wherever the answer gives it: tokens, URLs, Link headers, pages, offsets, flags, empty slots', () => {

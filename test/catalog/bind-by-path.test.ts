@@ -12,7 +12,7 @@ import { upstreamQuery } from '../../src/catalog/upstream-names.js';
 import { MarketDataClient } from '../../src/api/client.js';
 import { ConfigSchema } from '../../src/config.js';
 import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
-import { screenToolArguments, validateToolArguments } from '../../src/mcp/tool-arguments.js';
+import { screenToolArguments, validateToolArguments } from '../../src/mcp/arguments/screen.js';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { portableOperationId } from '../../src/registry/openapi/names.js';
 import { createLogger } from '../../src/log.js';

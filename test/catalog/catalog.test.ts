@@ -85,7 +85,7 @@ test('numbers arrive as strings on the wire and as numbers from agents: both val
 });
 
 test('guidance says each thing once: an API hint that already says "do not retry" is not told again', async () => {
-  const { guidanceFor } = await import('../../src/mcp/guidance.js');
+  const { guidanceFor } = await import('../../src/mcp/answers/guidance.js');
   const base = {
     code: 'NOT_FOUND',
     message: 'ZZZZ is not covered by the service.',

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { buildOpenApiDocument, DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
-import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
+import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
 import { dereferenceDocument } from '../../src/registry/openapi/dereference.js';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { datasetTarget } from '../../src/api/request-target.js';

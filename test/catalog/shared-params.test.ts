@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
-import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
-import { validateToolArguments } from '../../src/mcp/tool-arguments.js';
+import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
+import { validateToolArguments } from '../../src/mcp/arguments/screen.js';
 
 type Param = Record<string, unknown>;
 const limit = (maximum: number, extra: Param = {}): Param => ({

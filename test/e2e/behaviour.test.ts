@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import * as z from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { dealerSnapshot } from '../../src/catalog/index.js';
-import { toolMetaSchema } from '../../src/mcp/results.js';
+import { toolMetaSchema } from '../../src/mcp/answers/results.js';
 import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';

@@ -22,8 +22,8 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { generateText, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { keyCursorsTo } from '../../src/mcp/cursor-seal.js';
-import { encodePageCursor } from '../../src/mcp/paging.js';
+import { keyCursorsTo } from '../../src/mcp/arguments/cursor.js';
+import { encodePageCursor } from '../../src/mcp/arguments/cursor.js';
 import { DEMO_KEY } from '../../src/runtime.js';
 import { CLI, connectV1, connectV2, serverEnv, textOf } from '../helpers/mcp.js';
 

@@ -12,8 +12,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation';
 import fc from 'fast-check';
 import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
-import { HOST_CONTROL_PROPERTIES } from '../../src/mcp/tool-arguments.js';
-import { toolNameOf } from '../../src/mcp/dataset-tool.js';
+import { HOST_CONTROL_PROPERTIES } from '../../src/mcp/arguments/screen.js';
+import { toolNameOf } from '../../src/mcp/tools/dataset-tool.js';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime } from '../../src/runtime.js';
 import { withSimulator } from '../helpers/http.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { squeeze } from '../../src/mcp/trimming.js';
+import { squeeze } from '../../src/mcp/answers/trimming.js';
 import { sanitizeText } from '../../src/sanitize.js';
 import { wholeCharacters } from '../../src/text-cut.js';
 import { connectV2, textOf } from '../helpers/mcp.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodePageCursor } from '../../src/mcp/paging.js';
+import { encodePageCursor } from '../../src/mcp/arguments/cursor.js';
 import { withSession } from '../answers/harness.js';
 
 const textOf = (result: { content?: unknown }): string =>

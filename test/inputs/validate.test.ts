@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
 import { generalTicker, validateRequest, type DatasetDefinition } from '../../src/catalog/index.js';
-import { validateToolArguments } from '../../src/mcp/tool-arguments.js';
+import { validateToolArguments } from '../../src/mcp/arguments/screen.js';
 import { dataset } from '../helpers/client.js';
 
 const WITH_FLAGS: DatasetDefinition = {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
 import type { ApiResult } from '../../src/api/client.js';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
-import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/row-filters.js';
+import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/reading/row-filters.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { clockOf, sessionPages, type Row } from '../helpers/darkpool-session.js';
 import { withSimulator } from '../helpers/http.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
-import { toolNameOf } from '../../src/mcp/dataset-tool.js';
+import { toolNameOf } from '../../src/mcp/tools/dataset-tool.js';
 import { connectV2 } from '../helpers/mcp.js';
 
 const STRIPPED = ['pattern', 'minimum', 'maximum', 'format', 'default'];

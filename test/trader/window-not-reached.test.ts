@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readLocally } from '../../src/mcp/local-pages.js';
-import { decodePageCursor, upstreamPageOf } from '../../src/mcp/paging.js';
-import { rowFilterOf } from '../../src/mcp/row-filters.js';
+import { readLocally } from '../../src/mcp/reading/local-pages.js';
+import { decodePageCursor, upstreamPageOf } from '../../src/mcp/arguments/cursor.js';
+import { rowFilterOf } from '../../src/mcp/reading/row-filters.js';
 import { dataset, makeClient } from '../helpers/client.js';
 import { withSimulator } from '../helpers/http.js';
 import { lastFullSession } from '../helpers/sessions.js';

@@ -30,7 +30,7 @@ import { readOperations, shown, type DocumentOperation, type DocumentParameter }
 import { canonical, cleanSchema, NOT_REVIEWED, toZod } from './parameter-schema.js';
 import { rowFieldsOf } from './row-fields.js';
 
-/** Ours the upstream may leave out: applied here over its pages (src/mcp/local-pages.ts). */
+/** Ours the upstream may leave out: applied here over its pages (src/mcp/reading/local-pages.ts). */
 const LOCAL_CAPABLE = ['limit', 'tickers', 'side', 'session_date', 'from', 'to'] as const;
 const CACHE_CLASSES: readonly CacheClass[] = ['intraday', 'daily', 'filings', 'static'];
 /** Datasets the upstream may add beyond the catalog: enough for growth, not a 6 MB tools/list. */

@@ -3,12 +3,11 @@
  * rows, `data` (the spec's), or the one list property of a wrapper whose other properties
  * are metadata (`results`, `items`, `records`…, beside counts and cursors). With them a
  * call whose `fields` names none of a dataset's fields is refused before its first request
- * costs a unit (src/mcp/documented-fields.ts).
+ * costs a unit (src/mcp/arguments/documented-fields.ts).
  */
 import type { PlainSchema } from './schema-forms.js';
+import { FIELD_NAME_PATTERN as FIELD_NAME } from '../../catalog/params.js';
 
-/** Names a caller can give in `fields`. */
-const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,59}$/;
 const MAX_FIELDS = 500;
 /** Where rows are put by name, in the order tried when a wrapper holds several lists. */
 const ROW_KEYS = ['data', 'results', 'items', 'records', 'rows', 'list', 'entries', 'values'];

@@ -1,0 +1,320 @@
+/**
+ * Successful results: `{ data, meta }` as structuredContent (complete on its own, since
+ * some hosts show the model nothing else) and the same JSON, compact, as text. Every
+ * result fits MARKET_DATA_RESULT_TOKENS counted in o200k tokens. A page over the budget
+ * is cut to its first rows, and the next cursor continues right after the last row shown.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { ApiResult } from '../../api/client.js';
+import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
+import { jsonMayBeLongerThan } from './json-length.js';
+import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
+import { estimateTokens, textFits } from './tokens.js';
+import { fitRows, squeeze, type ShapingWork } from './trimming.js';
+
+/** live: fetched now; cache: repeated by this server; degraded: an older value served by the API. */
+export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
+
+/** The metadata a tool result carries, as its output schema declares it. */
+export const toolMetaSchema = resultMetaSchema.omit({ content_cut: true, paging: true, next_page: true, end_unknown: true }).extend({
+  next_cursor: z.string().optional(),
+  truncated: z.boolean(),
+  has_more: z.boolean().optional(),
+  as_of: z.string().optional(),
+  covers: z.string().optional(),
+  data_source: z.enum(DATA_SOURCES).optional(),
+  /** Demo mode: the data comes from the built-in simulator. */
+  simulated: z.boolean().optional(),
+  trimmed: z
+    .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
+    .optional(),
+  /** The API holds rows past the limit asked (its `_meta.truncated` without a cursor): how to reach them. */
+  more_rows: z.string().optional(),
+  /** Upstream requests this answer spent, each a unit of quota (0 from the cache). */
+  units: z.number().optional(),
+  /** With has_more: what remains in the direction read. */
+  remaining: z.string().optional(),
+});
+
+export type ToolMeta = z.infer<typeof toolMetaSchema>;
+
+/**
+ * What an output schema declares of the meta: the fields with a meaning to read (the
+ * server instructions explain them once); the others pass as additional properties.
+ */
+export const advertisedMetaSchema = z.looseObject({
+  truncated: z.boolean(),
+  has_more: z.boolean().optional(),
+  next_cursor: z.string().optional(),
+  as_of: z.string().optional(),
+  covers: z.string().optional(),
+  data_source: z.enum(DATA_SOURCES).optional(),
+});
+type Row = Record<string, unknown>;
+
+export interface ShapeOptions {
+  budgetTokens: number;
+  fields?: readonly string[] | undefined;
+  simulated: boolean;
+  paging?: Paging | undefined;
+  /** The session, window or range asked for, in words. */
+  covers?: string | undefined;
+  /** Parameters of this tool that narrow an answer, named in trimming advice. */
+  narrowing?: readonly string[] | undefined;
+  /** Parameters the call set (given, or carried by its cursor): advice does not suggest them again. */
+  used?: readonly string[] | undefined;
+  /** The `limit` the call sent, when the tool takes one. */
+  limit?: number | undefined;
+  /** The largest `limit` the tool accepts, when it takes one. */
+  limitMax?: number | undefined;
+  /** Upstream requests the answer spent, when it read more than one page (default: 1, or 0 from the cache). */
+  units?: number | undefined;
+  /** What the API left unread, when the caller knows better than the generic advice (a time window past the rows read). */
+  moreRows?: string | undefined;
+  /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
+  takesTicker?: boolean | undefined;
+  now?: number | undefined;
+  /** Filled with what trimming cost, when given. */
+  work?: ShapingWork | undefined;
+  /**
+   * At most this many rows of the page: the `limit` the call sent, for one upstream page. An
+   * upstream may send more than it was asked for; the rows past it are left for the cursor, as
+   * rows past the budget are.
+   */
+  rowCap?: number | undefined;
+  /** Where the rows were gathered here over several upstream pages (src/mcp/reading/local-pages.ts): the cursor after the first `kept`. */
+  cursorAfter?: ((kept: number) => string | undefined) | undefined;
+}
+
+function isRow(value: unknown): value is Row {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Keeps only `fields` of each row; `available` lists the fields the rows have. */
+export function project(data: unknown, fields: readonly string[]): { data: unknown; available: string[] } {
+  const rows = Array.isArray(data) ? data : [data];
+  const available = [...new Set(rows.filter(isRow).flatMap((r) => Object.keys(r)))];
+  const pick = (row: unknown): unknown => (isRow(row) ? Object.fromEntries(fields.filter((f) => f in row).map((f) => [f, row[f]])) : row);
+  return { data: Array.isArray(data) ? data.map(pick) : pick(data), available };
+}
+
+/** The rows of a payload: the payload itself when it is an array, else its largest array. */
+function rowsOf(data: unknown): { rows: unknown[]; wrap: (rows: unknown[]) => unknown } | undefined {
+  if (Array.isArray(data)) return { rows: data, wrap: (r) => r };
+  if (!isRow(data)) return undefined;
+  const largest = Object.entries(data)
+    .filter(([, v]) => Array.isArray(v))
+    .sort((a, b) => JSON.stringify(b[1]).length - JSON.stringify(a[1]).length)[0];
+  if (!largest) return undefined;
+  return { rows: largest[1] as unknown[], wrap: (r) => ({ ...data, [largest[0]]: r }) };
+}
+
+/** What the model is told about the data's origin, in three words it can act on. */
+export function dataSourceOf(meta: ResultMeta): ToolMeta['data_source'] {
+  if (meta.cache_hit) return 'cache';
+  const upstream = (meta.data_source ?? '').toLowerCase();
+  if (upstream === 'live' || upstream === 'cache' || upstream === 'degraded') return upstream;
+  return /stale|degrad|fallback|older/.test(upstream) ? 'degraded' : 'live';
+}
+
+/** What the client's meta holds that shaping decides anew. */
+const DECIDED_HERE: ReadonlySet<string> = new Set([
+  'next_cursor',
+  'truncated',
+  'content_cut',
+  'data_source',
+  'trimmed',
+  'paging',
+  'next_page',
+  'end_unknown',
+]);
+
+/** Base metadata: the client's, with the as-of time, coverage and data source added. */
+export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
+  // The cursor, truncation and source are decided here, not passed through from upstream.
+  // Copied without them rather than copied and deleted from (a delete makes the copy slow to spread again).
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(meta)) if (!DECIDED_HERE.has(key)) rest[key] = value;
+  const now = options.now ?? Date.now();
+  const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
+  return {
+    ...(rest as Omit<ResultMeta, 'truncated' | 'content_cut' | 'data_source' | 'paging' | 'next_page' | 'end_unknown'>),
+    truncated: false,
+    as_of: asOf,
+    covers: options.covers ?? 'latest',
+    data_source: dataSourceOf(meta),
+    units: options.units ?? (meta.cache_hit ? 0 : 1),
+    ...(options.simulated ? { simulated: true } : {}),
+  };
+}
+
+/**
+ * The API left rows out at the limit asked: say so, or the agent takes the rows shown for
+ * all there are. A larger limit is offered only below the maximum, and only filters the
+ * call did not already use are named (fields narrows columns, never rows).
+ */
+function moreRowsAdvice(options: ShapeOptions): string {
+  const all = options.narrowing ?? [];
+  const used = new Set(options.used ?? []);
+  const filters = all.filter((p) => p !== 'limit' && p !== 'fields' && !used.has(p));
+  const narrow = filters.length > 0 ? `narrow with ${filters.join(', ')}` : undefined;
+  const asked = options.limit === undefined ? 'the limit' : `limit=${options.limit}`;
+  if (!all.includes('limit')) return `The API holds more rows than it returned; ${narrow ?? 'narrow the request'}.`;
+  const max = options.limitMax;
+  if (max !== undefined && options.limit !== undefined && options.limit >= max) {
+    return `The API holds more rows than ${asked} returned, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
+  }
+  const larger = max === undefined ? 'ask a larger limit' : `ask a larger limit, up to ${max}`;
+  return `The API holds more rows than ${asked} returned; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
+}
+
+/** Parameters a call can still tighten once set (a lower limit, fewer fields or tickers, a shorter range, a higher minimum). */
+function tightenable(name: string): boolean {
+  return ['limit', 'fields', 'from', 'to', 'tickers'].includes(name) || /^(min|max)_/.test(name);
+}
+
+function advice(options: ShapeOptions, withCursor: boolean): string {
+  const used = new Set(options.used ?? []);
+  const narrowing = (options.narrowing ?? []).filter((p) => !used.has(p) || tightenable(p)).join(', ');
+  const enough = options.takesTicker ? 'ticker and cursor are enough' : 'cursor alone is enough';
+  const follow = withCursor ? `Follow meta.next_cursor (${enough}) for the rest` : 'The rest was left out';
+  return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
+}
+
+/** What an answer says when the API did not say whether rows follow its last page. */
+export function unknownEndNotice(withCursor: boolean): string {
+  return withCursor
+    ? 'The API did not say whether more rows follow (no total, no flag): next_cursor reads the next page, which may be empty.'
+    : 'The API did not say whether more rows follow and gave no way to ask for them: this may not be the whole list.';
+}
+
+function structured(data: unknown, meta: ToolMeta): { data: unknown; meta: ToolMeta } {
+  return { data, meta };
+}
+
+/** `text`, when given, is `content`'s JSON already made (by shaping, which measured it). */
+export function toolResult(content: { data: unknown; meta: ToolMeta }, text?: string): CallToolResult {
+  return { content: [{ type: 'text', text: text ?? JSON.stringify(content) }], structuredContent: content };
+}
+
+/**
+ * Rows whose JSON is at most this long are first measured as the whole answer, once: most
+ * pages fit the budget as they are, and then that one text settles them and is the answer's
+ * (a row at a time, a 10 kB page cost its rows' serialization twice, a cursor signed for the
+ * overhead and a third serialization of the answer). A longer page is cut a row at a time.
+ */
+const WHOLE_PAGE_CHARS = 64 * 1024;
+
+interface Shaped {
+  content: { data: unknown; meta: ToolMeta };
+  /** The content's JSON, when shaping made it. */
+  text?: string | undefined;
+}
+
+/**
+ * Shapes one upstream page: drops the rows earlier answers returned, keeps the longest
+ * prefix that fits the budget, and mints the cursor that continues after it.
+ */
+export async function shapeResult(result: ApiResult, options: ShapeOptions): Promise<{ data: unknown; meta: ToolMeta }> {
+  return (await shape(result, options)).content;
+}
+
+async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> {
+  const budget = options.budgetTokens;
+  const fits = (v: unknown): Promise<boolean> => textFits(JSON.stringify(v) ?? '', budget);
+  const fields = options.fields && options.fields.length > 0 ? options.fields : undefined;
+  // Rows of a bare array are projected one by one as trimming reads them: rows past the
+  // budget are never copied.
+  const lazy = fields !== undefined && Array.isArray(result.data);
+  const projected = fields && !lazy ? project(result.data, fields).data : result.data;
+  const meta = baseMeta(result.meta, options);
+  const paging = options.paging;
+  const skip = paging?.skip ?? 0;
+  const found = rowsOf(projected);
+  const available = found ? (skip > 0 ? found.rows.slice(skip) : found.rows) : [];
+  const cap = options.rowCap;
+  // The rows asked for; those past the limit stay in the page, for the cursor.
+  const rows = cap !== undefined && cap > 0 && available.length > cap ? available.slice(0, cap) : available;
+  const capped = rows.length < available.length;
+  const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
+  const upstreamNext = result.meta.next_page;
+  // Rows the API left with no cursor to them; a page whose only cut is inside rows (a long text,
+  // a row of 2,000 fields and more) says so in its notice and has nothing more to read.
+  const contentCut = result.meta.content_cut === true;
+  const leftByApi = rowsLeftOut(result.meta) && !upstreamNext;
+
+  const cursorAfter = (kept: number): string | undefined => {
+    if (options.cursorAfter) return options.cursorAfter(kept);
+    if (!paging?.base) return undefined;
+    if (kept < available.length) return encodePageCursor({ ...paging.base, ...positionOf(paging.upstreamPage), s: skip + kept });
+    return upstreamNext ? encodePageCursor({ ...paging.base, ...positionOf(upstreamNext), s: 0 }) : undefined;
+  };
+  const build = (kept: number): { data: unknown; meta: ToolMeta } => {
+    const next = cursorAfter(kept);
+    const cut = kept < rows.length;
+    const keptRows = rows.slice(0, kept);
+    // Every row of the page shown, and the API did not say whether more follow: has_more is left out, never false.
+    const unknownEnd = result.meta.end_unknown === true && !cut && !capped && !leftByApi;
+    return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
+      ...meta,
+      truncated: cut || leftByApi || contentCut,
+      ...(unknownEnd
+        ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
+        : { has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi }),
+      ...(next ? { next_cursor: next } : {}),
+      ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
+      ...(cut
+        ? {
+            trimmed: {
+              rows_returned: kept,
+              rows_left: rows.length - kept,
+              how_to_get_more: `Cut to ${kept} rows to fit the ${budget}-token result budget. ${advice(options, next !== undefined)}`,
+            },
+          }
+        : {}),
+    });
+  };
+
+  if (found && rows.length > 0) {
+    if (!jsonMayBeLongerThan(rows, WHOLE_PAGE_CHARS)) {
+      const whole = build(rows.length);
+      const text = JSON.stringify(whole);
+      // The estimate is an upper bound of the o200k count, and a token covers at least a character.
+      if (text.length <= budget || estimateTokens(text) <= budget) return { content: whole, text };
+    }
+    const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget, options.work);
+    if (kept > 0) return { content: build(kept) };
+  } else {
+    const whole = build(rows.length);
+    const text = JSON.stringify(whole);
+    if (await textFits(text, budget)) return { content: whole, text };
+  }
+  // One row, or a payload with no rows, over the budget: cut inside it.
+  const single = found && rows.length > 0 ? build(1) : build(rows.length);
+  const squeezeMeta: ToolMeta = {
+    ...single.meta,
+    truncated: true,
+    trimmed: {
+      rows_returned: found ? Math.min(1, rows.length) : 0,
+      rows_left: found ? Math.max(0, rows.length - 1) : 0,
+      how_to_get_more: `Parts of this answer were cut to fit the ${budget}-token result budget. ${advice(options, single.meta.next_cursor !== undefined)}`,
+    },
+  };
+  const data = await squeeze(single.data, (v) => structured(v, squeezeMeta), budget);
+  const answer = structured(data, squeezeMeta);
+  if (await fits(answer)) return { content: answer };
+  return { content: structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' }) };
+}
+
+export async function successResult(result: ApiResult, options: ShapeOptions): Promise<CallToolResult> {
+  const shaped = await shape(result, options);
+  return toolResult(shaped.content, shaped.text);
+}
+
+/** Any other result (api_status): the same budget, cut inside when over it. */
+export async function withinBudget<T>(value: T, budgetTokens: number): Promise<T | { truncated: true; data: unknown }> {
+  if (await textFits(JSON.stringify(value) ?? '', budgetTokens)) return value;
+  const data = await squeeze(value, (v) => ({ truncated: true, data: v }), budgetTokens);
+  return { truncated: true, data };
+}

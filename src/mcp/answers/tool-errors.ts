@@ -1,0 +1,67 @@
+/**
+ * Every failure becomes a tool result an agent can act on: `isError: true`, one short
+ * paragraph saying what to do next, and the error itself as one line of JSON.
+ *
+ * The JSON rides in the text because the text is what reaches the model in most
+ * clients: LangChain's mcp-adapters throw the joined text of an error result, the AI
+ * SDK hands the model only `content`. `structuredContent` is added only where the tool
+ * declares no outputSchema: an error object there would not match a declared schema,
+ * and the v1 SDK client, the Inspector, LangChain, Mastra and Gemini CLI then reject the
+ * whole result (-32602) so the error never reaches the agent.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ApiError } from '../../api/errors.js';
+import { nextActionFor, type NextAction, type ParamRefusal } from '../../catalog/index.js';
+import type { Logger } from '../../log.js';
+import { docsUrlOf } from './error-docs.js';
+import { guidanceFor } from './guidance.js';
+
+/** What the agent should do, by code: the error table's column. */
+export type { NextAction };
+
+export function nextAction(error: ApiError): NextAction {
+  const next = nextActionFor(error.kind, error.recoverable, error.retryAfterSeconds);
+  // A call the server stopped (a shutdown's CANCELLED) is safe to make again: the table's
+  // "do not retry" is for a caller who cancelled, and an error must not say both.
+  if (next === 'do_not_retry' && error.recoverable) return error.retryAfterSeconds !== undefined ? 'retry_after_wait' : 'retry_later';
+  return next;
+}
+
+export interface ErrorResultOptions {
+  /** False for a tool that declares an outputSchema: the error then travels only as text. */
+  structured: boolean;
+}
+
+export function errorResult(error: ApiError, options: ErrorResultOptions = { structured: true }): CallToolResult {
+  const action = nextAction(error);
+  const payload = { error: { ...error.toJSON(), docs_url: docsUrlOf(error), action } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${guidanceFor(error, action)}\n${JSON.stringify(payload)}` }],
+    ...(options.structured ? { structuredContent: payload } : {}),
+  };
+}
+
+/** Input refused before any request: the API's own code, status 400, no request id. */
+export function refusalError(refusal: ParamRefusal): ApiError {
+  return new ApiError({ code: refusal.code, status: 400, message: refusal.message, hint: refusal.hint, local: true });
+}
+
+/**
+ * Anything that is not an ApiError is a bug of ours: logged with its stack (when a log is
+ * given) and answered as a non-recoverable INTERNAL_ERROR, since the same call would fail
+ * the same way again.
+ */
+export function asApiError(error: unknown, log?: Logger, tool?: string): ApiError {
+  if (error instanceof ApiError) return error;
+  // pino's err serializer writes type, message and stack.
+  log?.error({ tool, err: error instanceof Error ? error : new Error(String(error)) }, 'tool handler failed: a bug in market-data-mcp');
+  return new ApiError({
+    code: 'INTERNAL_ERROR',
+    status: null,
+    message: 'The server failed while handling this call (a fault in market-data-mcp, not in the arguments).',
+    hint: 'Do not retry as is; tell the user, who can report it with the server log (stderr).',
+    recoverable: false,
+    local: true,
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * Cursors minted by this server. When a page is trimmed to fit the result budget, the
+ * next cursor must continue right after the last row shown, not at the upstream's next
+ * page. Our cursor names the upstream page the agent was reading (by its upstream cursor,
+ * so the repeat comes from the cache without another unit where it can) and how far into
+ * it the agent got; it also carries the query, so following it needs only the cursor.
+ *
+ * Sealed: a cursor carries a query and an upstream position the server will act on, so one
+ * built by hand (an upstream cursor the upstream never gave, an offset past the page's end)
+ * must be refused before any request, as the refusal text promises. The key is derived
+ * from the API key, so every node of the account (and a restarted one) verifies the
+ * others' cursors without configuration; the key itself never enters a cursor.
+ *
+ * A call's `cursor` argument is read here too (pagingOf): one of ours is opened into the
+ * query and position it carries; the upstream's own is passed through under its name.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod';
+import { ApiError } from '../../api/errors.js';
+import type { DatasetDefinition } from '../../catalog/index.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
+import { queryAt, type NextPage } from '../../api/next-page.js';
+
+const PREFIX = 'mc1-';
+
+/** Bytes of HMAC-SHA256 kept: 96 bits is out of reach of guessing and keeps cursors short. */
+const TAG_BYTES = 12;
+
+// One key per process, set at start-up; until then (and with no key at all) a random one,
+// so an unconfigured process still never accepts a cursor it did not mint itself.
+let cursorKey: Buffer = randomBytes(32);
+
+/** Keys cursors to the account's API key (in --demo, the simulator's fixed one). */
+export function keyCursorsTo(apiKey: string | undefined): void {
+  cursorKey =
+    apiKey === undefined || apiKey === '' ? randomBytes(32) : createHmac('sha256', apiKey).update('market-data-mcp cursor v1').digest();
+}
+
+function tagOf(payload: string): Buffer {
+  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, TAG_BYTES);
+}
+
+export function seal(payload: string): string {
+  return `${payload}.${tagOf(payload).toString('base64url')}`;
+}
+
+/** The payload of a sealed cursor whose tag verifies, else undefined. */
+export function unseal(sealed: string): string | undefined {
+  const dot = sealed.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const payload = sealed.slice(0, dot);
+  const given = Buffer.from(sealed.slice(dot + 1), 'base64url');
+  const expected = tagOf(payload);
+  return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
+}
+
+/** A cursor's content, as this server writes it; anything else was not issued here. */
+const pageCursorSchema = z.object({
+  /** Operation id the cursor belongs to. */
+  o: z.string(),
+  /** Ticker, when the dataset has one. */
+  t: z.string().optional(),
+  /** The arguments of the first page (upstream query and MCP-side shaping), cursor excluded. */
+  q: z.record(z.string(), z.union([z.string(), z.number()])),
+  /**
+   * The upstream page being read, absent for the first: its token (`u`), the URL it issued
+   * (`l`, path and query below the base URL), its page number (`g`) or its offset (`f`).
+   * One at most (next-page.ts in src/api).
+   */
+  u: z.string().optional(),
+  l: z.string().max(1000).optional(),
+  g: z.number().int().optional(),
+  f: z.number().int().min(0).optional(),
+  /** Rows of that upstream page already returned. */
+  s: z.number().int().min(0).optional(),
+  /** Dealer history: snapshot_at of the last snapshot returned (pages may shift as snapshots arrive). */
+  a: z.string().optional(),
+});
+
+export type PageCursor = z.infer<typeof pageCursorSchema>;
+
+/** The fields of a cursor that name an upstream page. */
+export type UpstreamPosition = Pick<PageCursor, 'u' | 'l' | 'g' | 'f'>;
+
+/** An upstream page as a cursor's fields (none for the first page). */
+export function positionOf(page: NextPage | undefined): UpstreamPosition {
+  if (page === undefined) return {};
+  if (page.kind === 'token') return { u: page.token };
+  if (page.kind === 'url') return { l: page.url };
+  return page.kind === 'page' ? { g: page.page } : { f: page.offset };
+}
+
+/** The upstream page a cursor names; undefined for the first. */
+export function upstreamPageOf(cursor: UpstreamPosition): NextPage | undefined {
+  if (cursor.u !== undefined) return { kind: 'token', token: cursor.u };
+  if (cursor.l !== undefined) return { kind: 'url', url: cursor.l };
+  if (cursor.g !== undefined) return { kind: 'page', page: cursor.g };
+  return cursor.f !== undefined ? { kind: 'offset', offset: cursor.f } : undefined;
+}
+
+export function isOurCursor(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(PREFIX);
+}
+
+export function encodePageCursor(cursor: PageCursor): string {
+  return PREFIX + seal(Buffer.from(JSON.stringify(cursor)).toString('base64url'));
+}
+
+function invalid(why: string): ApiError {
+  return new ApiError({
+    code: 'VALIDATION_ERROR',
+    status: 400,
+    message: `The cursor is invalid: ${why}.`,
+    hint: 'Pass meta.next_cursor exactly as the previous page of the same tool returned it, or drop cursor to start again.',
+    local: true,
+  });
+}
+
+/** What to tell the agent about the first field of a cursor that does not parse. */
+const FIELD_PROBLEM: Record<string, string> = {
+  q: 'it carries a bad query',
+  u: 'bad upstream cursor',
+  l: 'bad upstream page',
+  g: 'bad upstream page',
+  f: 'bad upstream page',
+  s: 'bad offset',
+  a: 'bad position',
+};
+
+export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
+  // Ours stay well under this; anything longer is not worth decoding.
+  if (value.length > 2048) throw invalid('too long');
+  // Checked before anything in it is read: an edited or hand-built cursor is refused whole.
+  const payload = unseal(value.slice(PREFIX.length));
+  if (payload === undefined) throw invalid('not one this server issued');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('not one this server issued');
+  }
+  const cursor = pageCursorSchema.safeParse(parsed);
+  if (!cursor.success) {
+    const field = String(cursor.error.issues[0]?.path[0] ?? '');
+    throw invalid(FIELD_PROBLEM[field] ?? 'not one this server issued');
+  }
+  const c = cursor.data;
+  if (c.o !== operationId) throw invalid('it belongs to another tool');
+  if (c.t !== ticker) throw invalid('it belongs to another ticker');
+  return c;
+}
+
+/**
+ * The arguments a page is read with: the cursor's own, with anything the caller repeats
+ * required to agree (a changed filter with an old cursor would skip or repeat rows).
+ */
+export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, takesTicker: boolean): Record<string, unknown> {
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined || value === null) continue;
+    const same = typeof value === 'string' || typeof value === 'number' ? String(cursor.q[name]) === String(value) : false;
+    if (!(name in cursor.q) || !same) {
+      throw new ApiError({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        message: `"${name}" differs from the query the cursor was issued for.`,
+        hint: `Follow a cursor with only ${takesTicker ? 'ticker and cursor' : 'cursor'} (it remembers the rest), or drop cursor to start a new query.`,
+        local: true,
+      });
+    }
+  }
+  return { ...cursor.q };
+}
+
+export interface Paging {
+  /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
+  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a'> | undefined;
+  /** The upstream page being shaped (absent for the first upstream page). */
+  upstreamPage: NextPage | undefined;
+  /** Rows of this upstream page already returned by earlier answers. */
+  skip: number;
+}
+
+function queryOf(args: Record<string, unknown>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name] = value;
+  }
+  return out;
+}
+
+export function pagingOf(
+  dataset: DatasetDefinition,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; paging: Paging | undefined } {
+  const { cursor: raw, ticker, ...rest } = given;
+  // The upstream's cursor, under whatever name its document gives that role (page_token...).
+  const roles = upstreamRoles(dataset);
+  const cursorName = roles.cursor;
+  const upstreamCursor = cursorName !== undefined;
+  const takesCursor = upstreamCursor || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
+  const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
+  const t = typeof ticker === 'string' ? { t: ticker } : {};
+  if (!takesCursor) return { args: given, paging: undefined };
+  if (isOurCursor(raw)) {
+    const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
+    const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
+    const at = upstreamPageOf(decoded);
+    // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
+    const placed = at ? queryAt(dataset, {}, at) : undefined;
+    if (placed) Object.assign(args, placed);
+    return {
+      args: withTicker(args),
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
+    };
+  }
+  if (raw !== undefined && raw !== null && !upstreamCursor) {
+    throw new ApiError({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: 'The cursor is invalid: not one this server issued.',
+      hint: 'Pass meta.next_cursor exactly as the previous answer of this tool returned it, or drop cursor.',
+      local: true,
+    });
+  }
+  // No cursor, or the upstream's own: the query is what the caller gave. A raw upstream
+  // cursor is forwarded unsigned on purpose: the upstream is the authority on its own
+  // cursors (it refuses a bad one as VALIDATION_ERROR), it steers nothing of ours (no
+  // offset, no query), and an agent may hold one legitimately from an answer that passed
+  // the upstream's cursor through or from the API itself. Only what we mint needs our tag.
+  const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
+  const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
+  return {
+    args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
+    paging: { base, upstreamPage: typeof raw === 'string' && cursorName ? { kind: 'token', token: raw } : undefined, skip: 0 },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The first stage of a dataset call: the agent's arguments screened and sorted by where
+ * each goes, named once. What is sent upstream (the document's parameters, under our
+ * MCP-side names), what is applied here over the upstream's pages (a page size, tickers,
+ * a session or range the document does not offer, a row filter of the tool's own), the
+ * `fields` to keep, and where the answer starts (a cursor of ours reopened: its query is
+ * the agent's input again, screened again). Anything refused is refused here, before any
+ * request: a bad value, a dataset the document cannot describe, one out of the key's scope
+ * by discover, `fields` that name nothing the dataset is known to have.
+ */
+import type { MarketDataClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
+import { localValues, readsLocally } from '../reading/local-pages.js';
+import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
+import { refusalError } from '../answers/tool-errors.js';
+import { isOurCursor, pagingOf, type Paging } from './cursor.js';
+import { parseFields, refuseUnknownFields } from './fields.js';
+import { FIELDS_PARAM, supportsFields, type ToolArguments } from './input-schema.js';
+import { knownScopeRefusal } from './scope.js';
+import { checkScreenedArguments, screenToolArguments } from './screen.js';
+
+export interface DatasetCall {
+  readonly dataset: DatasetDefinition;
+  readonly ticker: string | undefined;
+  /** What is sent upstream: the document's parameters (MCP-side names), the cursor's page among them. */
+  readonly upstream: QueryValues;
+  /** Ours the upstream does not offer, applied here over its pages; undefined when the upstream's page is the answer. */
+  readonly local: QueryValues | undefined;
+  /** The tool's own row filter (dark-pool size and time window, lit-print tickers, OI direction). */
+  readonly rowFilter: RowFilter | undefined;
+  /** Everything asked, upstream and local alike: what the answer covers, and what advice does not suggest again. */
+  readonly asked: QueryValues;
+  readonly fields: readonly string[] | undefined;
+  /** Where the answer starts: the first page, or the upstream page and row a cursor of ours names. */
+  readonly paging: Paging | undefined;
+}
+
+/** Screens a call of a dataset tool (not the dealer history's, which has its own: dealer-call.ts). */
+export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArguments, client: MarketDataClient): DatasetCall {
+  // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
+  if (dataset.unreadable !== undefined)
+    throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
+  const projectable = supportsFields(dataset);
+  // One screening for every tool: nulls, host control properties, unknown and prototype names.
+  const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
+  if (!screened.ok) throw refusalError(screened.refusal);
+  // Out of scope by discover: answered here, for every tool alike, before any request.
+  const outOfScope = knownScopeRefusal(client, dataset.operationId);
+  if (outOfScope) throw outOfScope;
+  const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
+  const { args: paged, paging } = pagingOf(dataset, given);
+  // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
+  const reopened = isOurCursor(given['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
+  if (!reopened.ok) throw refusalError(reopened.refusal);
+  const resolved = reopened.args;
+  const checked = checkScreenedArguments(dataset, resolved);
+  if (!checked.ok) throw refusalError(checked.refusal);
+  const rowFilter = rowFilterOf(dataset, resolved);
+  // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
+  // So is a row filter of the tool's own, in every dialect: `limit` then counts the rows that
+  // match, as it does for a filter the upstream applies, whoever does the filtering.
+  const local = readsLocally(dataset) ? localValues(dataset, resolved) : rowFilter ? {} : undefined;
+  const fields = projectable ? parseFields(rawFields) : undefined;
+  refuseUnknownFields(client, dataset, checked.query, fields);
+  return {
+    dataset,
+    ticker: checked.ticker,
+    upstream: checked.query,
+    local,
+    rowFilter,
+    asked: local ? { ...checked.query, ...local } : checked.query,
+    fields,
+    paging,
+  };
+}

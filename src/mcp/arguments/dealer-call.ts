@@ -1,0 +1,114 @@
+/**
+ * The first stage of a dealer-history call: its arguments screened into one DealerCall.
+ * The upstream takes only a page size and a cursor for this endpoint (under whatever names
+ * its document gives those roles); the view, the session or range and the limit are this
+ * server's, applied over the pages read. A cursor is always one of ours (every answer of
+ * this tool hands out `mc1-…` cursors): it carries the view and window of the first call and
+ * where the next answer starts.
+ */
+import type { MarketDataClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { NextPage } from '../../api/next-page.js';
+import { dealerShaping, validateAgentParam, validateRequest, type DatasetDefinition } from '../../catalog/index.js';
+import { refusalError } from '../answers/tool-errors.js';
+import { argumentsOf, decodePageCursor, isOurCursor, upstreamPageOf } from './cursor.js';
+import type { ToolArguments } from './input-schema.js';
+import { knownScopeRefusal } from './scope.js';
+import { screenToolArguments } from './screen.js';
+
+export type DealerView = 'latest' | 'levels' | 'full' | 'sessions';
+
+export interface DealerWindow {
+  session?: string;
+  from?: string;
+  to?: string;
+}
+
+export interface DealerCall {
+  readonly dataset: DatasetDefinition;
+  readonly ticker: string | undefined;
+  readonly view: DealerView;
+  /** The session or range asked (none: the newest, or all three for `sessions`). */
+  readonly window: DealerWindow;
+  readonly limit: number | undefined;
+  /** Where a cursor of ours resumes: the upstream page to read, and the last snapshot shown (`a`). */
+  readonly position: { readonly at?: NextPage; readonly a?: string };
+}
+
+function refuse(message: string, hint: string): ApiError {
+  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
+}
+
+export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments, client: MarketDataClient): DealerCall {
+  // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
+  if (dataset.unreadable !== undefined)
+    throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
+  const screened = screenToolArguments(dataset, args);
+  if (!screened.ok) throw refusalError(screened.refusal);
+  const outOfScope = knownScopeRefusal(client, dataset.operationId);
+  if (outOfScope) throw outOfScope;
+  const { ticker, cursor: rawCursor, ...given } = screened.args;
+  for (const name of Object.keys(given))
+    if (!(name in dealerShaping))
+      throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
+  const checked = validateRequest(dataset, ticker, {});
+  if (!checked.ok) throw refusalError(checked.refusal);
+  let shaping: Record<string, unknown> = given;
+  let position: DealerCall['position'] = {};
+  if (isOurCursor(rawCursor)) {
+    const decoded = decodePageCursor(rawCursor, dataset.operationId, checked.ticker);
+    shaping = argumentsOf(decoded, given, dataset.ticker !== undefined);
+    const at = upstreamPageOf(decoded);
+    position = { ...(at ? { at } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
+  } else if (rawCursor !== undefined && rawCursor !== null) {
+    // Anything but a cursor of ours is not one the agent was given: refused here rather than sent upstream to fail there.
+    throw refuse('The cursor is invalid: not one this server issued.', 'Pass meta.next_cursor exactly as returned, or drop cursor.');
+  }
+  return { dataset, ticker: checked.ticker, ...parseShaping(dataset, shaping), position };
+}
+
+/** Checks the MCP-side arguments against the catalog's shaping schemas, typed as agent input. */
+function parseShaping(dataset: DatasetDefinition, args: Record<string, unknown>): Pick<DealerCall, 'view' | 'window' | 'limit'> {
+  const parsed: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(dealerShaping)) {
+    if (name === 'cursor') continue;
+    const raw = args[name];
+    if (raw === undefined || raw === null) continue;
+    const checked = validateAgentParam(dataset, name, schema, raw);
+    if (!checked.ok) throw refusalError(checked.refusal);
+    parsed[name] = checked.value;
+  }
+  const session = parsed['session_date'] as string | undefined;
+  const from = parsed['from'] as string | undefined;
+  const to = parsed['to'] as string | undefined;
+  if (session && isWeekend(session)) {
+    throw refuse(
+      `${session} is a ${weekdayName(session)}: no exchange session, so no dealer snapshots.`,
+      'Give a weekday session_date (the history holds the latest three sessions), or omit session_date for the latest.',
+    );
+  }
+  if (session && (from || to)) throw refuse('session_date and from/to cannot be combined.', 'Give one session_date, or a from/to range.');
+  if (from && to && instant(from, 'start') > instant(to, 'end')) throw refuse('from is after to.', 'Swap from and to.');
+  return {
+    view: (parsed['view'] as DealerView | undefined) ?? 'latest',
+    window: { ...(session ? { session } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) },
+    limit: parsed['limit'] as number | undefined,
+  };
+}
+
+/** Saturday and Sunday are never exchange sessions, whatever the calendar of holidays. */
+function isWeekend(date: string): boolean {
+  const day = new Date(`${date}T12:00:00Z`).getUTCDay();
+  return day === 0 || day === 6;
+}
+
+function weekdayName(date: string): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
+}
+
+/** A date bound as a time: a date alone covers its whole ET day. */
+function instant(value: string, edge: 'start' | 'end'): number {
+  if (value.length === 10)
+    return Date.parse(`${value}T${edge === 'start' ? '00:00:00' : '23:59:59'}-05:00`) + (edge === 'end' ? 3_600_000 : 0);
+  return Date.parse(value);
+}

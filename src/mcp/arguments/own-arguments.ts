@@ -1,0 +1,28 @@
+/**
+ * Arguments of the tools that are not datasets (api_status, volatility_compare), screened
+ * as the dataset tools screen theirs: `null` means omitted, a host's own control
+ * properties are dropped, and any other name the tool does not take is refused with the
+ * list of those it does, before anything else runs.
+ */
+import { ApiError } from '../../api/errors.js';
+import { PROTO_ARGUMENT } from './prototype-guard.js';
+import { HOST_CONTROL_PROPERTIES } from './screen.js';
+import { quoteValue } from '../../sanitize.js';
+
+export function ownArguments(raw: Readonly<Record<string, unknown>>, accepted: readonly string[]): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === null || value === undefined || HOST_CONTROL_PROPERTIES.includes(name)) continue;
+    if (!accepted.includes(name)) {
+      throw new ApiError({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        message: `Unknown parameter ${quoteValue(name === PROTO_ARGUMENT ? '__proto__' : name)}.`,
+        hint: accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`,
+        local: true,
+      });
+    }
+    kept[name] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,55 @@
+/**
+ * Constraints every host can read. Some hosts strip `pattern`, `minimum`, `maximum`,
+ * `format` and `default` before their model sees a tool's schema (Codex does), leaving
+ * `limit` as a bare integer. So each property's range, default and date format are said
+ * in its description, in a few words; the keywords the words replace are dropped, as
+ * tools/list has a token budget and the server checks every argument itself (a bad one is
+ * refused with the rule and a hint, never sent).
+ */
+import { GENERAL_TICKER_PATTERN, OSI_CONTRACT_PATTERN } from '../../catalog/index.js';
+
+type JsonSchemaObject = Record<string, unknown>;
+
+/** Patterns said in words; the words replace them. */
+const WORDED_PATTERNS: Record<string, string> = {
+  '^\\d{4}-\\d{2}-\\d{2}$': 'YYYY-MM-DD',
+  [GENERAL_TICKER_PATTERN.source]: 'Upper case, e.g. AAPL or BRK.B',
+  // Its description names the format and gives an example, which says more than the regex.
+  [OSI_CONTRACT_PATTERN.source]: 'OSI symbol',
+};
+
+/** The words a property's constraints come to, e.g. "1-2000, default 50" or "YYYY-MM-DD". */
+function constraintWords(property: JsonSchemaObject): string[] {
+  const words: string[] = [];
+  const min = property['minimum'];
+  // A maximum no one means (a safe-integer bound from `.int()`) is left unsaid.
+  const max = typeof property['maximum'] === 'number' && property['maximum'] >= Number.MAX_SAFE_INTEGER ? undefined : property['maximum'];
+  if (typeof min === 'number' && typeof max === 'number') words.push(`${min}-${max}`);
+  else if (typeof min === 'number') words.push(`>= ${min}`);
+  else if (typeof max === 'number') words.push(`<= ${max}`);
+  const pattern = property['pattern'];
+  const worded = typeof pattern === 'string' ? WORDED_PATTERNS[pattern] : undefined;
+  if (worded) words.push(worded);
+  else if (property['format'] === 'date') words.push('YYYY-MM-DD');
+  if (property['format'] === 'date-time') words.push('ISO date-time');
+  const fallback = property['default'];
+  if (typeof fallback === 'number' || typeof fallback === 'string' || typeof fallback === 'boolean')
+    words.push(`default ${String(fallback)}`);
+  return words;
+}
+
+/** One property with its constraints in its description; unchanged when it has none. */
+export function portableProperty(property: JsonSchemaObject): JsonSchemaObject {
+  const description = typeof property['description'] === 'string' ? property['description'] : '';
+  // Words the description already carries are not repeated ("YYYY-MM-DD", "default 60").
+  const words = constraintWords(property).filter((w) => !description.includes(w) && !description.includes(w.replace('-', ' to ')));
+  const out: JsonSchemaObject = { ...property };
+  for (const key of ['minimum', 'maximum', 'default'] as const) delete out[key];
+  if (typeof out['pattern'] === 'string' && WORDED_PATTERNS[out['pattern']]) delete out['pattern'];
+  if (words.length === 0) return out;
+  const joined = words.join(', ');
+  out['description'] = description
+    ? `${description.replace(/\.$/, '')}; ${joined}.`
+    : `${joined[0]?.toUpperCase() ?? ''}${joined.slice(1)}.`;
+  return out;
+}

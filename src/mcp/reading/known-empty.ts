@@ -1,0 +1,132 @@
+/**
+ * Answers known to be empty, given here before any request, for free: a range or session
+ * that holds no exchange session by the calendar (in the future, a weekend, a holiday),
+ * an intraday dataset asked for today before the open, and a dealer session outside the
+ * three the history retains. Each says why and names the latest session, so the agent
+ * asks again for a date that has data instead of reading `data: []` as "nothing happened".
+ *
+ * The trading calendar is the simulator's: pure date arithmetic (NYSE holidays, half
+ * days), shared here rather than kept twice.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
+import { holidayName, isTradingDay, latestSession, recentSessions, toEt, tradingDaysBetween, weekday } from '../../simulator/calendar.js';
+import { toolResult } from '../answers/results.js';
+
+export interface KnownEmpty {
+  notice: string;
+  covers: string;
+}
+
+const isDate = (value: unknown): value is string => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+function whyNoSession(date: string): string {
+  const holiday = holidayName(date);
+  if (holiday) return `${date} is ${holiday}, an exchange holiday`;
+  const day = weekday(date);
+  return day === 0 || day === 6 ? `${date} is a ${day === 0 ? 'Sunday' : 'Saturday'}` : `${date} is not an exchange session`;
+}
+
+/** For a dataset's session_date or from/to (ET dates): the reason its answer must be empty, or undefined. */
+export function knownEmptyDates(query: QueryValues, now: number, sessionsOnly = true): KnownEmpty | undefined {
+  const session = query['session_date'];
+  const from = query['from'];
+  const to = query['to'];
+  // A call that names no date is judged by nothing here: the calendar is not read for it.
+  if (!isDate(session) && !isDate(from) && !isDate(to)) return undefined;
+  const latest = latestSession(now);
+  const today = toEt(now).date;
+  const named = `The latest session is ${latest.date} (ET).`;
+  if (isDate(session)) {
+    const covers = `session ${session} (ET)`;
+    if (session > today) return { covers, notice: `No data: ${session} is in the future. ${named} Nothing was charged.` };
+    if (session === today && session !== latest.date && isTradingDay(session))
+      return { covers, notice: `No data yet: today's session (${session}) opens at 09:30 ET. ${named} Nothing was charged.` };
+    if (sessionsOnly && !isTradingDay(session))
+      return { covers, notice: `No data: ${whyNoSession(session)}, no session. ${named} Nothing was charged.` };
+    return undefined;
+  }
+  const covers = `${isDate(from) ? from : 'oldest'} to ${isDate(to) ? to : 'latest'}`;
+  if (isDate(from) && (from > today || (sessionsOnly && from > latest.date))) {
+    const why = from > today ? `${from} is in the future` : `today's session (${from}) has not opened yet`;
+    return { covers, notice: `No data: ${why}. ${named} Nothing was charged.` };
+  }
+  if (
+    sessionsOnly &&
+    isDate(from) &&
+    isDate(to) &&
+    from <= to &&
+    tradingDaysBetween(from, to < latest.date ? to : latest.date, 1).length === 0
+  ) {
+    const only = from === to ? whyNoSession(from) : `${from} to ${to} holds no exchange session (weekend or holiday)`;
+    return { covers, notice: `No data: ${only}. ${named} Nothing was charged.` };
+  }
+  return undefined;
+}
+
+/** For the dealer history: a session or date range outside the latest three sessions it retains. */
+export function knownEmptyDealer(window: { session?: string; from?: string; to?: string }, now: number): KnownEmpty | undefined {
+  const held = recentSessions(now, 3).map((s) => s.date);
+  const newest = held[0];
+  const oldest = held[held.length - 1];
+  if (!newest || !oldest) return undefined;
+  const list = `Sessions held (ET, newest first): ${held.join(', ')}; the latest is ${newest}. Nothing was charged.`;
+  if (window.session && !held.includes(window.session)) {
+    const why =
+      window.session > newest
+        ? `${window.session} has no snapshots yet`
+        : !isTradingDay(window.session)
+          ? `${whyNoSession(window.session)}, no session`
+          : `${window.session} is older than the three sessions the history retains`;
+    return { covers: `session ${window.session} (ET)`, notice: `No snapshots: ${why}. ${list}` };
+  }
+  // Only date bounds are judged here: a time of day is compared with the snapshots themselves.
+  const from = window.from?.length === 10 ? window.from : undefined;
+  const to = window.to?.length === 10 ? window.to : undefined;
+  // A range that holds none of the retained sessions: before them, after them, or between
+  // two of them (a weekend, a holiday).
+  if (!window.session && (from || to) && !held.some((d) => (!from || d >= from) && (!to || d <= to))) {
+    const outside = (to && to < oldest) || (from && from > newest);
+    return {
+      covers: `${window.from ?? 'oldest'} to ${window.to ?? 'latest'}`,
+      notice: `No snapshots from ${window.from ?? 'the oldest'} to ${window.to ?? 'the latest'}: ${outside ? 'outside the three sessions the history retains' : 'no session of the three the history retains falls in it (a weekend or holiday)'}. ${list}`,
+    };
+  }
+  return undefined;
+}
+
+/** The answer itself: no rows, not charged, and why, shaped as every result is. */
+export function knownEmptyResult(operationId: string, empty: KnownEmpty, simulated: boolean, data: unknown = []): CallToolResult {
+  return toolResult({
+    data,
+    meta: {
+      operation_id: operationId,
+      cache_hit: false,
+      age_seconds: 0,
+      truncated: false,
+      has_more: false,
+      // Answered here from the calendar: no request was sent.
+      units: 0,
+      notice: empty.notice,
+      covers: empty.covers,
+      ...(simulated ? { simulated: true } : {}),
+    },
+  });
+}
+
+/** Whether a dataset's rows fall only on exchange sessions (filings and disclosures may land on any day). */
+export function followsSessions(dataset: Pick<DatasetDefinition, 'cacheClass' | 'operationId'>): boolean {
+  return dataset.cacheClass !== 'filings' && !dataset.operationId.startsWith('congress.');
+}
+
+/**
+ * An intraday dataset asked for the latest data before today's open answers with the
+ * previous session: say which, so its rows are not read as today's.
+ */
+export function beforeOpenNotice(dataset: Pick<DatasetDefinition, 'cacheClass'>, query: QueryValues, now: number): string | undefined {
+  if (dataset.cacheClass !== 'intraday' || query['session_date'] !== undefined) return undefined;
+  const today = toEt(now).date;
+  const latest = latestSession(now);
+  if (latest.date === today || !isTradingDay(today)) return undefined;
+  return `Before today's open (09:30 ET): these rows are from the latest session, ${latest.date}, not today.`;
+}

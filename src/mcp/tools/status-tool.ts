@@ -1,0 +1,280 @@
+/**
+ * `api_status`: free of quota and nearly free of rate. It answers from what the account
+ * gate already knows (the server's limit headers of the last answer) and from a discover
+ * of the last minute (src/mcp/arguments/discover-memory.ts): at most one free request a minute,
+ * none without a key. One line first an agent can act on (calls left this minute, quota
+ * left and its reset, anything disabled or out of scope); `details` adds scopes,
+ * capabilities, the gate's and cache's state and the base URL.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { MarketDataClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import { wrongBaseUrl } from '../../api/wrong-base-url.js';
+import { toolNameOf } from './dataset-tool.js';
+import { recentDiscover } from '../arguments/discover-memory.js';
+import { advertisedSchema } from '../arguments/input-schema.js';
+import { ownArguments } from '../arguments/own-arguments.js';
+import { withinBudget } from '../answers/results.js';
+import { asApiError, errorResult } from '../answers/tool-errors.js';
+import { READ_ONLY_API_TOOL } from './annotations.js';
+import type { ToolDefinition } from '../tool.js';
+
+export const STATUS_TOOL = 'api_status';
+
+export interface StatusDeps {
+  client: MarketDataClient;
+  simulated: boolean;
+  baseUrl: string | undefined;
+  keyConfigured: boolean;
+  datasetCount: () => number;
+  /** Datasets the upstream's document imported or retired, and why. */
+  catalogNotes?: () => unknown;
+  /** The result budget in o200k tokens (MARKET_DATA_RESULT_TOKENS). */
+  resultTokens?: number;
+  /** Settings that fell back to their defaults, for the user to fix (never the values). */
+  configWarnings: readonly string[];
+  /** Why no data tool is offered (unknown toolsets only), or undefined. */
+  noDataTools: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+function record(value: unknown): Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+}
+
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Tools of datasets the key cannot call, with why, from discover's dataset list. */
+export function unusableTools(discovered: Json | undefined): { tool: string; reason: string }[] {
+  const datasets = Array.isArray(discovered?.['datasets']) ? (discovered['datasets'] as unknown[]) : [];
+  const out: { tool: string; reason: string }[] = [];
+  for (const item of datasets) {
+    const d = record(item);
+    const operationId = str(d['operation_id']);
+    if (!operationId) continue;
+    const scope = str(d['scope']);
+    const scopes = Array.isArray(discovered?.['access_scope']) ? (discovered['access_scope'] as unknown[]) : [];
+    // A key that holds the scope and still cannot call the dataset is kept out by the
+    // dataset's own rule (administrator user ids only, spec endpoint 1), not by its scope.
+    const reason =
+      d['status'] === 'disabled'
+        ? 'disabled for now'
+        : d['accessible'] === false
+          ? scope !== undefined && scopes.includes(scope)
+            ? 'limited to administrator accounts (the key has the scope; the account is not an administrator)'
+            : `out of this key's scope (${scope ?? 'scope'})`
+          : undefined;
+    if (reason) out.push({ tool: toolNameOf({ operationId }), reason });
+  }
+  return out;
+}
+
+/** Whether the key works, as far as this server knows without spending anything. */
+export type KeyState =
+  | { kind: 'ok' }
+  | { kind: 'none' }
+  | { kind: 'failed'; code: string }
+  /** Discover answered as no API would (a 404, a page, a redirect): the base URL is wrong, and the key untested. */
+  | { kind: 'not_the_api'; why: string }
+  /** `held`: discover was not sent, held back here (a Retry-After pause) for about `inSeconds`. */
+  | { kind: 'unchecked'; held?: { code: string; inSeconds: number | undefined } };
+
+function keyWords(key: KeyState): string {
+  switch (key.kind) {
+    case 'ok':
+      return 'Key OK.';
+    case 'none':
+      return 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
+    case 'failed':
+      return `Key NOT working (${key.code}): see key.error.`;
+    case 'not_the_api':
+      return `Base URL NOT the API, so the key is not checked yet: ${key.why}`;
+    case 'unchecked':
+      return key.held
+        ? `Key not checked yet: discover was not sent (held back by ${key.held.code}${key.held.inSeconds !== undefined ? `; call api_status again in about ${key.held.inSeconds} s` : ''}).`
+        : 'Key not checked yet (discover did not answer).';
+  }
+}
+
+/** The one line: what the agent can do right now. */
+export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: { tool: string; reason: string }[]): string {
+  const parts: string[] = [keyWords(key)];
+  const rateLeft = num(budget['rate_remaining']);
+  const rateLimit = num(budget['rate_limit_per_window']);
+  const rateReset = str(budget['rate_window_resets_at']);
+  if (rateLeft !== undefined)
+    parts.push(`${rateLeft}${rateLimit ? `/${rateLimit}` : ''} calls left this minute${rateReset ? ` (resets ${rateReset})` : ''}.`);
+  const paused = str(budget['paused_until']);
+  if (paused) parts.push(`Paused until ${paused}.`);
+  const quotaLeft = num(quota['remaining']);
+  const quotaLimit = num(quota['limit']);
+  const quotaReset = str(quota['resets_at']);
+  if (quotaLeft !== undefined) {
+    parts.push(
+      `${quotaLeft.toLocaleString('en-US')}${quotaLimit ? ` of ${quotaLimit.toLocaleString('en-US')}` : ''} quota units left${quotaReset ? `, resets ${quotaReset}` : ''}.`,
+    );
+  }
+  if (budget['quota_exhausted'] === true) parts.push('Quota exhausted: dataset calls are refused until the reset.');
+  const disabled = Array.isArray(budget['disabled'])
+    ? (budget['disabled'] as unknown[]).filter((d): d is string => typeof d === 'string')
+    : [];
+  if (disabled.length > 0) parts.push(`Disabled: ${disabled.join(', ')}.`);
+  if (unusable.length > 4) parts.push(`Cannot use ${unusable.length} tools or toolsets: see cannot_use.`);
+  else if (unusable.length > 0) parts.push(`Cannot use: ${unusable.map((u) => u.tool).join(', ')}.`);
+  return parts.join(' ');
+}
+
+/** The reason in a few words for the default answer; the full one is in details. */
+function shortReason(reason: string): string {
+  if (reason.startsWith('limited to administrator')) return 'administrator accounts only';
+  return reason.startsWith("out of this key's scope") ? "out of this key's scope" : reason;
+}
+
+/** Every unusable tool under its full reason: the details' `cannot_use`, in the default answer's shape. */
+function unusableByReason(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const { tool, reason } of unusable) (groups[reason] ??= []).push(tool);
+  return groups;
+}
+
+function refuseDetails(): ApiError {
+  return new ApiError({
+    code: 'VALIDATION_ERROR',
+    status: 400,
+    message: 'Invalid value for "details".',
+    hint: 'true or false.',
+    local: true,
+  });
+}
+
+/**
+ * Unusable tools grouped by reason, a toolset out of scope as `toolset_*`: a scope is per
+ * toolset (read:shorts), so all its tools share the reason.
+ */
+export function groupedUnusable(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const { tool, reason } of unusable) (groups[shortReason(reason)] ??= []).push(tool);
+  for (const [reason, tools] of Object.entries(groups)) {
+    if (reason !== "out of this key's scope") continue;
+    const byToolset = new Map<string, string[]>();
+    for (const tool of tools) {
+      const toolset = tool.split('_')[0] ?? tool;
+      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool]);
+    }
+    groups[reason] = [...byToolset.keys()].map((toolset) => `${toolset}_*`);
+  }
+  return groups;
+}
+
+export function statusTool(deps: StatusDeps): ToolDefinition {
+  return {
+    name: STATUS_TOOL,
+    config: {
+      title: 'API status and budget',
+      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free, no quota: one line on what the key can do now (calls left this minute, quota and its reset, tools it cannot use). Call it when a tool reports an auth, scope, quota or rate problem.`,
+      inputSchema: advertisedSchema({
+        type: 'object',
+        properties: { details: { type: 'boolean', description: 'Also scopes, capabilities, gate and cache state (default false).' } },
+        additionalProperties: false,
+      }),
+      annotations: READ_ONLY_API_TOOL,
+    },
+    handler: async (args, _ctx, call): Promise<CallToolResult> => {
+      let details: boolean;
+      try {
+        // Refused as every tool refuses a name it does not take, before anything is asked.
+        const given = ownArguments(args, ['details'])['details'];
+        if (given !== undefined && typeof given !== 'boolean') throw refuseDetails();
+        details = given === true;
+      } catch (error) {
+        return errorResult(asApiError(error));
+      }
+      // No key: nothing to ask the API, and nothing it could say about a key.
+      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { call }) : undefined;
+      const discovered = memory?.data;
+      const budget = record(await deps.client.budget());
+      const upstreamQuota = record(discovered?.['quota']);
+      // The quota once: the gate's view of the headers, else discover's.
+      const quota = {
+        remaining: num(budget['quota_remaining']) ?? num(upstreamQuota['monthly_remaining']),
+        limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
+        resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
+      };
+      const notTheApi = memory?.error ? wrongBaseUrl(memory.error, deps.baseUrl, '/v1/discover') : undefined;
+      const key: KeyState = !deps.keyConfigured
+        ? { kind: 'none' }
+        : discovered
+          ? { kind: 'ok' }
+          : notTheApi
+            ? { kind: 'not_the_api', why: notTheApi }
+            : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
+              ? { kind: 'failed', code: memory.error.code }
+              : memory?.error?.local
+                ? { kind: 'unchecked', held: { code: memory.error.code, inSeconds: memory.error.retryAfterSeconds } }
+                : { kind: 'unchecked' };
+      const unusable = unusableTools(discovered);
+      // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
+      const named = details
+        ? unusable
+        : Object.values(groupedUnusable(unusable)).flatMap((tools) => tools.map((tool) => ({ tool, reason: '' })));
+      const summary = [
+        deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
+        statusLine(budget, quota, key, named),
+        deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      const compactBudget = {
+        mode: budget['mode'],
+        ...(budget['mode_reason'] ? { mode_reason: budget['mode_reason'] } : {}),
+        rate_remaining: budget['rate_remaining'] ?? null,
+        rate_window_resets_at: budget['rate_window_resets_at'] ?? null,
+        quota_remaining: quota.remaining ?? null,
+        quota_resets_at: quota.resets_at ?? null,
+        ...(budget['paused_until'] ? { paused_until: budget['paused_until'] } : {}),
+        ...(budget['quota_exhausted'] === true ? { quota_exhausted: true } : {}),
+      };
+      const keyPart = {
+        configured: deps.keyConfigured,
+        ok: key.kind === 'ok' ? true : key.kind === 'failed' ? false : null,
+        ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
+        ...(memory?.error ? { error: memory.error.toJSON() } : {}),
+      };
+      const status = details
+        ? {
+            summary,
+            cannot_use: unusableByReason(unusable),
+            budget: {
+              ...budget,
+              quota_remaining: quota.remaining ?? null,
+              quota_limit: quota.limit ?? null,
+              quota_resets_at: quota.resets_at ?? null,
+            },
+            key: {
+              ...keyPart,
+              access_scope: discovered?.['access_scope'] ?? null,
+              capabilities: discovered?.['capabilities'] ?? null,
+            },
+            server: {
+              base_url: deps.baseUrl ?? null,
+              simulated: deps.simulated,
+              tools_for_datasets: deps.datasetCount(),
+              catalog: deps.catalogNotes?.() ?? null,
+              config_warnings: deps.configWarnings,
+            },
+          }
+        : {
+            summary,
+            cannot_use: groupedUnusable(unusable),
+            budget: compactBudget,
+            key: keyPart,
+            server: { simulated: deps.simulated, config_warnings: deps.configWarnings },
+            more: 'details=true adds scopes, capabilities, gate and cache state.',
+          };
+      const fitted = await withinBudget(status, deps.resultTokens ?? 8000);
+      return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+    },
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * `volatility_compare`: skew and volatility anomaly for up to 10 tickers, or the largest
+ * names of a sector, in one call. The per-ticker datasets are asked through the same
+ * client, so the account gate paces the fan-out and the cache serves repeats; a ticker
+ * that fails is reported beside the others' rows, never failing the whole answer.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { MarketDataClient } from '../../api/client.js';
+import { knownScopeRefusal } from '../arguments/scope.js';
+import { ApiError } from '../../api/errors.js';
+import { rowsIn } from '../../api/payload-parts.js';
+import type { ResultMeta } from '../../api/result-meta.js';
+import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/index.js';
+import { quoteValue } from '../../sanitize.js';
+import { advertisedSchema } from '../arguments/input-schema.js';
+import { ownArguments } from '../arguments/own-arguments.js';
+import { withinBudget } from '../answers/results.js';
+import { asApiError, errorResult, refusalError } from '../answers/tool-errors.js';
+import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
+import { validateToolArguments } from '../arguments/screen.js';
+import { READ_ONLY_API_TOOL } from './annotations.js';
+import type { ToolDefinition } from '../tool.js';
+import { numberByRole, textByRole } from '../reading/field-roles.js';
+
+export const COMPARE_TOOL = 'volatility_compare';
+/** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
+export const COMPARE_TOOLSET = 'volatility';
+/**
+ * The datasets the tool reads for its measures, so the scopes it needs are theirs: it is
+ * offered only where at least one of them is (a key without read:volatility, hidden by
+ * --hide-inaccessible, hides this tool too).
+ */
+export const COMPARE_DATASETS = ['volatility.risk_reversal_skew', 'volatility.anomaly'] as const;
+const MAX_TICKERS = 10;
+const MEASURES = ['skew', 'anomaly', 'both'] as const;
+type Measure = (typeof MEASURES)[number];
+
+export interface CompareDeps {
+  client: MarketDataClient;
+  datasets: () => readonly DatasetDefinition[];
+  resultTokens: number;
+  simulated: boolean;
+}
+
+type Row = Record<string, unknown>;
+const num = numberByRole;
+/** Each measure's field by role: the names public APIs give it, read as a number or numeric text (field-roles.ts). */
+/** A 30-day implied volatility, however named: `iv30`, `implied_vol_30d`, `atmVolatility30`. */
+const VOL30 = [
+  ['iv', '30'],
+  ['vol', '30'],
+  ['volatility', '30'],
+];
+const RR25 = {
+  aliases: ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'],
+  words: [
+    ['rr', '25'],
+    ['risk', 'reversal'],
+    ['skew', '25'],
+  ],
+};
+const ATM_IV30 = { aliases: ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
+const ANOMALY = { aliases: ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'], words: [['anomaly']] };
+const PERCENTILE = {
+  aliases: ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'],
+  words: [['percentile'], ['pctile'], ['pct', 'rank'], ['rank']],
+};
+const IV30 = { aliases: ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
+const DATE = { aliases: ['date', 'session_date', 'trade_date', 'as_of', 'timestamp'], words: [['date'], ['day']] };
+const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * The rows of a payload: a list, the list a wrapper holds, or one record, bare or under
+ * `rows` as some upstreams wrap even a single object (`{data: {rows: {...}}}`).
+ */
+const rowsOf = (data: unknown): Row[] => {
+  const listed = rowsIn(data);
+  if (listed) return listed.filter(isRow);
+  if (!isRow(data)) return [];
+  const inner = data['rows'];
+  return Object.keys(data).length === 1 && isRow(inner) ? [inner] : [data];
+};
+
+const args = z.object({
+  tickers: z.string().max(200).optional(),
+  sector: z.enum(SECTORS).optional(),
+  measure: z.enum(MEASURES).optional(),
+});
+
+/** The call's one deadline passed before a request could be made: that request is not sent. */
+function deadlinePassed(): ApiError {
+  return new ApiError({
+    code: 'DEADLINE_EXCEEDED',
+    status: null,
+    message: "The call's deadline passed before this request could be made; it was not sent.",
+    hint: 'Call again for this ticker alone, or with fewer tickers.',
+    recoverable: true,
+    retryAfterSeconds: 1,
+    local: true,
+  });
+}
+
+function refuse(message: string, hint: string): ApiError {
+  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
+}
+
+function parseArgs(raw: Record<string, unknown>): { tickers: string[] | undefined; sector: string | undefined; measure: Measure } {
+  const cleaned = ownArguments(raw, ['tickers', 'sector', 'measure']);
+  const parsed = args.safeParse(cleaned);
+  if (!parsed.success) {
+    const field = String(parsed.error.issues[0]?.path[0] ?? 'arguments');
+    throw refuse(
+      `Invalid value for "${field}".`,
+      field === 'sector'
+        ? `One of: ${SECTORS.join(', ')}.`
+        : field === 'measure'
+          ? 'One of: skew, anomaly, both.'
+          : 'Comma-separated tickers.',
+    );
+  }
+  const { tickers, sector, measure } = parsed.data;
+  if (!tickers === !sector) throw refuse('Give tickers or sector (one of them).', 'e.g. tickers="AAPL,MSFT,NVDA" or sector="Technology".');
+  let list: string[] | undefined;
+  if (tickers) {
+    list = [...new Set(tickers.split(',').map((t) => t.trim()))];
+    if (list.length > MAX_TICKERS)
+      throw refuse(`${list.length} tickers: at most ${MAX_TICKERS} in one call.`, 'Split the list into calls of 10 or fewer.');
+    if (!TICKER_LIST.test(list.join(',')))
+      throw refusalError({
+        code: 'TICKER_INVALID',
+        param: 'tickers',
+        message: `Invalid ticker in ${quoteValue(tickers)}.`,
+        hint: 'Upper case, comma-separated, e.g. AAPL,BRK.B.',
+      });
+  }
+  return { tickers: list, sector, measure: measure ?? 'both' };
+}
+
+/**
+ * What the answers read say together, as every tool's meta says it for one: the upstream
+ * requests spent (units; a cached answer costs none), their ids for support, and the
+ * lowest rate and quota left any of them reported.
+ */
+function readMeta(read: readonly ResultMeta[]): Record<string, unknown> {
+  const ids = [...new Set(read.map((m) => m.request_id).filter((id): id is string => id !== undefined))];
+  const lowest = (values: (number | undefined)[]): number | undefined => {
+    const known = values.filter((v): v is number => v !== undefined);
+    return known.length > 0 ? Math.min(...known) : undefined;
+  };
+  const rate = lowest(read.map((m) => m.rate_limit_remaining));
+  const quota = lowest(read.map((m) => m.quota_remaining));
+  return {
+    units: read.filter((m) => !m.cache_hit).length,
+    ...(ids[0] !== undefined ? { request_id: ids[0] } : {}),
+    ...(ids.length > 1 ? { request_ids: ids } : {}),
+    ...(rate !== undefined ? { rate_limit_remaining: rate } : {}),
+    ...(quota !== undefined ? { quota_remaining: quota } : {}),
+  };
+}
+
+export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
+  return {
+    name: COMPARE_TOOL,
+    config: {
+      title: 'Skew and volatility anomaly, several tickers',
+      description:
+        'Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. 1 unit per ticker and measure.',
+      inputSchema: advertisedSchema({
+        type: 'object',
+        properties: {
+          tickers: { type: 'string', description: 'Up to 10, comma-separated, e.g. AAPL,MSFT.' },
+          sector: { type: 'string', description: 'Or a sector, e.g. Technology.' },
+          measure: { type: 'string', enum: [...MEASURES], description: 'Default both.' },
+        },
+        additionalProperties: false,
+      }),
+      annotations: READ_ONLY_API_TOOL,
+    },
+    handler: async (raw, _ctx, call): Promise<CallToolResult> => {
+      // One deadline for the whole call (the call's own): the sector lookup and the fan-out share
+      // it, so the answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
+      const endsAt = call.deadline;
+      try {
+        const { tickers, sector, measure } = parseArgs(raw);
+        const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
+        const ask = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
+          const checked = validateToolArguments(dataset, given);
+          if (!checked.ok) throw refusalError(checked.refusal);
+          // A scope discover says the key lacks is refused here, as the tools themselves do.
+          const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+          if (outOfScope) throw outOfScope;
+          const left = endsAt - Date.now();
+          if (left <= 0) throw deadlinePassed();
+          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
+          read.push(answer.meta);
+          return answer;
+        };
+        const read: ResultMeta[] = [];
+        const notices: string[] = [];
+        let names = tickers ?? [];
+        if (sector) {
+          const directory = find('stocks.sector_tickers');
+          if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
+          const listed = rowsOf((await ask(directory, { sector })).data)
+            .map((r) => textByRole(r, ['ticker', 'symbol']))
+            .filter((t): t is string => t !== undefined);
+          names = listed.slice(0, MAX_TICKERS);
+          if (listed.length > MAX_TICKERS)
+            notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
+        }
+        const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
+        const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
+        const failures: CompareFailure[] = [];
+        /** Tickers answered whose fields could not be read (absent, or neither a number nor numeric text), by field. */
+        const unread: { ticker: string; fields: string[] }[] = [];
+        const wholeFailures: { ticker: string; error: ApiError }[] = [];
+        const rows = await Promise.all(
+          names.map(async (ticker) => {
+            const [s, a] = await Promise.allSettled([
+              skew ? ask(skew, { ticker }) : Promise.resolve(undefined),
+              anomaly ? ask(anomaly, { ticker }) : Promise.resolve(undefined),
+            ]);
+            const row: Row = { ticker };
+            const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
+            const missing: string[] = [];
+            if (s.status === 'fulfilled' && s.value) {
+              const dateOf = (r: Row): string => textByRole(r, DATE) ?? '';
+              // Only rows that hold the measure: a row of another kind in the series is not its latest value.
+              const series = rowsOf(s.value.data)
+                .filter((r) => num(r, RR25) !== undefined)
+                .sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
+              const now = num(series[0], RR25);
+              const before = num(series[5], RR25);
+              row['date'] = series[0] ? textByRole(series[0], DATE) : undefined;
+              row['rr25'] = now;
+              if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
+              row['atm_iv30'] = num(series[0], ATM_IV30);
+              if (now === undefined) missing.push('rr25');
+            } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
+            if (a.status === 'fulfilled' && a.value) {
+              const scored = rowsOf(a.value.data);
+              const score = scored.find((r) => num(r, ANOMALY) !== undefined) ?? scored[0];
+              row['anomaly_score'] = num(score, ANOMALY);
+              row['iv_percentile_1y'] = num(score, PERCENTILE);
+              row['iv30'] = num(score, IV30);
+              if (row['anomaly_score'] === undefined) missing.push('anomaly_score');
+            } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
+            if (missing.length > 0) unread.push({ ticker, fields: missing });
+            const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
+            const first = errors[0];
+            if (first && errors.length === asked) {
+              // Every measure failed: the ticker goes whole into `failed`.
+              failures.push(failureEntry(ticker, first.error));
+              wholeFailures.push({ ticker, error: first.error });
+              return undefined;
+            }
+            // One measure answered: its row is kept, the other measure's failure beside it.
+            for (const e of errors) failures.push(failureEntry(ticker, e.error, e.measure));
+            // Nothing of any measure could be read: named in `unread`, not answered as a row of only its ticker.
+            const values = Object.entries(row).filter(([name, v]) => name !== 'ticker' && name !== 'date' && v !== undefined);
+            return values.length > 0 ? row : undefined;
+          }),
+        );
+        const ok = rows.filter((r): r is Row => r !== undefined);
+        // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
+        if (ok.length === 0 && wholeFailures.length > 0 && unread.length === 0)
+          throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
+        if (unread.length > 0)
+          notices.push(
+            `Answered, but not read as numbers (field absent, or neither a number nor numeric text): ${unread
+              .map((u) => `${u.ticker} ${u.fields.join(' and ')}`)
+              .join(', ')}.`,
+          );
+        const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
+        const sign = measure === 'anomaly' ? -1 : 1;
+        ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
+        const answer = {
+          data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
+          ...(failures.length > 0 ? { failed: failures } : {}),
+          ...(unread.length > 0 ? { unread } : {}),
+          meta: {
+            ...readMeta(read),
+            covers: sector ? `sector ${sector}` : names.join(','),
+            truncated: false,
+            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+            sorted_by: measure === 'anomaly' ? 'anomaly_score, most unusual first' : 'rr25, steepest put skew (most negative) first',
+            ...(deps.simulated ? { simulated: true } : {}),
+          },
+        };
+        const fitted = await withinBudget(answer, deps.resultTokens);
+        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+      } catch (error) {
+        return errorResult(asApiError(error));
+      }
+    },
+  };
+}
