@@ -11,7 +11,8 @@
 import type { MarketDataClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
-import { localValues, readsLocally } from '../reading/local-pages.js';
+import { localValues } from '../reading/local-filters.js';
+import { readsLocally } from '../reading/local-pages.js';
 import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
 import { refusalError } from '../answers/tool-errors.js';
 import { isOurCursor, pagingOf, type Paging } from './cursor.js';

@@ -14,12 +14,12 @@ import { ApiError } from '../../api/errors.js';
 import { rowsIn } from '../../api/payload-parts.js';
 import type { NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
-import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../../catalog/index.js';
+import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
 import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
-import { printTimeOf, readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
+import { readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
+import { BackStop, filterWords, localFilter } from './local-filters.js';
 import { windowNotReached } from './window-progress.js';
-import { refusalError } from '../answers/tool-errors.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,85 +30,8 @@ const ROWS_WITHOUT_LIMIT = 100;
 /** Page size asked where the upstream takes one and rows are filtered here: enough to choose from. */
 const FILTER_PAGE_ROWS = 1000;
 
-const ET_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' });
-/** A row's date, by the fields public data APIs commonly use, first found wins. */
-const DATE_FIELDS = [
-  'session_date',
-  'session_date_et',
-  'date',
-  'trade_date',
-  'disclosed_on',
-  'traded_on',
-  'as_of',
-  'executed_at',
-  'timestamp',
-];
-const TICKER_FIELDS = ['ticker', 'symbol', 'underlying'];
-const SIDE_FIELDS = ['side', 'transaction_type'];
-
-function stringField(row: Row, names: readonly string[]): string | undefined {
-  for (const name of names) if (typeof row[name] === 'string') return row[name];
-  return undefined;
-}
-
-/** YYYY-MM-DD (ET) of a row: a date as is, a date-time in New York's calendar. */
-function etDateOf(row: Row): string | undefined {
-  const value = stringField(row, DATE_FIELDS);
-  if (value === undefined) return undefined;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ET_DATE.format(new Date(ms));
-}
-
 export function readsLocally(dataset: DatasetDefinition): boolean {
   return (dataset.localParams?.length ?? 0) > 0;
-}
-
-/** The local parameters of a call, checked as every tool parameter is. */
-export function localValues(dataset: DatasetDefinition, args: Readonly<Record<string, unknown>>): QueryValues {
-  const values: Record<string, string | number> = {};
-  for (const name of dataset.localParams ?? []) {
-    const schema = dataset.shaping?.[name];
-    if (!schema) continue;
-    const checked = validateAgentParam(dataset, name, schema, args[name]);
-    if (!checked.ok) throw refusalError(checked.refusal);
-    if (typeof checked.value === 'string' || typeof checked.value === 'number') values[name] = checked.value;
-  }
-  const from = values['from'];
-  const to = values['to'];
-  if (typeof from === 'string' && typeof to === 'string' && from > to)
-    throw refusalError({
-      code: 'VALIDATION_ERROR',
-      param: 'from',
-      message: `"from" (${from}) is after "to" (${to}).`,
-      hint: 'Swap the dates or widen the range.',
-    });
-  return values;
-}
-
-/** The row test of the local filters (the page size is not a filter); undefined when none is set. */
-function localFilter(values: QueryValues): RowFilter | undefined {
-  const checks: ((row: Row) => boolean)[] = [];
-  const words: string[] = [];
-  for (const [name, value] of Object.entries(values)) {
-    if (name === 'limit' || typeof value !== 'string') continue;
-    words.push(`${name}=${value}`);
-    if (name === 'tickers') {
-      const wanted = new Set(value.split(','));
-      checks.push((row) => wanted.has(stringField(row, TICKER_FIELDS) ?? ''));
-    } else if (name === 'side') checks.push((row) => stringField(row, SIDE_FIELDS) === value);
-    else if (name === 'session_date') checks.push((row) => etDateOf(row) === value);
-    else if (name === 'from') checks.push((row) => (etDateOf(row) ?? '') >= value);
-    else if (name === 'to') checks.push((row) => (etDateOf(row) ?? '9999') <= value);
-  }
-  if (checks.length === 0) return undefined;
-  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', ') };
-}
-
-/** The filters in words, each named once: a tool's own filter may repeat a local one. */
-function filterWords(filters: readonly RowFilter[]): string {
-  const words = filters.flatMap((f) => f.words.split(', '));
-  return [...new Set(words)].join(', ');
 }
 
 export interface LocalRead {
@@ -181,6 +104,72 @@ function sentQuery(dataset: DatasetDefinition, query: QueryValues, local: QueryV
   return sent;
 }
 
+/** What a read looks for, fixed before its first page. */
+interface ReadPlan {
+  filters: readonly RowFilter[];
+  keep: (row: unknown) => boolean;
+  /** Rows the answer gathers at most. */
+  wanted: number;
+  /** The query every page is read with. */
+  sent: QueryValues;
+  /** The oldest date a row may have, from the session or range asked. */
+  earliest: string | undefined;
+  /** Whether a time window is read (dark-pool prints): it reads back a budget of rows and pages, whatever the page size (README). */
+  timed: boolean;
+  maxPages: number;
+  maxRows: number;
+}
+
+function readPlan(
+  dataset: DatasetDefinition,
+  query: QueryValues,
+  local: QueryValues,
+  extra: RowFilter | undefined,
+  deps: LocalReadDeps,
+): ReadPlan {
+  const roles = upstreamRoles(dataset);
+  const filters = [localFilter(local), extra].filter((f): f is RowFilter => f !== undefined);
+  const limit = local['limit'] ?? (roles.pageSize ? query[roles.pageSize] : undefined);
+  const timed = extra?.fromTime !== undefined || extra?.toTime !== undefined;
+  const budget = deps.windowBudget ?? WINDOW_BUDGET;
+  return {
+    filters,
+    keep: (row) => filters.length === 0 || (typeof row === 'object' && row !== null && filters.every((f) => f.keep(row as Row))),
+    wanted: typeof limit === 'number' ? limit : ROWS_WITHOUT_LIMIT,
+    sent: sentQuery(dataset, query, local, extra),
+    earliest:
+      typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined,
+    timed,
+    maxPages: timed ? budget.pages : MAX_PAGES,
+    maxRows: timed ? budget.rows : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Where a read stands after its pages: what it gathered and why it stopped. */
+interface Walked {
+  gathered: { row: unknown; at: Position }[];
+  first: ResultMeta | undefined;
+  last: ResultMeta | undefined;
+  units: number;
+  read: number;
+  pagesRead: number;
+  oldestRead: unknown;
+  /** Whether the rows read are the whole list (the upstream's end, or a start passed). */
+  whole: boolean;
+  /** The upstream cut its list with no way past it. */
+  cutByApi: boolean;
+  /** A newest-first list passed the session, range or window asked. */
+  passedEarliest: boolean;
+  /** The pages one answer may read ran out before the rows wanted. */
+  pageBound: boolean;
+  /** Whether the API said nothing of what follows the last page read (next-page.ts): the end is then not claimed. */
+  endUnknown: boolean;
+  /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
+  resume: Position | undefined;
+  /** The position of the last page asked for. */
+  page: Position;
+}
+
 /** The read itself; `answered` collects each page's position as it is answered. */
 async function readPages(
   dataset: DatasetDefinition,
@@ -192,144 +181,121 @@ async function readPages(
   deps: LocalReadDeps,
   answered: (NextPage | undefined)[],
 ): Promise<Omit<LocalRead, 'forget'>> {
-  const roles = upstreamRoles(dataset);
-  const own = localFilter(local);
-  const filters = [own, extra].filter((f): f is RowFilter => f !== undefined);
-  const keep = (row: unknown): boolean =>
-    filters.length === 0 || (typeof row === 'object' && row !== null && filters.every((f) => f.keep(row as Row)));
-  const upstreamLimit = roles.pageSize ? query[roles.pageSize] : undefined;
-  const limit = local['limit'] ?? upstreamLimit;
-  const wanted = typeof limit === 'number' ? limit : ROWS_WITHOUT_LIMIT;
-  const sent = sentQuery(dataset, query, local, extra);
-
-  const gathered: { row: unknown; at: Position }[] = [];
-  let first: ResultMeta | undefined;
-  let last: ResultMeta | undefined;
-  let units = 0;
-  let read = 0;
-  let whole = true;
-  let cutByApi = false;
-  /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
-  let resume: Position | undefined;
-  let page: Position = { at: paging.upstreamPage, s: paging.skip };
-  /** Whether the API said nothing of what follows the last page read (next-page.ts): the end is then not claimed. */
-  let endUnknown = false;
-  /** The oldest date a row may have, from the session or range asked. */
-  const earliest =
-    typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined;
-  let newestFirst = true;
-  let latest: string | undefined;
-  /** A time window's start (dark-pool prints): passed once a print before it is read, while prints come newest first. */
-  const beforeWindow = extra?.before;
-  let printsNewestFirst = true;
-  let latestPrint: number | undefined;
-  let oldestRead: unknown;
-  /** The oldest date among the rows read, and whether the read stopped because it passed `earliest`. */
-  let oldestDate: string | undefined;
-  let passedEarliest = false;
-  let pageBound = false;
-  // A time window reads back up to a number of prints, whatever the upstream's page size (README).
-  const timed = extra?.fromTime !== undefined || extra?.toTime !== undefined;
-  const windowBudget = deps.windowBudget ?? WINDOW_BUDGET;
-  const maxPages = timed ? windowBudget.pages : MAX_PAGES;
-  let pagesRead = 0;
-  for (let index = 0; index < maxPages; index += 1) {
-    endUnknown = false;
-    const result = await deps.client.datasetAt(dataset, ticker, sent, page.at, { call: deps.call, onProgress: deps.onProgress });
-    answered.push(page.at);
-    pagesRead += 1;
-    first ??= result.meta;
-    last = result.meta;
-    if (!result.meta.cache_hit) units += 1;
+  const plan = readPlan(dataset, query, local, extra, deps);
+  const back = new BackStop(plan.earliest, extra?.before);
+  const walk: Walked = {
+    gathered: [],
+    first: undefined,
+    last: undefined,
+    units: 0,
+    read: 0,
+    pagesRead: 0,
+    oldestRead: undefined,
+    whole: true,
+    cutByApi: false,
+    passedEarliest: false,
+    pageBound: false,
+    endUnknown: false,
+    resume: undefined,
+    page: { at: paging.upstreamPage, s: paging.skip },
+  };
+  for (let index = 0; index < plan.maxPages; index += 1) {
+    walk.endUnknown = false;
+    const result = await deps.client.datasetAt(dataset, ticker, plan.sent, walk.page.at, { call: deps.call, onProgress: deps.onProgress });
+    answered.push(walk.page.at);
+    walk.pagesRead += 1;
+    walk.first ??= result.meta;
+    walk.last = result.meta;
+    if (!result.meta.cache_hit) walk.units += 1;
     const rows = rowsIn(result.data);
     // Not a list: nothing to filter or page here; the answer is the upstream's, whole.
-    if (!rows) return { result, cursorAfter: () => undefined, units };
-    let stopped = false;
-    for (let at = page.s; at < rows.length; at += 1) {
-      if (gathered.length >= wanted) {
-        resume = { at: page.at, s: at };
-        stopped = true;
-        break;
-      }
-      read += 1;
-      const row = rows[at];
-      oldestRead = row;
-      if (beforeWindow && typeof row === 'object' && row !== null) {
-        const printed = printTimeOf(row as Row);
-        printsNewestFirst &&= printed === undefined || latestPrint === undefined || printed <= latestPrint;
-        latestPrint = printed ?? latestPrint;
-        // The rest lie further back still: nothing of the window is left, and no page past it is read.
-        if (printsNewestFirst && beforeWindow(row as Row)) {
-          passedEarliest = true;
-          stopped = true;
-          whole = true;
-          break;
-        }
-      }
-      // Rows newest first so far, and this one older than the session or range: none older can match.
-      const date = earliest && typeof row === 'object' && row !== null ? etDateOf(row as Row) : undefined;
-      if (date !== undefined && (oldestDate === undefined || date < oldestDate)) oldestDate = date;
-      if (date !== undefined) {
-        newestFirst &&= latest === undefined || date <= latest;
-        latest = date;
-        if (newestFirst && earliest !== undefined && date < earliest) {
-          passedEarliest = true;
-          stopped = true;
-          whole = true;
-          break;
-        }
-      }
-      if (keep(row)) gathered.push({ row, at: { at: page.at, s: at } });
-    }
-    if (stopped) break;
+    if (!rows) return { result, cursorAfter: () => undefined, units: walk.units };
+    if (scanPage(rows, plan, back, walk)) break;
     // A next page the document gives no way to ask for is out of reach: the upstream cut here (client.ts).
     const next = result.meta.next_page;
-    endUnknown = result.meta.end_unknown === true;
+    walk.endUnknown = result.meta.end_unknown === true;
     if (!next) {
-      whole = !rowsLeftOut(result.meta);
-      cutByApi = !whole;
+      walk.whole = !rowsLeftOut(result.meta);
+      walk.cutByApi = !walk.whole;
       break;
     }
-    page = { at: next, s: 0 };
+    walk.page = { at: next, s: 0 };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
-    if (gathered.length >= wanted || index === maxPages - 1 || (timed && read >= windowBudget.rows)) {
-      pageBound = gathered.length < wanted;
-      resume = page;
+    if (walk.gathered.length >= plan.wanted || index === plan.maxPages - 1 || walk.read >= plan.maxRows) {
+      walk.pageBound = walk.gathered.length < plan.wanted;
+      walk.resume = walk.page;
       break;
     }
   }
+  return localAnswer(dataset, plan, back, walk, paging, extra);
+}
 
-  const meta = first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+/** Reads one page's rows into `walk` from its position; true when the read stops within it. */
+function scanPage(rows: readonly unknown[], plan: ReadPlan, back: BackStop, walk: Walked): boolean {
+  for (let at = walk.page.s; at < rows.length; at += 1) {
+    if (walk.gathered.length >= plan.wanted) {
+      walk.resume = { at: walk.page.at, s: at };
+      return true;
+    }
+    walk.read += 1;
+    const row = rows[at];
+    walk.oldestRead = row;
+    if (back.passes(row)) {
+      walk.passedEarliest = true;
+      walk.whole = true;
+      return true;
+    }
+    if (plan.keep(row)) walk.gathered.push({ row, at: { at: walk.page.at, s: at } });
+  }
+  return false;
+}
+
+/** The rows gathered as one answer: the first page's meta, the quota after the last, and what the read could not reach, said. */
+function localAnswer(
+  dataset: DatasetDefinition,
+  plan: ReadPlan,
+  back: BackStop,
+  walk: Walked,
+  paging: Paging,
+  extra: RowFilter | undefined,
+): Omit<LocalRead, 'forget'> {
+  const { filters, earliest } = plan;
+  const { gathered, read } = walk;
+  const meta = walk.first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
   // The upstream cut its list and offers no way past it: neither a larger limit (the pages
   // read were its largest) nor calling again reaches older rows.
   const moreRows =
-    cutByApi && filters.length > 0 && gathered.length < wanted
+    walk.cutByApi && filters.length > 0 && gathered.length < plan.wanted
       ? `The API returned ${read} rows and no cursor to older ones, of which ${gathered.length} matched ${filterWords(filters)}: older rows cannot be read through this API, and a larger limit reads no further.`
       : undefined;
   // The read ended short of the session or range start (not because the limit was met): say how far back it reached.
-  const listEnded = resume === undefined && !passedEarliest && whole;
+  const listEnded = walk.resume === undefined && !walk.passedEarliest && walk.whole;
+  const oldestDate = back.oldestDate;
   const reachedBackTo =
-    earliest !== undefined && oldestDate !== undefined && oldestDate > earliest && !passedEarliest && (listEnded || pageBound)
+    earliest !== undefined && oldestDate !== undefined && oldestDate > earliest && !walk.passedEarliest && (listEnded || walk.pageBound)
       ? oldestDate
       : undefined;
   const short =
     reachedBackTo === undefined
       ? undefined
-      : pageBound
-        ? `The ${maxPages} pages one answer may read reach back only to ${reachedBackTo}: follow next_cursor to read further back toward ${earliest}.`
+      : walk.pageBound
+        ? `The ${plan.maxPages} pages one answer may read reach back only to ${reachedBackTo}: follow next_cursor to read further back toward ${earliest}.`
         : `The upstream's list reaches back only to ${reachedBackTo}: rows before it could not be read through this API.`;
   const matched =
     filters.length > 0
-      ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, oldestRead === undefined ? [] : [oldestRead]) : ''} matched ${filterWords(filters)} (filtered by this server).`
+      ? `${gathered.length} of ${read} rows read${extra ? readBackTo(extra, walk.oldestRead === undefined ? [] : [walk.oldestRead]) : ''} matched ${filterWords(filters)} (filtered by this server).`
       : undefined;
   // Read to the budget and still short of the window's start: the rows shown are not all (often none) of it.
   const notReached =
-    timed && extra && pageBound && !passedEarliest ? windowNotReached(extra, oldestRead, pagesRead, gathered.length) : undefined;
+    plan.timed && extra && walk.pageBound && !walk.passedEarliest
+      ? windowNotReached(extra, walk.oldestRead, walk.pagesRead, gathered.length)
+      : undefined;
   const notice = [matched, short, notReached].filter(Boolean).join(' ') || undefined;
+  const last = walk.last;
   const merged: ResultMeta = {
     ...meta,
-    cache_hit: units === 0,
-    truncated: !whole,
+    cache_hit: walk.units === 0,
+    truncated: !walk.whole,
     ...(notice ? { notice: [notice, meta.notice].filter(Boolean).join(' ') } : {}),
     // The quota and rate left after the last request, not the first.
     ...(last?.quota_remaining !== undefined ? { quota_remaining: last.quota_remaining } : {}),
@@ -339,7 +305,8 @@ async function readPages(
   delete merged.next_page;
   delete merged.end_unknown;
   // The read stopped at the start of a page the API did not say exists, or at a list whose end it did not say.
-  if (endUnknown && (resume === undefined ? listEnded : resume.s === 0 && resume.at === page.at)) merged.end_unknown = true;
+  const resume = walk.resume;
+  if (walk.endUnknown && (resume === undefined ? listEnded : resume.s === 0 && resume.at === walk.page.at)) merged.end_unknown = true;
   // `truncated` here speaks of rows.
   delete merged.content_cut;
   const base = paging.base;
@@ -348,7 +315,7 @@ async function readPages(
   return {
     result: { data: gathered.map((g) => g.row), meta: merged },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
-    units,
+    units: walk.units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
     ...(moreRows !== undefined ? { moreRows } : {}),
   };
