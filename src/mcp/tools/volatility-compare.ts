@@ -6,7 +6,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { MarketDataClient } from '../../api/client.js';
+import type { CallContext } from '../../api/call-context.js';
+import type { ApiResult, MarketDataClient } from '../../api/client.js';
 import { knownScopeRefusal } from '../arguments/scope.js';
 import { ApiError } from '../../api/errors.js';
 import { rowsIn } from '../../api/payload-parts.js';
@@ -158,6 +159,162 @@ function readMeta(read: readonly ResultMeta[]): Record<string, unknown> {
   };
 }
 
+type Ask = (dataset: DatasetDefinition, given: Record<string, unknown>) => Promise<ApiResult>;
+
+/**
+ * Asks one dataset as its own tool would (arguments checked, a scope discover said the
+ * key lacks refused here) within the call's one deadline, noting each answer's meta in `read`.
+ */
+function askerFor(deps: CompareDeps, call: CallContext, read: ResultMeta[]): Ask {
+  return async (dataset, given) => {
+    const checked = validateToolArguments(dataset, given);
+    if (!checked.ok) throw refusalError(checked.refusal);
+    const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
+    if (outOfScope) throw outOfScope;
+    // One deadline for the whole call: the sector lookup and the fan-out share it.
+    const left = call.deadline - Date.now();
+    if (left <= 0) throw deadlinePassed();
+    const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
+    read.push(answer.meta);
+    return answer;
+  };
+}
+
+/** A sector's largest names from the sector directory, at most MAX_TICKERS, and a notice when there are more. */
+async function sectorNames(sector: string, deps: CompareDeps, ask: Ask, notices: string[]): Promise<string[]> {
+  const directory = deps.datasets().find((d) => d.operationId === 'stocks.sector_tickers');
+  if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
+  const listed = rowsOf((await ask(directory, { sector })).data)
+    .map((r) => textByRole(r, ['ticker', 'symbol']))
+    .filter((t): t is string => t !== undefined);
+  if (listed.length > MAX_TICKERS)
+    notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
+  return listed.slice(0, MAX_TICKERS);
+}
+
+/** What one measure gave a ticker's row, and the primary values it should have given and did not. */
+interface MeasureValues {
+  values: Row;
+  missing: string[];
+}
+
+/** The skew series: the latest rr25, its change over 5 sessions, and the 30-day ATM volatility. */
+function skewValues(data: unknown): MeasureValues {
+  const dateOf = (r: Row): string => textByRole(r, DATE) ?? '';
+  // Only rows that hold the measure: a row of another kind in the series is not its latest value.
+  const series = rowsOf(data)
+    .filter((r) => num(r, RR25) !== undefined)
+    .sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
+  const now = num(series[0], RR25);
+  const before = num(series[5], RR25);
+  return {
+    values: {
+      date: series[0] ? textByRole(series[0], DATE) : undefined,
+      rr25: now,
+      ...(now !== undefined && before !== undefined ? { rr25_5d_change: Math.round((now - before) * 1e4) / 1e4 } : {}),
+      atm_iv30: num(series[0], ATM_IV30),
+    },
+    missing: now === undefined ? ['rr25'] : [],
+  };
+}
+
+/** The anomaly answer: its score, the 1-year IV percentile and the 30-day IV. */
+function anomalyValues(data: unknown): MeasureValues {
+  const scored = rowsOf(data);
+  const score = scored.find((r) => num(r, ANOMALY) !== undefined) ?? scored[0];
+  const anomalyScore = num(score, ANOMALY);
+  return {
+    values: { anomaly_score: anomalyScore, iv_percentile_1y: num(score, PERCENTILE), iv30: num(score, IV30) },
+    missing: anomalyScore === undefined ? ['anomaly_score'] : [],
+  };
+}
+
+/** One ticker's outcome: its row (or none), the measures that failed, the fields it could not read. */
+interface TickerOutcome {
+  row: Row | undefined;
+  failures: CompareFailure[];
+  unread: { ticker: string; fields: string[] } | undefined;
+  /** Every measure asked failed: the first failure. */
+  wholeFailure: ApiError | undefined;
+}
+
+async function compareTicker(
+  ticker: string,
+  measures: { skew: DatasetDefinition | undefined; anomaly: DatasetDefinition | undefined },
+  ask: Ask,
+): Promise<TickerOutcome> {
+  const asked = [
+    { measure: 'skew' as const, dataset: measures.skew, read: skewValues },
+    { measure: 'anomaly' as const, dataset: measures.anomaly, read: anomalyValues },
+  ].flatMap(({ dataset, ...m }) => (dataset ? [{ ...m, dataset }] : []));
+  const settled = await Promise.allSettled(asked.map((m) => ask(m.dataset, { ticker })));
+  const row: Row = { ticker };
+  const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
+  const missing: string[] = [];
+  settled.forEach((outcome, index) => {
+    const m = asked[index];
+    if (!m) return;
+    if (outcome.status === 'rejected') {
+      errors.push({ measure: m.measure, error: asApiError(outcome.reason) });
+      return;
+    }
+    const { values, missing: notRead } = m.read(outcome.value.data);
+    Object.assign(row, values);
+    missing.push(...notRead);
+  });
+  const unread = missing.length > 0 ? { ticker, fields: missing } : undefined;
+  const first = errors[0];
+  // Every measure failed: the ticker goes whole into `failed`.
+  if (first && errors.length === asked.length)
+    return { row: undefined, failures: [failureEntry(ticker, first.error)], unread, wholeFailure: first.error };
+  // One measure answered: its row is kept, the other measure's failure beside it.
+  const failures = errors.map((e) => failureEntry(ticker, e.error, e.measure));
+  // Nothing of any measure could be read: named in `unread`, not answered as a row of only its ticker.
+  const values = Object.entries(row).filter(([name, v]) => name !== 'ticker' && name !== 'date' && v !== undefined);
+  return { row: values.length > 0 ? row : undefined, failures, unread, wholeFailure: undefined };
+}
+
+/** The tickers' rows as one answer, sorted by the measure asked, with what failed and what could not be read beside them. */
+function compareAnswer(
+  outcomes: readonly TickerOutcome[],
+  names: readonly string[],
+  given: { sector: string | undefined; measure: Measure },
+  read: readonly ResultMeta[],
+  notices: string[],
+  simulated: boolean,
+): Record<string, unknown> {
+  const ok = outcomes.flatMap((o) => (o.row ? [o.row] : []));
+  const failures = outcomes.flatMap((o) => o.failures);
+  const unread = outcomes.flatMap((o) => (o.unread ? [o.unread] : []));
+  const wholeFailures = outcomes.flatMap((o, i) => (o.wholeFailure ? [{ ticker: names[i] ?? '', error: o.wholeFailure }] : []));
+  // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
+  if (ok.length === 0 && wholeFailures.length > 0 && unread.length === 0)
+    throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
+  if (unread.length > 0)
+    notices.push(
+      `Answered, but not read as numbers (field absent, or neither a number nor numeric text): ${unread
+        .map((u) => `${u.ticker} ${u.fields.join(' and ')}`)
+        .join(', ')}.`,
+    );
+  const byAnomaly = given.measure === 'anomaly';
+  const key = byAnomaly ? 'anomaly_score' : 'rr25';
+  const sign = byAnomaly ? -1 : 1;
+  ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
+  return {
+    data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
+    ...(failures.length > 0 ? { failed: failures } : {}),
+    ...(unread.length > 0 ? { unread } : {}),
+    meta: {
+      ...readMeta(read),
+      covers: given.sector ? `sector ${given.sector}` : names.join(','),
+      truncated: false,
+      ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+      sorted_by: byAnomaly ? 'anomaly_score, most unusual first' : 'rr25, steepest put skew (most negative) first',
+      ...(simulated ? { simulated: true } : {}),
+    },
+  };
+}
+
 export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
   return {
     name: COMPARE_TOOL,
@@ -177,116 +334,19 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
       annotations: READ_ONLY_API_TOOL,
     },
     handler: async (raw, _ctx, call): Promise<CallToolResult> => {
-      // One deadline for the whole call (the call's own): the sector lookup and the fan-out share
-      // it, so the answer comes within MARKET_DATA_DEADLINE_MS however the time is spent between them.
-      const endsAt = call.deadline;
       try {
         const { tickers, sector, measure } = parseArgs(raw);
-        const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
-        const ask = async (dataset: DatasetDefinition, given: Record<string, unknown>) => {
-          const checked = validateToolArguments(dataset, given);
-          if (!checked.ok) throw refusalError(checked.refusal);
-          // A scope discover says the key lacks is refused here, as the tools themselves do.
-          const outOfScope = knownScopeRefusal(deps.client, dataset.operationId);
-          if (outOfScope) throw outOfScope;
-          const left = endsAt - Date.now();
-          if (left <= 0) throw deadlinePassed();
-          const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
-          read.push(answer.meta);
-          return answer;
-        };
         const read: ResultMeta[] = [];
         const notices: string[] = [];
-        let names = tickers ?? [];
-        if (sector) {
-          const directory = find('stocks.sector_tickers');
-          if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
-          const listed = rowsOf((await ask(directory, { sector })).data)
-            .map((r) => textByRole(r, ['ticker', 'symbol']))
-            .filter((t): t is string => t !== undefined);
-          names = listed.slice(0, MAX_TICKERS);
-          if (listed.length > MAX_TICKERS)
-            notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
-        }
-        const skew = measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined;
-        const anomaly = measure !== 'skew' ? find('volatility.anomaly') : undefined;
-        const failures: CompareFailure[] = [];
-        /** Tickers answered whose fields could not be read (absent, or neither a number nor numeric text), by field. */
-        const unread: { ticker: string; fields: string[] }[] = [];
-        const wholeFailures: { ticker: string; error: ApiError }[] = [];
-        const rows = await Promise.all(
-          names.map(async (ticker) => {
-            const [s, a] = await Promise.allSettled([
-              skew ? ask(skew, { ticker }) : Promise.resolve(undefined),
-              anomaly ? ask(anomaly, { ticker }) : Promise.resolve(undefined),
-            ]);
-            const row: Row = { ticker };
-            const errors: { measure: 'skew' | 'anomaly'; error: ApiError }[] = [];
-            const missing: string[] = [];
-            if (s.status === 'fulfilled' && s.value) {
-              const dateOf = (r: Row): string => textByRole(r, DATE) ?? '';
-              // Only rows that hold the measure: a row of another kind in the series is not its latest value.
-              const series = rowsOf(s.value.data)
-                .filter((r) => num(r, RR25) !== undefined)
-                .sort((x, y) => dateOf(y).localeCompare(dateOf(x)));
-              const now = num(series[0], RR25);
-              const before = num(series[5], RR25);
-              row['date'] = series[0] ? textByRole(series[0], DATE) : undefined;
-              row['rr25'] = now;
-              if (now !== undefined && before !== undefined) row['rr25_5d_change'] = Math.round((now - before) * 1e4) / 1e4;
-              row['atm_iv30'] = num(series[0], ATM_IV30);
-              if (now === undefined) missing.push('rr25');
-            } else if (s.status === 'rejected') errors.push({ measure: 'skew', error: asApiError(s.reason) });
-            if (a.status === 'fulfilled' && a.value) {
-              const scored = rowsOf(a.value.data);
-              const score = scored.find((r) => num(r, ANOMALY) !== undefined) ?? scored[0];
-              row['anomaly_score'] = num(score, ANOMALY);
-              row['iv_percentile_1y'] = num(score, PERCENTILE);
-              row['iv30'] = num(score, IV30);
-              if (row['anomaly_score'] === undefined) missing.push('anomaly_score');
-            } else if (a.status === 'rejected') errors.push({ measure: 'anomaly', error: asApiError(a.reason) });
-            if (missing.length > 0) unread.push({ ticker, fields: missing });
-            const asked = (skew ? 1 : 0) + (anomaly ? 1 : 0);
-            const first = errors[0];
-            if (first && errors.length === asked) {
-              // Every measure failed: the ticker goes whole into `failed`.
-              failures.push(failureEntry(ticker, first.error));
-              wholeFailures.push({ ticker, error: first.error });
-              return undefined;
-            }
-            // One measure answered: its row is kept, the other measure's failure beside it.
-            for (const e of errors) failures.push(failureEntry(ticker, e.error, e.measure));
-            // Nothing of any measure could be read: named in `unread`, not answered as a row of only its ticker.
-            const values = Object.entries(row).filter(([name, v]) => name !== 'ticker' && name !== 'date' && v !== undefined);
-            return values.length > 0 ? row : undefined;
-          }),
-        );
-        const ok = rows.filter((r): r is Row => r !== undefined);
-        // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
-        if (ok.length === 0 && wholeFailures.length > 0 && unread.length === 0)
-          throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
-        if (unread.length > 0)
-          notices.push(
-            `Answered, but not read as numbers (field absent, or neither a number nor numeric text): ${unread
-              .map((u) => `${u.ticker} ${u.fields.join(' and ')}`)
-              .join(', ')}.`,
-          );
-        const key = measure === 'anomaly' ? 'anomaly_score' : 'rr25';
-        const sign = measure === 'anomaly' ? -1 : 1;
-        ok.sort((x, y) => sign * ((num(x, [key]) ?? Infinity) - (num(y, [key]) ?? Infinity)));
-        const answer = {
-          data: ok.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined))),
-          ...(failures.length > 0 ? { failed: failures } : {}),
-          ...(unread.length > 0 ? { unread } : {}),
-          meta: {
-            ...readMeta(read),
-            covers: sector ? `sector ${sector}` : names.join(','),
-            truncated: false,
-            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
-            sorted_by: measure === 'anomaly' ? 'anomaly_score, most unusual first' : 'rr25, steepest put skew (most negative) first',
-            ...(deps.simulated ? { simulated: true } : {}),
-          },
+        const ask = askerFor(deps, call, read);
+        const names = sector ? await sectorNames(sector, deps, ask, notices) : (tickers ?? []);
+        const find = (id: string): DatasetDefinition | undefined => deps.datasets().find((d) => d.operationId === id);
+        const measures = {
+          skew: measure !== 'anomaly' ? find('volatility.risk_reversal_skew') : undefined,
+          anomaly: measure !== 'skew' ? find('volatility.anomaly') : undefined,
         };
+        const outcomes = await Promise.all(names.map((ticker) => compareTicker(ticker, measures, ask)));
+        const answer = compareAnswer(outcomes, names, { sector, measure }, read, notices, deps.simulated);
         const fitted = await withinBudget(answer, deps.resultTokens);
         return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
       } catch (error) {
