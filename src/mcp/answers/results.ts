@@ -220,43 +220,68 @@ export async function shapeResult(result: ApiResult, options: ShapeOptions): Pro
   return (await shape(result, options)).content;
 }
 
-async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> {
-  const budget = options.budgetTokens;
-  const fits = (v: unknown): Promise<boolean> => textFits(JSON.stringify(v) ?? '', budget);
+/** The page as the answer sees it: its rows after the cursor's skip and the limit, projected to the fields asked. */
+interface PageView {
+  /** The payload, projected unless its rows are projected one by one as trimming reads them. */
+  projected: unknown;
+  found: ReturnType<typeof rowsOf>;
+  /** Rows from the cursor's position on; `rows` are those of them the limit keeps. */
+  available: readonly unknown[];
+  rows: readonly unknown[];
+  /** Whether the limit left rows of the page for the cursor. */
+  capped: boolean;
+  /** A row as shown (projected when projection is lazy). */
+  shown: (row: unknown) => unknown;
+  lazy: boolean;
+}
+
+function pageView(result: ApiResult, options: ShapeOptions): PageView {
   const fields = options.fields && options.fields.length > 0 ? options.fields : undefined;
   // Rows of a bare array are projected one by one as trimming reads them: rows past the
   // budget are never copied.
   const lazy = fields !== undefined && Array.isArray(result.data);
   const projected = fields && !lazy ? project(result.data, fields).data : result.data;
-  const meta = baseMeta(result.meta, options);
-  const paging = options.paging;
-  const skip = paging?.skip ?? 0;
+  const skip = options.paging?.skip ?? 0;
   const found = rowsOf(projected);
   const available = found ? (skip > 0 ? found.rows.slice(skip) : found.rows) : [];
   const cap = options.rowCap;
   // The rows asked for; those past the limit stay in the page, for the cursor.
   const rows = cap !== undefined && cap > 0 && available.length > cap ? available.slice(0, cap) : available;
-  const capped = rows.length < available.length;
-  const shown = (row: unknown): unknown => (lazy && fields ? project(row, fields).data : row);
+  return {
+    projected,
+    found,
+    available,
+    rows,
+    capped: rows.length < available.length,
+    shown: (row) => (lazy && fields ? project(row, fields).data : row),
+    lazy,
+  };
+}
+
+/** The answer keeping the first `kept` rows of the view: its cursor, has_more and what was trimmed, said. */
+function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView): (kept: number) => { data: unknown; meta: ToolMeta } {
+  const { paging, budgetTokens: budget } = options;
+  const meta = baseMeta(result.meta, options);
+  const skip = paging?.skip ?? 0;
   const upstreamNext = result.meta.next_page;
   // Rows the API left with no cursor to them; a page whose only cut is inside rows (a long text,
   // a row of 2,000 fields and more) says so in its notice and has nothing more to read.
   const contentCut = result.meta.content_cut === true;
   const leftByApi = rowsLeftOut(result.meta) && !upstreamNext;
-
+  const { found, rows, available, capped } = view;
   const cursorAfter = (kept: number): string | undefined => {
     if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
     if (kept < available.length) return encodePageCursor({ ...paging.base, ...positionOf(paging.upstreamPage), s: skip + kept });
     return upstreamNext ? encodePageCursor({ ...paging.base, ...positionOf(upstreamNext), s: 0 }) : undefined;
   };
-  const build = (kept: number): { data: unknown; meta: ToolMeta } => {
+  return (kept) => {
     const next = cursorAfter(kept);
     const cut = kept < rows.length;
     const keptRows = rows.slice(0, kept);
     // Every row of the page shown, and the API did not say whether more follow: has_more is left out, never false.
     const unknownEnd = result.meta.end_unknown === true && !cut && !capped && !leftByApi;
-    return structured(found ? found.wrap(lazy ? keptRows.map(shown) : keptRows) : projected, {
+    return structured(found ? found.wrap(view.lazy ? keptRows.map(view.shown) : keptRows) : view.projected, {
       ...meta,
       truncated: cut || leftByApi || contentCut,
       ...(unknownEnd
@@ -275,7 +300,13 @@ async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> 
         : {}),
     });
   };
+}
 
+async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> {
+  const budget = options.budgetTokens;
+  const view = pageView(result, options);
+  const build = answerKeeping(result, options, view);
+  const { found, rows } = view;
   if (found && rows.length > 0) {
     if (!jsonMayBeLongerThan(rows, WHOLE_PAGE_CHARS)) {
       const whole = build(rows.length);
@@ -283,7 +314,7 @@ async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> 
       // The estimate is an upper bound of the o200k count, and a token covers at least a character.
       if (text.length <= budget || estimateTokens(text) <= budget) return { content: whole, text };
     }
-    const kept = await fitRows(rows.length, (i) => shown(rows[i]), build, budget, options.work);
+    const kept = await fitRows(rows.length, (i) => view.shown(rows[i]), build, budget, options.work);
     if (kept > 0) return { content: build(kept) };
   } else {
     const whole = build(rows.length);
@@ -291,20 +322,30 @@ async function shape(result: ApiResult, options: ShapeOptions): Promise<Shaped> 
     if (await textFits(text, budget)) return { content: whole, text };
   }
   // One row, or a payload with no rows, over the budget: cut inside it.
-  const single = found && rows.length > 0 ? build(1) : build(rows.length);
+  return { content: await cutInside(found && rows.length > 0 ? build(1) : build(rows.length), found !== undefined, rows.length, options) };
+}
+
+/** One row, or a payload with no rows, over the budget: its parts cut until it fits, or nothing and a notice. */
+async function cutInside(
+  single: { data: unknown; meta: ToolMeta },
+  hasRows: boolean,
+  rowCount: number,
+  options: ShapeOptions,
+): Promise<{ data: unknown; meta: ToolMeta }> {
+  const budget = options.budgetTokens;
   const squeezeMeta: ToolMeta = {
     ...single.meta,
     truncated: true,
     trimmed: {
-      rows_returned: found ? Math.min(1, rows.length) : 0,
-      rows_left: found ? Math.max(0, rows.length - 1) : 0,
+      rows_returned: hasRows ? Math.min(1, rowCount) : 0,
+      rows_left: hasRows ? Math.max(0, rowCount - 1) : 0,
       how_to_get_more: `Parts of this answer were cut to fit the ${budget}-token result budget. ${advice(options, single.meta.next_cursor !== undefined)}`,
     },
   };
   const data = await squeeze(single.data, (v) => structured(v, squeezeMeta), budget);
   const answer = structured(data, squeezeMeta);
-  if (await fits(answer)) return { content: answer };
-  return { content: structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' }) };
+  if (await textFits(JSON.stringify(answer) ?? '', budget)) return answer;
+  return structured(null, { ...squeezeMeta, notice: 'The answer was too large for the result budget.' });
 }
 
 export async function successResult(result: ApiResult, options: ShapeOptions): Promise<CallToolResult> {
