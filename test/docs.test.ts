@@ -23,6 +23,31 @@ test('the README tool table is the one generated from the catalog (npm run sync-
   assert.ok(readme.includes(toolTableMarkdown()), 'README tool table drifted from the catalog: run npm run sync-docs');
 });
 
+/** scripts/layout.mjs, read at run time: it is plain JavaScript beside sync-docs. */
+interface Layout {
+  layoutSection: (root: string) => string;
+  sourceFolders: (root: string) => string[];
+  readRoom: (root: string, folder: string) => { stage?: number; skip?: string; consulted?: string };
+}
+const layout = (): Promise<Layout> => import(new URL('../../scripts/layout.mjs', import.meta.url).href) as Promise<Layout>;
+
+test("the README's layout is the one written from each source folder's README.md (npm run sync-docs)", async () => {
+  const { layoutSection } = await layout();
+  assert.ok(readme.includes(layoutSection(root(''))), "README layout drifted from src/'s folders: run npm run sync-docs");
+});
+
+test("every folder of src/ says what it holds and where it stands on one call's path, the stages numbered once each", async () => {
+  const { sourceFolders, readRoom } = await layout();
+  const folders = sourceFolders(root(''));
+  assert.ok(folders.includes('src/mcp/reading'), `folders found: ${folders.join(', ')}`);
+  // readRoom throws naming the folder whose README.md is missing or says neither.
+  const stages = folders.map((f) => readRoom(root(''), f).stage).filter((s): s is number => s !== undefined);
+  assert.deepEqual(
+    [...stages].sort((a, b) => a - b),
+    Array.from({ length: stages.length }, (_, i) => i + 1),
+  );
+});
+
 test('manifest.json lists exactly the catalog tools, at the package version, on the built CLI', () => {
   assert.equal(manifest.manifest_version, '0.3');
   assert.deepEqual(manifest.tools, manifestTools(), 'manifest tools drifted from the catalog: run npm run sync-docs');
