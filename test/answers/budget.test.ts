@@ -6,6 +6,7 @@ import type { ApiResult } from '../../src/api/client.js';
 import { shapeResult, withinBudget } from '../../src/mcp/answers/results.js';
 import { estimateTokens } from '../../src/mcp/answers/tokens.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
+import { eventually } from '../helpers/wait.js';
 import { tokens, withSession } from './harness.js';
 
 const BUDGET = 500;
@@ -37,10 +38,10 @@ test(`every tool's largest answer, api_status and an imported dataset included, 
       // The upstream document is imported at start within a bounded wait, else behind it (with
       // tools/list_changed, as a client hears): on a busy machine the tool may come a moment later.
       let { tools } = await session.client.listTools();
-      for (let i = 0; i < 100 && !tools.some((t) => t.name === 'etf_flows_by_ticker'); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(async () => {
         ({ tools } = await session.client.listTools());
-      }
+        return tools.some((t) => t.name === 'etf_flows_by_ticker');
+      }, 'the dataset imported from the upstream document to be listed');
       assert.ok(
         tools.some((t) => t.name === 'etf_flows_by_ticker'),
         'the dataset imported from the upstream document is a tool',

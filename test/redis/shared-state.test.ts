@@ -12,6 +12,7 @@ import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate, type RedisGateOptions } from '../../src/redis/gate.js';
 import { accountKeys } from '../../src/redis/keys.js';
 import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { eventually } from '../helpers/wait.js';
 
 describe('account state shared on Redis', () => {
   let redis: ThrowawayRedis | undefined;
@@ -57,7 +58,7 @@ describe('account state shared on Redis', () => {
     const [a, b] = await twoProcesses();
     const permit = await a.acquire(req(1000));
     permit.release({ status: 200, headers: { rateLimit: 10, rateRemaining: 2, rateResetAt: Date.now() + 30_000 } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await b.view()).rate_limit_per_window === 10, 'the other process to see the window the first learnt');
     const view = await b.view();
     assert.equal(view.rate_limit_per_window, 10);
     assert.equal(view.rate_remaining, 2, 'the other process counts what the server counted');
@@ -84,7 +85,7 @@ describe('account state shared on Redis', () => {
   redisTest('a Retry-After pause set by one process holds the other', {}, async () => {
     const [a, b] = await twoProcesses();
     a.pause(Date.now() + 3000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await b.view()).paused_until !== null, 'the pause to reach the other process');
     const held = await refusal(b.acquire(req(500)));
     assert.equal(held.code, 'RATE_LIMITED');
     assert.ok((held.retryAfterSeconds ?? 0) >= 2);
@@ -94,7 +95,7 @@ describe('account state shared on Redis', () => {
   redisTest('the quota latch refuses data requests everywhere and lets free ones through', {}, async () => {
     const [a, b] = await twoProcesses();
     a.latchQuota(Date.now() + 3_600_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await b.view()).quota_exhausted === true, 'the latch to reach the other process');
     const refused = await refusal(b.acquire(req(1000)));
     assert.equal(refused.code, 'QUOTA_EXHAUSTED');
     assert.equal(refused.local, true, 'no request was sent');
@@ -107,7 +108,7 @@ describe('account state shared on Redis', () => {
   redisTest('a SERVICE_DISABLED capability one process met is remembered by the other', {}, async () => {
     const [a, b] = await twoProcesses();
     a.rememberDisabled('dealer_heatmap', Date.now() + 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await b.disabledFor('dealer_heatmap')) !== undefined, 'the other process to remember it');
     const left = await b.disabledFor('dealer_heatmap');
     assert.ok(left !== undefined && left > 58 && left <= 60, `remembered for ${left} s`);
     assert.equal(await b.disabledFor('dealer_gex'), undefined);
@@ -117,11 +118,10 @@ describe('account state shared on Redis', () => {
   redisTest('IN_FLIGHT_EXCEEDED halves the account cap for every process; answers grow it back', {}, async () => {
     const [a, b] = await twoProcesses();
     a.inFlightRefused();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await b.view()).max_in_flight === 2, 'the halved cap to reach the other process');
     assert.equal((await b.view()).max_in_flight, 2);
     for (let i = 0; i < 8; i += 1) (await b.acquire(req(2000))).release({ status: 200 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok((await a.view()).max_in_flight > 2);
+    await eventually(async () => (await a.view()).max_in_flight > 2, 'answers to grow the cap back for the first process too');
   });
 
   redisTest('the API key never appears in Redis', {}, async () => {
