@@ -7,7 +7,7 @@ import type { Agent } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { isLoopbackHost } from '../config.js';
 import { abortError, ApiError } from './errors.js';
-import { firstGet, type SentResponse } from './first-get.js';
+import { httpGet, type SentResponse } from './http-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';
 import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
 import { MAX_DEPTH } from '../sanitize.js';
@@ -169,7 +169,7 @@ export class HttpTransport {
     const headers = { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'user-agent': this.options.userAgent };
     // A first start waits on the document alone: one connection, closed after it, keeps nothing alive.
     const agent = this.agent === undefined && pathAndQuery === '/v1/openapi.json' ? undefined : await this.connect();
-    return firstGet(url, { headers, signal, idleTimeoutMs: IDLE_TIMEOUT_MS, agent });
+    return httpGet(url, { headers, signal, idleTimeoutMs: IDLE_TIMEOUT_MS, agent });
   }
 
   async close(): Promise<void> {

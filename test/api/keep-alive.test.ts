@@ -1,6 +1,6 @@
 /**
  * Data calls go through node:http with a keep-alive agent of the transport's own
- * (src/api/first-get.ts, src/api/transport.ts): connections are reused and capped, and a
+ * (src/api/http-get.ts, src/api/transport.ts): connections are reused and capped, and a
  * kept-alive connection the server drops under a request is a recoverable NETWORK_ERROR
  * (the client's retry policy decides: the request may have been charged), after which the
  * next call gets a new connection.

@@ -14,7 +14,7 @@ export interface SentResponse {
   body: AsyncIterable<Buffer> & { dump(options?: { limit: number }): Promise<void>; destroy(): void };
 }
 
-export interface FirstGetOptions {
+export interface HttpGetOptions {
   headers: Record<string, string>;
   signal: AbortSignal;
   /** Longest silence on the socket (connect, headers or body). */
@@ -23,7 +23,7 @@ export interface FirstGetOptions {
   agent?: Agent | undefined;
 }
 
-export async function firstGet(url: URL, options: FirstGetOptions): Promise<SentResponse> {
+export async function httpGet(url: URL, options: HttpGetOptions): Promise<SentResponse> {
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   // A kept-alive connection the server closes as we reuse it fails like any reset: it is not
   // sent again here, since the request may have reached the API and been charged; the

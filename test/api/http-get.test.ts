@@ -1,6 +1,6 @@
 /**
  * A fresh transport fetches the upstream's openapi.json through node:http
- * (src/api/first-get.ts), on a connection of its own: the request a first start waits on.
+ * (src/api/http-get.ts), on a connection of its own: the request a first start waits on.
  * It is judged as every answer is: key in the header only, base path kept, redirects and oversized
  * bodies refused, network failures named.
  */
