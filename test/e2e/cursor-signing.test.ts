@@ -33,7 +33,7 @@ function edited(cursor: string): string {
   return `mc1-${Buffer.from(json).toString('base64url')}${body.slice(dot)}`;
 }
 
-test('a cursor from one process of the account is followed by another; a hand-built or edited one is refused unsent', async () => {
+test('a cursor from one process of the account is followed by another; a hand-built, edited or raw upstream one is refused unsent', async () => {
   await withSimulator({}, async (sim) => {
     const first = await connectV2({ baseUrl: sim.url, key: KEY });
     const second = await connectV2({ baseUrl: sim.url, key: KEY });
@@ -50,7 +50,10 @@ test('a cursor from one process of the account is followed by another; a hand-bu
       assert.notEqual(followed.isError, true, `the other process follows it: ${textOf(followed).slice(0, 300)}`);
 
       const before = sent('/v1/congress');
-      for (const bad of [edited(cursor), handBuilt({ o: 'congress.recent_trades', q: { limit: 30 }, s: 100000 })]) {
+      // Edited, built from the README's format, or a raw token of the kind the upstream's own
+      // cursor parameter takes: none was issued by this server, so none is sent (and charged).
+      const raw = ['garbage', Buffer.from('{"offset":20}').toString('base64url')];
+      for (const bad of [edited(cursor), handBuilt({ o: 'congress.recent_trades', q: { limit: 30 }, s: 100000 }), ...raw]) {
         for (const server of [first, second]) {
           const refused = errorOf(await server.client.callTool({ name: 'congress_recent_trades', arguments: { cursor: bad } }));
           assert.equal(refused.code, 'VALIDATION_ERROR');
@@ -58,6 +61,15 @@ test('a cursor from one process of the account is followed by another; a hand-bu
         }
       }
       assert.equal(sent('/v1/congress'), before, 'no refused cursor reached the upstream');
+
+      // A list whose upstream pages by a cursor parameter of its own: a raw token is not passed through either.
+      const darkpoolBefore = sent('/v1/darkpool');
+      for (const bad of raw) {
+        const refused = errorOf(await first.client.callTool({ name: 'darkpool_by_ticker', arguments: { ticker: 'AAPL', cursor: bad } }));
+        assert.equal(refused.code, 'VALIDATION_ERROR');
+        assert.match(refused.message, /not one this server issued/);
+      }
+      assert.equal(sent('/v1/darkpool'), darkpoolBefore, 'no raw cursor reached the upstream, none was charged');
 
       const dealerBefore = sent('/v1/derived');
       const forgedDealer = handBuilt({ o: 'derived.dealer_gex_history', t: 'SPY', q: {}, u: 'dp-2026-11-23-1' });

@@ -195,9 +195,7 @@ export function pagingOf(
   const { cursor: raw, ticker, ...rest } = given;
   // The upstream's cursor, under whatever name its document gives that role (page_token...).
   const roles = upstreamRoles(dataset);
-  const cursorName = roles.cursor;
-  const upstreamCursor = cursorName !== undefined;
-  const takesCursor = upstreamCursor || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
+  const takesCursor = roles.cursor !== undefined || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
   const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
   const t = typeof ticker === 'string' ? { t: ticker } : {};
   if (!takesCursor) return { args: given, paging: undefined };
@@ -213,7 +211,11 @@ export function pagingOf(
       paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
     };
   }
-  if (raw !== undefined && raw !== null && !upstreamCursor) {
+  // Only a cursor this server issued is followed: one built by hand, edited, empty or the
+  // upstream's own raw token would be sent as it is and charged for an answer (often an empty
+  // page read as the list's end) that no earlier answer of this tool led to. Every answer's
+  // next_cursor is ours, so an agent never legitimately holds a raw one.
+  if (raw !== undefined && raw !== null) {
     throw new ApiError({
       code: 'VALIDATION_ERROR',
       status: 400,
@@ -222,15 +224,6 @@ export function pagingOf(
       local: true,
     });
   }
-  // No cursor, or the upstream's own: the query is what the caller gave. A raw upstream
-  // cursor is forwarded unsigned on purpose: the upstream is the authority on its own
-  // cursors (it refuses a bad one as VALIDATION_ERROR), it steers nothing of ours (no
-  // offset, no query), and an agent may hold one legitimately from an answer that passed
-  // the upstream's cursor through or from the API itself. Only what we mint needs our tag.
   const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
-  const passed = raw === undefined || raw === null || !cursorName ? {} : { [cursorName]: raw };
-  return {
-    args: raw === undefined || raw === null ? withTicker(rest) : withTicker({ ...rest, ...passed }),
-    paging: { base, upstreamPage: typeof raw === 'string' && cursorName ? { kind: 'token', token: raw } : undefined, skip: 0 },
-  };
+  return { args: withTicker(rest), paging: { base, upstreamPage: undefined, skip: 0 } };
 }
