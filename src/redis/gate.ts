@@ -16,7 +16,7 @@ import type { AccountKeys } from './keys.js';
 import { RedisUnavailableError, type RedisLink } from './connection.js';
 import { GateScripts, type GateScriptSettings, type GateSnapshot } from './scripts.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
-import { QueuePace } from '../api/gate/queue-pace.js';
+import { heldThroughRetryWait, QueuePace, type WaitReading } from '../api/gate/queue-pace.js';
 import { expectedWait, type ExpectedWait, type WaitPicture } from './wait.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
 
@@ -119,20 +119,20 @@ export class RedisAccountGate implements AccountGate {
     if (this.closed) return Promise.reject(new RedisUnavailableError('closed'));
     if (this.unavailable) return Promise.reject(this.unavailable);
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
-    const wait = this.estimate(this.queue.length + 1, this.now());
-    if (this.outOfTime(wait, request.deadline, this.now())) return Promise.reject(tooLate(wait, this.latency.ms));
+    const wait = this.estimate(this.queue.length + 1, this.now(), 'expected');
+    if (this.outOfTime(this.queue.length + 1, request.deadline, this.now())) return Promise.reject(this.tooLateAt(this.queue.length + 1));
     return new Promise<SendPermit>((resolve, reject) => {
       const entry: Waiting = { request, resolve, reject, told: false, timer: undefined, onAbort: () => undefined };
       entry.onAbort = () => this.leave(entry, abortError(request.signal));
       request.signal.addEventListener('abort', entry.onAbort, { once: true });
       // The deadline bounds every wait, whatever the estimate said.
       entry.timer = setTimeout(
-        () => this.leave(entry, tooLate(this.expectedFor(entry), this.latency.ms)),
+        () => this.leave(entry, this.tooLateAt(this.queue.indexOf(entry) + 1)),
         Math.max(0, request.deadline - this.now()),
       );
       entry.timer.unref();
       this.queue.push(entry);
-      this.pace.queued(this.latency.ms);
+      this.pace.queued({ expectedMs: this.latency.ms, quickestMs: this.latency.quickestMs });
       if (wait.ms > 0) this.tell(entry, wait);
       this.kick();
     });
@@ -293,7 +293,7 @@ export class RedisAccountGate implements AccountGate {
         released = true;
         this.held.delete(leaseId);
         const now = this.now();
-        if (!free) this.pace.answered(sentAt, now);
+        if (!free) this.pace.answered(sentAt, now, !heldThroughRetryWait(outcome));
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
         // Only data requests: a free one (the start-up openapi.json, large and sent while the
         // process is still loading) says nothing of a data call's time, and an estimate
@@ -341,26 +341,47 @@ export class RedisAccountGate implements AccountGate {
   /**
    * Early refusals rest on knowing when turns come: a Retry-After pause, a reset the
    * server announced, a window whose length was learned, or the waves behind the
-   * in-flight leases at the duration requests were seen to take. A window opened here at
+   * in-flight leases at the quickest a request was shown to take. A window opened here at
    * cold start (the spec's minute, from now) says none of that, so then the request's
    * deadline timer bounds its wait, as in process.
    */
-  private outOfTime(wait: ExpectedWait, deadline: number, now: number): boolean {
+  private outOfTime(position: number, deadline: number, now: number): boolean {
+    const wait = this.estimate(position, now, 'soonest');
+    // At its turn, no call is sent with less left than a request takes (`drain`).
     if (now + wait.ms + this.latency.ms <= deadline) return false;
     if (wait.reason !== 'window') return true;
     return this.lengthKnown() || this.picture?.window.serverAligned === true;
+  }
+
+  /** The refusal of the call at `position`, with the wait it is told: the expected one, never less than the soonest. */
+  private tooLateAt(position: number): ApiError {
+    const now = this.now();
+    const expected = this.estimate(position, now, 'expected');
+    const soonest = this.estimate(position, now, 'soonest');
+    return tooLate(expected.ms >= soonest.ms ? expected : soonest, this.latency.ms);
   }
 
   private lengthKnown(): boolean {
     return this.windowKnown || this.picture?.window.lengthLearned === true;
   }
 
-  private estimate(position: number, now: number): ExpectedWait {
-    return expectedWait(this.picture, position, now, {
+  /**
+   * The wait of the call at `position` (1 = the next to go). Read `expected`, the best
+   * estimate, it is what a call is told; read `soonest`, each uncertain part as favourably
+   * as what was seen allows, it is what a refusal rests on: a wave takes the quickest a
+   * request was shown to take, not an average a moment inflated, and the leases count at
+   * the account's cap, which an IN_FLIGHT_EXCEEDED halved only for the answers that follow
+   * to grow back (scripts.ts), not at 1 for every wave ahead.
+   */
+  private estimate(position: number, now: number, reading: WaitReading): ExpectedWait {
+    const soonest = reading === 'soonest';
+    const picture =
+      soonest && this.picture ? { ...this.picture, window: { ...this.picture.window, cap: this.settings.maxInFlight } } : this.picture;
+    return expectedWait(picture, position, now, {
       slackMs: this.settings.slackMs,
       windowKnown: this.lengthKnown(),
       windowAtLeastMs: this.windowAtLeastMs,
-      waveMs: this.pace.waveMs(this.latency.ms) ?? 0,
+      waveMs: (soonest ? this.pace.quickestWaveMs(this.latency.quickestMs) : this.pace.waveMs(this.latency.ms)) ?? 0,
     });
   }
 
@@ -375,16 +396,17 @@ export class RedisAccountGate implements AccountGate {
   }
 
   private expectedFor(entry: Waiting): ExpectedWait {
-    return this.estimate(this.queue.indexOf(entry) + 1, this.now());
+    return this.estimate(this.queue.indexOf(entry) + 1, this.now(), 'expected');
   }
 
   /** Wait or fail: whoever cannot be answered before its deadline hears so now, not at the deadline. */
   private refuseThoseOutOfTime(): void {
     const now = this.now();
     const late = this.queue
-      .map((entry, index) => ({ entry, wait: this.estimate(index + 1, now) }))
-      .filter(({ entry, wait }) => this.outOfTime(wait, entry.request.deadline, now));
-    for (const { entry, wait } of late) this.leave(entry, tooLate(wait, this.latency.ms));
+      .map((entry, index) => ({ entry, position: index + 1 }))
+      .filter(({ entry, position }) => this.outOfTime(position, entry.request.deadline, now))
+      .map(({ entry, position }) => ({ entry, error: this.tooLateAt(position) }));
+    for (const { entry, error } of late) this.leave(entry, error);
   }
 
   private tell(entry: Waiting, wait: ExpectedWait): void {

@@ -100,19 +100,33 @@ test('the pace is re-estimated as answers come: an upstream that slows mid-burst
 
 test("a queue's first wave alone is not its pace; a request sent on a slot that came back while it waited is", () => {
   const pace = new QueuePace();
-  pace.queued(0);
-  for (let i = 0; i < 5; i += 1) pace.answered(0, 600);
+  pace.queued({ expectedMs: 0, quickestMs: undefined });
+  for (let i = 0; i < 5; i += 1) pace.answered(0, 600, true);
   assert.equal(pace.waveMs(750), undefined, 'five first answers of 600 ms: nothing known, nothing refused on them');
-  pace.answered(600, 620);
+  pace.answered(600, 620, true);
   assert.equal(pace.waveMs(750), 20, 'a request sent at the first turn held its slot 20 ms');
   pace.emptied();
-  pace.queued(750);
+  pace.queued({ expectedMs: 750, quickestMs: 600 });
   assert.equal(pace.waveMs(750), 20, "the next queue is judged on the last one's pace until it has its own");
 });
 
 test('a queue that follows answers already seen is judged on them until its own pace is known', () => {
   const pace = new QueuePace();
-  pace.queued(2500);
-  pace.answered(0, 3000);
+  pace.queued({ expectedMs: 2500, quickestMs: 2000 });
+  pace.answered(0, 3000, true);
   assert.equal(pace.waveMs(9999), 2500, 'the duration seen before the queue began');
+  assert.equal(pace.quickestWaveMs(9999), 2000, 'the quickest of the requests seen before it');
+});
+
+test('a slot kept through the wait after IN_FLIGHT_EXCEEDED hands a turn on but is no pace: its time is the retry wait', () => {
+  const pace = new QueuePace();
+  pace.queued({ expectedMs: 0, quickestMs: undefined });
+  pace.answered(0, 90, true);
+  // Three requests of the queue's own, refused and kept through a 1 s wait.
+  for (let i = 0; i < 3; i += 1) pace.answered(90, 1180, false);
+  assert.equal(pace.waveMs(0), undefined, 'no pace from retry waits');
+  assert.equal(pace.quickestWaveMs(undefined), undefined, 'none to refuse on either');
+  for (let i = 0; i < 3; i += 1) pace.answered(1180, 1270, true);
+  assert.equal(pace.waveMs(0), 90, 'the answers that followed are the pace');
+  assert.equal(pace.quickestWaveMs(undefined), 90);
 });

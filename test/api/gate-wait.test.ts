@@ -85,10 +85,12 @@ test('with the headers showing others on the account (a share of 1 in flight), q
     );
     return { at: clock.now(), state: () => state, permit };
   };
-  // A 3 s request whose headers show 9 others' requests beside our 1: a share of 1 in flight.
-  const warmUp = ask(60_000);
+  // Three 3 s requests (one answer is a moment, not a pace: gate-certain.test.ts) whose
+  // headers show 27 others' requests beside our 3: a share of 1 in flight.
+  const warmUps = [1, 2, 3].map(() => ask(60_000));
   await clock.advance(3000);
-  (await warmUp.permit).release({ status: 200, headers: { rateLimit: 60, rateRemaining: 50, rateResetAt: clock.now() + 57_000 } });
+  for (const warmUp of warmUps)
+    (await warmUp.permit).release({ status: 200, headers: { rateLimit: 60, rateRemaining: 30, rateResetAt: clock.now() + 57_000 } });
   assert.equal(gate.viewNow().max_in_flight, 1, 'the share in force');
   const sent = ask(4000);
   const queued = Array.from({ length: 3 }, () => ask(4000));
@@ -105,5 +107,41 @@ test('with the headers showing others on the account (a share of 1 in flight), q
   for (const at of retryAts) assert.ok(at >= sent.at + 3000, `a retry at +${at - sent.at} ms would queue behind the request in flight`);
   // ... and no two retries are told to come at once into a share of 1.
   assert.equal(new Set(retryAts).size, retryAts.length, `distinct retry times: ${retryAts.map((at) => at - sent.at).join(', ')}`);
+  await gate.close();
+});
+
+test('a call refused behind the in-flight cap is told a wait past the calls ahead of it, even where the window would reset sooner', async () => {
+  const clock = new FakeClock();
+  const gate = new InProcessAccountGate({ clock });
+  const ask = (deadlineIn: number): { state: () => 'waiting' | 'granted' | ApiError; permit: Promise<SendPermit> } => {
+    let state: 'waiting' | 'granted' | ApiError = 'waiting';
+    const permit = gate.acquire({ free: false, deadline: clock.now() + deadlineIn, signal: new AbortController().signal });
+    permit.then(
+      () => (state = 'granted'),
+      (error: unknown) => (state = error as ApiError),
+    );
+    return { state: () => state, permit };
+  };
+  // Three 1 s requests whose headers show 6 others' beside our 3 (a share of 1 in flight),
+  // in a window of 60 that resets in 5 s.
+  const warmUps = [1, 2, 3].map(() => ask(60_000));
+  await clock.advance(1000);
+  for (const warmUp of warmUps)
+    (await warmUp.permit).release({ status: 200, headers: { rateLimit: 60, rateRemaining: 51, rateResetAt: clock.now() + 5000 } });
+  const calls = Array.from({ length: 58 }, () => ask(50_000));
+  await clock.advance(0);
+  const refusals = calls.map((call) => call.state()).filter((state): state is ApiError => state instanceof ApiError);
+  // One at a time, a second each: the 49th call onwards cannot be answered within 50 s.
+  assert.ok(refusals.length >= 5, `refused ${refusals.length}`);
+  // The window's reset (5 s) is no turn for them: the 48 calls ahead take 48 s at one a
+  // second, and each refused call's retry comes behind those refused before it, in a share of 1.
+  const told = refusals.map((refusal) => refusal.retryAfterSeconds ?? 0);
+  assert.ok(Math.min(...told) >= 48, `told to retry after ${told.join(', ')} s: ${refusals[0]?.message ?? ''}`);
+  assert.deepEqual(
+    told,
+    [...told].sort((a, b) => a - b),
+    'later for each call refused after another',
+  );
+  assert.equal(new Set(told).size, told.length, `one retry a turn: ${told.join(', ')} s`);
   await gate.close();
 });

@@ -65,10 +65,13 @@ describe('wait or fail on the Redis gate counts every cause of waiting', () => {
   redisTest('calls queued behind the shared in-flight leases that cannot be answered in time are refused at once', {}, async () => {
     const here = await gateOn('key-estimate-flight');
     const elsewhere = await gateOn('key-estimate-flight');
-    // This process has seen a request take 2 s (on its clock): about 2.5 s with the margin.
-    const timed = await here.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal });
+    // This process has seen three requests take 2 s (on its clock; one answer is a moment, not
+    // a pace: test/api/gate-certain.test.ts): about 2.5 s with the margin.
+    const timed = await Promise.all(
+      [1, 2, 3].map(() => here.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal })),
+    );
     offset += 2000;
-    timed.release({ status: 200 });
+    for (const permit of timed) permit.release({ status: 200 });
     // Another process of the account holds all five leases.
     const held = await Promise.all(
       [1, 2, 3, 4, 5].map(() => elsewhere.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal })),
@@ -153,6 +156,47 @@ describe('wait or fail on the Redis gate counts every cause of waiting', () => {
     assert.equal(afterwards.in_flight, 0, 'no lease was taken');
     assert.equal(afterwards.rate_remaining, before.rate_remaining, 'no turn of the window was spent');
   });
+
+  redisTest(
+    'a moment is no pace on Redis either: one stalled answer and a cap halved to 1 by IN_FLIGHT_EXCEEDED refuse none of the calls the leases serve in time',
+    {},
+    async () => {
+      const here = await gateOn('key-estimate-moment');
+      const elsewhere = await gateOn('key-estimate-moment');
+      // Two requests of 100 ms and one stalled 3 s by a loaded machine: an average of about
+      // 1.2 s with the margin, while the upstream has shown it answers in 100 ms.
+      for (const ms of [100, 100, 3000]) {
+        const permit = await here.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal });
+        offset += ms;
+        permit.release({ status: 200 });
+      }
+      // A client of the account this gate cannot see took slots: IN_FLIGHT_EXCEEDED halved the shared cap twice, to 1.
+      here.inFlightRefused();
+      here.inFlightRefused();
+      await heardBack(here);
+      assert.equal((await here.view()).max_in_flight, 1);
+      // The one lease the cap allows is held elsewhere: every call queues.
+      const held = await elsewhere.acquire({ free: false, deadline: now() + 60_000, signal: new AbortController().signal });
+      const calls = Array.from({ length: 30 }, () => ask(here, 10_000));
+      await heardBack(here);
+      assert.deepEqual(
+        calls.map((call) => (call.state instanceof ApiError ? call.state.message : call.state)),
+        calls.map(() => 'waiting'),
+        'none refused at once: at 1.2 s a wave and 1 in flight they would need 36 s, at what the upstream showed about 3',
+      );
+      // Each answer gives the cap back a part (scripts.ts): the 30 are served, in about 3 s of 100 ms answers.
+      held.release({ status: 200 });
+      for (const call of calls) {
+        const permit = await call.permit;
+        offset += 100;
+        permit.release({ status: 200 });
+      }
+      assert.deepEqual(
+        calls.map((call) => call.state),
+        calls.map(() => 'granted'),
+      );
+    },
+  );
 
   redisTest("the window's length another process learned from the server's resets sets how many windows a queue needs", {}, async () => {
     const teacher = await gateOn('key-estimate-length');

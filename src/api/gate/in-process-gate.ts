@@ -12,7 +12,7 @@ import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
 import { ExpectedLatency } from './latency.js';
 import { Pause } from './pause.js';
-import { QueuePace } from './queue-pace.js';
+import { heldThroughRetryWait, QueuePace, type WaitReading } from './queue-pace.js';
 import { QuotaLatch } from './quota-latch.js';
 import { RateWindow, type RateWindowOptions } from './rate-window.js';
 
@@ -20,6 +20,11 @@ export interface InProcessGateOptions {
   clock?: Clock;
   window?: RateWindowOptions;
   inFlight?: InFlightCapOptions;
+}
+
+interface Turn {
+  at: number;
+  reason: string;
 }
 
 interface Waiter {
@@ -41,6 +46,8 @@ export class InProcessAccountGate implements AccountGate {
   private readonly latency = new ExpectedLatency();
   private readonly pace = new QueuePace();
   private readonly queue: Waiter[] = [];
+  /** When each request in flight was sent, oldest first: the wave under way has left what its oldest has. */
+  private readonly sentAts: number[] = [];
   /** When the calls refused by wait-or-fail were told to come back (those still ahead). */
   private toldRetries: number[] = [];
   private wake: { at: number; timer: Timer } | undefined;
@@ -76,7 +83,7 @@ export class InProcessAccountGate implements AccountGate {
       request.signal.addEventListener('abort', waiter.onAbort, { once: true });
       this.pump();
       if (!this.queue.includes(waiter) || !request.onWait) return;
-      const turn = this.turnOf(this.queue.indexOf(waiter), this.clock.now());
+      const turn = this.turnOf(this.queue.indexOf(waiter), this.clock.now(), 'expected');
       request.onWait(Math.max(0, turn.at - this.clock.now()), turn.reason);
     });
   }
@@ -197,7 +204,7 @@ export class InProcessAccountGate implements AccountGate {
       this.inFlight.take();
       head.resolve(this.permit(windowTaken, head.request.free));
     }
-    if (this.queue.length > 0) this.pace.queued(this.latency.ms);
+    if (this.queue.length > 0) this.pace.queued({ expectedMs: this.latency.ms, quickestMs: this.latency.quickestMs });
     else this.pace.emptied();
     this.scheduleWake(nextWake);
     this.failLateTurns(now);
@@ -206,13 +213,16 @@ export class InProcessAccountGate implements AccountGate {
   private permit(windowTaken: number, free: boolean): SendPermit {
     let released = false;
     const sentAt = this.clock.now();
+    this.sentAts.push(sentAt);
     return {
       release: (outcome: PermitOutcome) => {
         if (released) return;
         released = true;
         this.inFlight.give();
+        const sent = this.sentAts.indexOf(sentAt);
+        if (sent >= 0) this.sentAts.splice(sent, 1);
         const now = this.clock.now();
-        if (!free) this.pace.answered(sentAt, now);
+        if (!free) this.pace.answered(sentAt, now, !heldThroughRetryWait(outcome));
         // Only an answer timed alone: a refused request keeps its slot through its retry wait.
         // Only data requests: a free one (the start-up openapi.json, large and sent while the
         // process is still loading) says nothing of a data call's time, and an estimate
@@ -235,25 +245,36 @@ export class InProcessAccountGate implements AccountGate {
    * When the call at `position` in the queue may expect its turn, and why it waits: the
    * pause, the window (with the slots kept for the account's other processes counted as
    * ahead of it), and the calls ahead of it behind the in-flight cap, each wave of them
-   * taking what a wave was seen to take (queue-pace.ts).
+   * taking what a wave was seen to take (queue-pace.ts). Read `soonest`, the slots kept are
+   * those of the processes certainly there and a wave takes the quickest it was shown to.
    */
-  private turnOf(position: number, now: number): { at: number; reason: string } {
+  private turnOf(position: number, now: number, reading: WaitReading): Turn {
     const pausedUntil = this.pauseUntil.endsAt(now);
-    const reserved = Math.min(this.inFlight.max - 1, this.window.rivals());
+    const rivals = reading === 'soonest' ? this.window.rivalsForCertain() : this.window.rivals();
+    const reserved = Math.min(this.inFlight.max - 1, rivals);
     // The cap as it recovers, not as an IN_FLIGHT_EXCEEDED shrank it for a moment (a
     // pessimistic estimate would refuse calls the next seconds serve in time), but at the
     // share in force: with others on the account the queue drains at the share, not at 5.
     const cap = this.inFlight.expected(now);
-    const waveMs = this.pace.waveMs(this.latency.ms) ?? 0;
+    const waveMs = (reading === 'soonest' ? this.pace.quickestWaveMs(this.latency.quickestMs) : this.pace.waveMs(this.latency.ms)) ?? 0;
     const windowAt = this.window.turnAt(position + reserved, now);
     // In the window it goes in, the requests before it there go out in waves of the cap.
     const byWindow =
       windowAt === undefined || windowAt <= now
         ? now
         : windowAt + Math.floor(this.window.placeInItsWindow(position + reserved, now) / cap) * waveMs;
-    if (pausedUntil !== undefined && pausedUntil >= byWindow)
+    // Every call ahead goes out in waves of the cap, whichever windows they go in: a call
+    // past the window's end is no sooner than the waves of the window's calls before it.
+    const free = Math.max(0, cap - this.inFlight.inFlight);
+    const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
+    // Read soonest, the wave under way has only what its oldest request has left: counted
+    // whole, a wave about to end at this very instant pushed a call past its deadline.
+    const oldest = this.sentAts[0];
+    const underWay = reading === 'soonest' && oldest !== undefined ? Math.min(waveMs, Math.max(0, oldest + waveMs - now)) : waveMs;
+    const byFlight = waves === 0 ? now : now + underWay + (waves - 1) * waveMs;
+    if (pausedUntil !== undefined && pausedUntil >= Math.max(byWindow, byFlight))
       return { at: pausedUntil, reason: 'the account is paused as the API asked (Retry-After)' };
-    if (byWindow > now)
+    if (byWindow > now && byWindow >= byFlight)
       return {
         at: byWindow,
         reason:
@@ -261,31 +282,38 @@ export class InProcessAccountGate implements AccountGate {
             ? "the account's request window is spent (its last slots kept for the account's other processes) until it resets"
             : "the account's request window is spent until it resets",
       };
-    const free = Math.max(0, cap - this.inFlight.inFlight);
-    const waves = position < free ? 0 : Math.floor((position - free) / cap) + 1;
     return {
-      at: now + waves * waveMs,
+      at: byFlight,
       reason: `${this.inFlight.inFlight} requests are in flight, the most this process sends at once, and ${position} calls are ahead`,
     };
   }
 
-  /** Wait or fail: a call whose turn would cross its deadline answers now, with the wait it would have needed. */
+  /**
+   * Wait or fail: a call whose turn would cross its deadline answers now, with the wait it
+   * would have needed. Only on what is certain: its soonest turn, and then what a request
+   * takes, must cross the deadline. A moment (a slow answer of a loaded machine,
+   * a slot kept through a retry wait, a ratio of the others' spending at a window's start)
+   * multiplied by every wave ahead refused calls the window served in time; a call that waits
+   * on an uncertain turn is judged again at every answer, and refused then if it turns out
+   * late, or at its turn if too little of its deadline is left for the request itself.
+   */
   private failLateTurns(now: number): void {
     if (this.toldRetries.length > 0) this.toldRetries = this.toldRetries.filter((at) => at > now);
     for (let position = 0; position < this.queue.length;) {
       const waiter = this.queue[position];
       if (!waiter) break;
-      const turn = this.turnOf(position, now);
-      // Its turn and then the request itself must fit before its deadline.
-      if (turn.at + this.latency.ms <= waiter.request.deadline) {
+      const soonest = this.turnOf(position, now, 'soonest');
+      // Its turn and then the request itself must fit before its deadline (at its turn, no
+      // call is sent with less left than a request takes: `pump`).
+      if (soonest.at + this.latency.ms <= waiter.request.deadline) {
         position += 1;
         continue;
       }
       this.leave(waiter);
       // Calls refused before it will likely come back at their told time: counting them as
       // ahead spreads the retries, so that each told wait is one its retry could meet.
-      const retry = this.toldRetries.length > 0 ? this.turnOf(position + this.toldRetries.length, now) : turn;
-      const error = tooLateError(now, retry, this.latency.ms);
+      const expected = this.turnOf(position + this.toldRetries.length, now, 'expected');
+      const error = tooLateError(now, expected.at >= soonest.at ? expected : soonest, this.latency.ms);
       this.toldRetries.push(now + (error.retryAfterSeconds ?? 0) * 1000);
       waiter.reject(error);
     }
@@ -318,7 +346,7 @@ export class InProcessAccountGate implements AccountGate {
 }
 
 /** Wait or fail: the answer of a call that could not be answered before its deadline; nothing was sent. */
-function tooLateError(now: number, turn: { at: number; reason: string }, expectedMs: number): ApiError {
+function tooLateError(now: number, turn: Turn, expectedMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil((turn.at - now) / 1000));
   const takes = expectedMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(expectedMs / 1000))} s` : '';
   return new ApiError({

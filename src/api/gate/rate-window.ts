@@ -113,6 +113,16 @@ export class RateWindow {
     return Math.max(this.rivalsSeen(), Math.floor(this.part.processes) - 1);
   }
 
+  /**
+   * The other processes certainly on the window: those known to share it, else one when
+   * any spent beside this one. `rivalsSeen` is a ratio of spending, and a moment's ratio
+   * (four of the others' requests beside this one's first, at a window's start) counts
+   * four where there is one.
+   */
+  rivalsForCertain(): number {
+    return Math.max(this.rivalsSeen() > 0 ? 1 : 0, Math.floor(this.part.processes) - 1);
+  }
+
   /** When the budget refills: the end of the current window (plus slack), or now if no window is open. */
   refillsAt(now: number): number {
     this.roll(now);
