@@ -10,7 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { holidayName, isTradingDay, latestSession, recentSessions, toEt, tradingDaysBetween, weekday } from '../simulator/calendar.js';
+import { holidayName, isTradingDay, latestSession, recentSessions, toEt, tradingDaysBetween, weekday } from '../catalog/market-calendar.js';
 import { toolResult } from './results.js';
 
 export interface KnownEmpty {

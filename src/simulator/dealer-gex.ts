@@ -21,7 +21,7 @@ import {
   shiftDate,
   weeklyExpiry,
   type Session,
-} from './calendar.js';
+} from '../catalog/market-calendar.js';
 import { iv30On, previousClose, priceAt } from './market.js';
 import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
 import { gaussian, round, seededRandom } from './random.js';

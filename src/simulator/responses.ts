@@ -7,7 +7,7 @@ import type { SimAccount, SimKey } from './accounts.js';
 import { pagesAtFixedSize, publishedDataset, type Dialect } from './dialect.js';
 import { fixedSizePage } from './fixed-pages.js';
 import { ApiRefusal } from './api-error.js';
-import { latestSession } from './calendar.js';
+import { latestSession } from '../catalog/market-calendar.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Generated } from './generators/index.js';
 import type { AccountLimits } from './limits.js';
 import { finalizePayload } from './payload.js';

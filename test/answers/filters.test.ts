@@ -1,7 +1,7 @@
 /** Filters chosen in the catalog answer trader questions in one call; api_status opens with one actionable line. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { latestSession, tradingDaysBack } from '../../src/simulator/calendar.js';
+import { latestSession, tradingDaysBack } from '../../src/catalog/market-calendar.js';
 import { errorOf } from '../helpers/mcp.js';
 import { withSession } from './harness.js';
 

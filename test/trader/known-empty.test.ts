@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { beforeOpenNotice, knownEmptyDates } from '../../src/mcp/known-empty.js';
-import { isTradingDay, previousTradingDay, shiftDate, toEt, weekday } from '../../src/simulator/calendar.js';
+import { isTradingDay, previousTradingDay, shiftDate, toEt, weekday } from '../../src/catalog/market-calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2 } from '../helpers/mcp.js';
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
-import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/catalog/market-calendar.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { connectV2, textOf, type Connected } from '../helpers/mcp.js';
 import type { Client } from '@modelcontextprotocol/client';

@@ -3,7 +3,7 @@
  * congressional disclosures, dividends. Counts agree with notionals, segments are the
  * company's own, holders are sorted, and only payers pay.
  */
-import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, type EtDate } from '../calendar.js';
+import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, type EtDate } from '../../catalog/market-calendar.js';
 import { closeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';

@@ -4,7 +4,7 @@
  * and so on. Quarters, 10-Q/10-K forms, labels and filing dates follow each company's own
  * year, and each company files on its own lag, so two companies rarely file the same day.
  */
-import { shiftDate, tradingDayOnOrBefore, weekday, type EtDate } from '../calendar.js';
+import { shiftDate, tradingDayOnOrBefore, weekday, type EtDate } from '../../catalog/market-calendar.js';
 import { seededRandom } from '../random.js';
 
 /** How a fiscal period ends within its month: on the last day, or on the month's last given weekday (52/53-week years). */

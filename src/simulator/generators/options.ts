@@ -8,7 +8,7 @@ import {
   weeklyExpiry,
   type EtDate,
   type Session,
-} from '../calendar.js';
+} from '../../catalog/market-calendar.js';
 import { iv30On, priceAt, volumeOn } from '../market.js';
 import { optionPrice, osiSymbol, skewedVol, strikeStep, yearsBetween } from '../options-math.js';
 import { gaussian, round, seededRandom } from '../random.js';
