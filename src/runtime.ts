@@ -20,6 +20,7 @@ import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
 import { COMPARE_TOOL } from './mcp/volatility-compare.js';
 import { keyCursorsTo } from './mcp/cursor-seal.js';
+import { PROJECT_README_URL } from './mcp/error-docs.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
@@ -81,8 +82,9 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
         port: 0,
         host: '127.0.0.1',
         ...(env['MARKET_DATA_SIM_DIALECT'] ? { dialect: env['MARKET_DATA_SIM_DIALECT'] } : {}),
-        // The error table in the README this package ships: it outlives the loopback port.
-        docsUrl: new URL('../README.md', import.meta.url).href,
+        // The error table of this project's public README: it outlives the loopback port and
+        // opens for a remote client too (a file:// path into the install folder did neither).
+        docsUrl: PROJECT_README_URL,
         ...flags.simulator,
       })
     : undefined;
