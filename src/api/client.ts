@@ -22,6 +22,7 @@ import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
+import type { ResultMeta } from './result-meta.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
 export type { ApiResult };
@@ -166,7 +167,7 @@ export class MarketDataClient {
     if (cached) {
       const age = Math.max(0, Math.round((this.now() - cached.storedAt) / 1000));
       this.deps.log.debug({ op: target.operationId, cache_hit: true, age_seconds: age }, 'cache hit');
-      return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
+      return { data: cached.value.data, meta: await this.limitsNow({ ...cached.value.meta, cache_hit: true, age_seconds: age }) };
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
     const timeout = AbortSignal.timeout(deadlineMs);
@@ -194,13 +195,32 @@ export class MarketDataClient {
         peers === undefined
           ? shared.value
           : peers.success
-            ? { data: peers.data.data, meta: { ...peers.data.meta, cache_hit: true, age_seconds: age } }
+            ? { data: peers.data.data, meta: await this.limitsNow({ ...peers.data.meta, cache_hit: true, age_seconds: age }) }
             : await join();
       this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
     } else result = await join();
     // A page whose body alone is over an entry's cap is not serialized again only to be refused (megabytes in one go).
     if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, target.cacheTtlMs);
     return result;
+  }
+
+  /**
+   * A cached answer's meta with the quota and rate left as the account gate knows them now:
+   * the values stored with it were those of the request that fetched it, minutes or hours
+   * ago (an agent read a quota its other calls had long since spent). What the gate does not
+   * know (no answer with limit headers yet) stays as stored.
+   */
+  private async limitsNow(meta: ResultMeta): Promise<ResultMeta> {
+    const view = await this.gate.view().catch(() => undefined);
+    if (!view) return meta;
+    const now = { ...meta };
+    if (view.quota_remaining !== null) {
+      now.quota_remaining = view.quota_remaining;
+      if (view.quota_limit) now.quota_remaining_pct = Math.round((view.quota_remaining / view.quota_limit) * 10000) / 100;
+      else delete now.quota_remaining_pct;
+    }
+    if (view.rate_remaining !== null) now.rate_limit_remaining = view.rate_remaining;
+    return now;
   }
 
   /** One upstream request, its retries driven by the policy table (retry-driver.ts). */
