@@ -183,10 +183,17 @@ export class MarketDataClient {
           gone?.aborted ? abortError(gone) : options.signal?.aborted ? cancelledError() : deadlineExceeded(charged),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
+    // An answer that can no longer change is kept past its dataset's time-to-live, in both tiers.
+    const ttlFor = (value: ApiResult): number => Math.max(target.cacheTtlMs, target.keepFor?.(value.data, this.now()) ?? 0);
     let result: ApiResult;
     if (tier) {
       // An error envelope under a 200 is never data (the LRU refuses it too).
-      const shared = await tier.readThrough(key, target.cacheTtlMs, join, { signal, now: this.now, cacheable: (r) => !isErrorEnvelope(r) });
+      const shared = await tier.readThrough(key, target.cacheTtlMs, join, {
+        signal,
+        now: this.now,
+        cacheable: (r) => !isErrorEnvelope(r),
+        ttlFor,
+      });
       const age = Math.max(0, Math.round((this.now() - shared.storedAt) / 1000));
       // What another process left in Redis is read back from JSON: used only when it has a result's shape.
       const peers = shared.fromPeer ? apiResultSchema.safeParse(shared.value) : undefined;
@@ -200,7 +207,7 @@ export class MarketDataClient {
       this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
     } else result = await join();
     // A page whose body alone is over an entry's cap is not serialized again only to be refused (megabytes in one go).
-    if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, target.cacheTtlMs);
+    if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, ttlFor(result));
     return result;
   }
 

@@ -6,6 +6,7 @@ import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { upstreamQuery } from '../catalog/upstream-names.js';
 import { CACHE_TTL_MS } from './cache.js';
 import { ApiError } from './errors.js';
+import { immutableForMs } from './immutable-answers.js';
 
 /** A dataset with validated parameters, or a meta endpoint. */
 export interface RequestTarget {
@@ -14,6 +15,8 @@ export interface RequestTarget {
   ticker?: string | undefined;
   query: QueryValues;
   cacheTtlMs: number;
+  /** How much longer than `cacheTtlMs` an answer may be kept, by its content: one that can no longer change (immutable-answers.ts). */
+  keepFor?: ((data: unknown, now: number) => number | undefined) | undefined;
   /** Key under which SERVICE_DISABLED is remembered. */
   capability: string;
   /** discover, health, openapi.json: free of quota, so the quota latch lets them through. */
@@ -22,13 +25,15 @@ export interface RequestTarget {
 
 /** What a dataset call asks of the API. */
 export function datasetTarget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): RequestTarget {
+  // Sent under the upstream's own names (its document may say `pageSize` for our `limit`).
+  const sent = upstreamQuery(dataset, query);
   return {
     operationId: dataset.operationId,
     path: dataset.path,
     ticker,
-    // Sent under the upstream's own names (its document may say `pageSize` for our `limit`).
-    query: upstreamQuery(dataset, query),
+    query: sent,
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
+    keepFor: (data, now) => immutableForMs(dataset, sent, data, now),
     capability: dataset.capability ?? dataset.operationId,
   };
 }
