@@ -11,7 +11,7 @@ import { answerDealer } from './dealer-answer.js';
 import { knownFields, rememberFields } from './field-names.js';
 import { readWindow, rowFilterOf } from './row-filters.js';
 import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
-import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult } from './known-empty.js';
+import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyResult, knownEmptyWindow } from './known-empty.js';
 import { advertisedSchema, FIELDS_PARAM, supportsFields, toolInputJsonSchema, type ToolArguments } from './input-schema.js';
 import { portableOutputSchema } from './output-schema.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
@@ -161,7 +161,9 @@ async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx:
   const local = readsLocally(dataset) ? localValues(dataset, resolved) : rowFilter ? {} : undefined;
   const asked = local ? { ...checked.query, ...local } : checked.query;
   // Known empty by the calendar: answered here, for free, saying why.
-  const empty = knownEmptyDates(asked, Date.now(), followsSessions(dataset));
+  const empty =
+    knownEmptyDates(asked, Date.now(), followsSessions(dataset)) ??
+    (rowFilter ? knownEmptyWindow(asked, rowFilter, Date.now()) : undefined);
   if (empty) return knownEmptyResult(dataset.operationId, empty, deps.simulated);
   const fields = projectable ? parseFields(rawFields) : undefined;
   const known = fields ? knownFields(deps.client, dataset, checked.query, deps.document?.()) : undefined;
