@@ -19,6 +19,7 @@ import type { ServerDeps } from './mcp/server.js';
 import { toolNameOf } from './mcp/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/status-tool.js';
 import { COMPARE_TOOL } from './mcp/volatility-compare.js';
+import { NAME_TOOL_NAMES } from './mcp/name-tools.js';
 import { keyCursorsTo } from './mcp/cursor-seal.js';
 import { PROJECT_README_URL } from './mcp/error-docs.js';
 import { loadPrebuilt } from './prebuilt.js';
@@ -131,7 +132,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     importDocument: prebuilt?.buildId
       ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
       : undefined,
-    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL],
+    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
     toolNameOf: (operationId) => toolNameOf({ operationId }),
   });
   const toolsets = checkToolsets(config.toolsets);

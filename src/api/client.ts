@@ -23,6 +23,8 @@ import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import type { ResultMeta } from './result-meta.js';
+import { rowsIn } from './payload-parts.js';
+import { roleOf } from '../catalog/param-roles.js';
 import { callerSignal } from '../transports/caller-scope.js';
 
 export type { ApiResult };
@@ -72,6 +74,8 @@ export class MarketDataClient {
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly configProblem: string | undefined;
+  private readonly pageRows = new Map<string, number>();
+  private readonly pageRowsListeners = new Set<(operationId: string) => void>();
 
   constructor(private readonly deps: ClientDeps) {
     const now = deps.now ?? Date.now;
@@ -115,9 +119,39 @@ export class MarketDataClient {
   }
 
   /** A dataset call; `ticker` and `query` must already be validated against the catalog. */
-  dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
+  async dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     heapBeforeLoad();
-    return this.request(datasetTarget(dataset, ticker, query), options);
+    const target = datasetTarget(dataset, ticker, query);
+    const result = await this.request(target, options);
+    // A page whose size we asked says nothing of the upstream's own.
+    const sized = Object.entries(target.query).some(
+      ([name, value]) => roleOf(name, typeof value === 'number' ? 'integer' : 'string') === 'pageSize',
+    );
+    if (!sized) this.notePage(dataset.operationId, result);
+    return result;
+  }
+
+  /**
+   * Rows an upstream page of this dataset holds, as seen on a page it continued after (a page
+   * with a next cursor is a full one): what a call spends in requests depends on it, and an
+   * upstream that takes no page size tells it only by answering (src/mcp/request-costs.ts).
+   */
+  pageRowsSeen(operationId: string): number | undefined {
+    return this.pageRows.get(operationId);
+  }
+
+  /** Called once each time a dataset's page size is first seen or changes. */
+  onPageRowsSeen(listener: (operationId: string) => void): () => void {
+    this.pageRowsListeners.add(listener);
+    return () => this.pageRowsListeners.delete(listener);
+  }
+
+  private notePage(operationId: string, result: ApiResult): void {
+    if (result.meta.next_cursor === undefined) return;
+    const rows = rowsIn(result.data)?.length ?? 0;
+    if (rows === 0 || this.pageRows.get(operationId) === rows) return;
+    this.pageRows.set(operationId, rows);
+    for (const listener of this.pageRowsListeners) listener(operationId);
   }
 
   /** A free meta endpoint (discover, health, openapi.json). */

@@ -8,6 +8,7 @@ import { paramJsonSchema, type DatasetDefinition, type QueryValues } from '../ca
 import type { Logger } from '../log.js';
 import { quoteValue } from '../sanitize.js';
 import { answerDealer } from './dealer-answer.js';
+import { datasetCostSentence } from './request-costs.js';
 import { knownFields, rememberFields } from './field-names.js';
 import { readWindow, rowFilterOf } from './row-filters.js';
 import { knownScopeRefusal, withScopeAlternatives } from './scope-refusal.js';
@@ -38,9 +39,11 @@ export function toolNameOf(dataset: Pick<DatasetDefinition, 'operationId'>): str
   return dataset.operationId.replace(/\./g, '_').slice(0, 64);
 }
 
-export function toolDescription(dataset: DatasetDefinition): string {
-  // What every tool shares (quota, paging, budget) is said once, in the server instructions.
-  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}`;
+export function toolDescription(dataset: DatasetDefinition, client?: MarketDataClient): string {
+  // What every tool shares (quota, paging, budget) is said once, in the server instructions;
+  // what a call here spends, where it depends on the upstream's page size, is said per tool.
+  const cost = client ? datasetCostSentence(client, dataset) : undefined;
+  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}${cost ? ` ${cost}` : ''}`;
 }
 
 /** The output schema a tool declares, where the spec gives the response shape. */
@@ -106,7 +109,7 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
     name,
     {
       title: dataset.title,
-      description: toolDescription(dataset),
+      description: toolDescription(dataset, deps.client),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema: outputSchema.advertised } : {}),
       // Read-only: the destructive and idempotent hints only mean something for tools that write.
@@ -127,7 +130,16 @@ export function registerDatasetTool(server: McpServer, dataset: DatasetDefinitio
   );
 }
 
-async function callDataset(dataset: DatasetDefinition, args: ToolArguments, ctx: ServerContext, deps: ToolDeps): Promise<CallToolResult> {
+/**
+ * One call of a dataset's tool, as a unit: screening, scope, paging, local filters, shaping.
+ * Tools over several names (src/mcp/fan-out.ts) call it per name, as an agent would.
+ */
+export async function callDataset(
+  dataset: DatasetDefinition,
+  args: ToolArguments,
+  ctx: ServerContext,
+  deps: ToolDeps,
+): Promise<CallToolResult> {
   const projectable = supportsFields(dataset);
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
   const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });

@@ -35,7 +35,7 @@ import { refusalError } from './tool-errors.js';
 import { fitsTokens } from './tokens.js';
 
 /** Upstream page size asked for: at most this, so a session takes two pages where the upstream allows it. */
-const PAGE = 60;
+export const PAGE = 60;
 /** Three sessions of 78 snapshots. */
 const HISTORY_SNAPSHOTS = 3 * 78;
 /** Pages read in one answer at most, whatever the upstream's page size: each is a unit. */

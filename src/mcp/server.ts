@@ -7,7 +7,9 @@ import type { MarketDataClient } from '../api/client.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { linkView, registerViews } from './apps.js';
-import { registerDatasetTool, toolNameOf } from './dataset-tool.js';
+import { registerDatasetTool, toolDescription, toolNameOf } from './dataset-tool.js';
+import { offeredNameTools, registerNameTools } from './name-tools.js';
+import { costLine, costsByTool } from './request-costs.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { registerStatusTool } from './status-tool.js';
@@ -54,11 +56,16 @@ function offersCompare(deps: ServerDeps): boolean {
   return COMPARE_DATASETS.some(offered);
 }
 
-/** The tools createServer offers now: one per dataset not hidden, api_status, and volatility_compare with its toolset. */
+/** Whether a dataset's tool is offered: registered and not hidden. */
+function offeredDataset(deps: ServerDeps): (operationId: string) => boolean {
+  return (id) => !deps.hidden?.has(id) && deps.registry.datasets().some((d) => d.operationId === id);
+}
+
+/** The tools createServer offers now: one per dataset not hidden, api_status, and the tools over several names with their datasets. */
 export function offeredToolCount(deps: ServerDeps): number {
   const datasets = new Set(deps.registry.datasets().map((d) => d.operationId));
   const shown = [...datasets].filter((id) => !deps.hidden?.has(id)).length;
-  return shown + 1 + (offersCompare(deps) ? 1 : 0);
+  return shown + 1 + (offersCompare(deps) ? 1 : 0) + offeredNameTools(offeredDataset(deps)).length;
 }
 
 export function createServer(deps: ServerDeps, live = false): McpServer {
@@ -105,6 +112,11 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
     resultTokens: deps.resultTokens,
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,
+    costs: () => {
+      const datasets = deps.registry.datasets().filter((d) => !deps.hidden?.has(d.operationId));
+      const tools = offeredNameTools(offeredDataset(deps));
+      return { line: costLine(deps.client, datasets, tools), byTool: costsByTool(deps.client, datasets, tools) };
+    },
   });
   if (offersCompare(deps))
     registerVolatilityCompare(server, {
@@ -113,6 +125,11 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
       resultTokens: deps.resultTokens,
       simulated: deps.simulated,
     });
+  const nameTools = registerNameTools(
+    server,
+    { tool: toolDeps, datasets: () => deps.registry.datasets().filter((d) => !deps.hidden?.has(d.operationId)) },
+    offeredDataset(deps),
+  );
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
@@ -125,9 +142,19 @@ export function createServer(deps: ServerDeps, live = false): McpServer {
       for (const dataset of [...change.changed, ...change.added]) register(dataset);
     };
     const stop = deps.registry.onChange(follow);
+    // What a call spends is said again once the upstream's page size is seen (a server built
+    // per HTTP request reads it when built, so only the long-lived one listens).
+    const stopCosts = deps.client.onPageRowsSeen((operationId) => {
+      const dataset = deps.registry.datasets().find((d) => d.operationId === operationId);
+      const tool = tools.get(operationId);
+      const description = dataset ? toolDescription(dataset, deps.client) : undefined;
+      if (tool && description !== undefined && tool.description !== description) tool.update({ description });
+      nameTools.describeAgain();
+    });
     const previous = server.server.onclose;
     server.server.onclose = () => {
       stop();
+      stopCosts();
       previous?.();
     };
   }

@@ -67,7 +67,7 @@ test('api_status opens with one line on calls, quota and what the key cannot use
         cannot_use: Record<string, string[]>;
       };
       assert.equal(Object.keys(status)[0], 'summary');
-      assert.match(status.summary, /calls left this minute/);
+      assert.match(status.summary, /requests left this minute/);
       assert.match(status.summary, /quota units left, resets \d{4}-/);
       const blocked = Object.values(status.cannot_use).flat();
       assert.ok(blocked.includes('flow_ticker_overview'), 'admin-only tool listed');

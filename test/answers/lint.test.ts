@@ -1,9 +1,13 @@
-/** tools/list costs at most 5,000 o200k tokens with full schemas, and says shared things once. */
+/**
+ * tools/list costs at most 5,500 o200k tokens with full schemas, and says shared things once
+ * (5,000 until issue 32 added three tools over several names, about 450 tokens, each answering
+ * in one call what took four to six).
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tokens, withSession } from './harness.js';
 
-const TOOLS_LIST_TOKENS = 5000;
+const TOOLS_LIST_TOKENS = 5500;
 
 test(`tools/list is at most ${TOOLS_LIST_TOKENS} o200k tokens, with no repeated boilerplate or duplicated titles`, async () => {
   await withSession({}, async (session) => {
