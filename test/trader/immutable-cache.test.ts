@@ -3,7 +3,8 @@
  * dealer sessions read again a minute later cost nothing (they cost their 4 units again when
  * every dealer answer lived 30 s), and stay kept until the next session's first snapshot;
  * during a session only the page holding today's snapshots is read again. On a fake clock
- * shared by the simulator and the client, so minutes and days pass in milliseconds.
+ * shared by the simulator and the client, so minutes and days pass in milliseconds; the
+ * client here sends the catalog's own parameters, so the simulator speaks the spec's dialect.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -38,7 +39,7 @@ async function sessions(time: FakeTime, client: MarketDataClient): Promise<numbe
 test('three closed dealer sessions read again two minutes later cost nothing, and are read anew after the next open', async () => {
   // Saturday 2026-11-21, noon ET: the three sessions held (Wed to Fri) are all closed.
   const time = fakeTime(60_000, 10, etInstant('2026-11-21', 12 * 60));
-  await withSimulator({ now: time.now, limits: { perWindow: 1000, perIpPerWindow: 1000 } }, async (sim) => {
+  await withSimulator({ dialect: 'spec', now: time.now, limits: { perWindow: 1000, perIpPerWindow: 1000 } }, async (sim) => {
     await withClient(
       sim,
       async ({ client }) => {
@@ -61,7 +62,7 @@ test('three closed dealer sessions read again two minutes later cost nothing, an
 test('during a session a repeat reads only the page holding live snapshots again', async () => {
   // Tuesday 2026-11-24, 11:01 ET: today's 18 snapshots sit on the newest page with Monday's.
   const time = fakeTime(60_000, 10, etInstant('2026-11-24', 11 * 60 + 1));
-  await withSimulator({ now: time.now, limits: { perWindow: 1000, perIpPerWindow: 1000 } }, async (sim) => {
+  await withSimulator({ dialect: 'spec', now: time.now, limits: { perWindow: 1000, perIpPerWindow: 1000 } }, async (sim) => {
     await withClient(
       sim,
       async ({ client }) => {
