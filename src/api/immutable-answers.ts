@@ -74,7 +74,13 @@ function dealerPage(dataset: DatasetDefinition, query: QueryValues, data: unknow
   if (oldest === undefined) return undefined;
   const cursorName = upstreamRoles(dataset).cursor;
   const cursor = cursorName === undefined ? undefined : query[cursorName];
-  if (cursor === undefined || positional(cursor)) return nextOpen(now) - now;
+  if (cursor === undefined || positional(cursor)) {
+    // In a session's first minutes the newest page still holds the day before: today's first
+    // snapshot is minutes away, so it is not kept past its dataset's time-to-live.
+    const today = sessionOn(toEt(now).date);
+    if (today && today.openAt <= now && now < today.closeAt) return undefined;
+    return nextOpen(now) - now;
+  }
   return leavesDealerHistory(oldest) - now;
 }
 

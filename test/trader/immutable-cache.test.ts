@@ -89,6 +89,9 @@ test('what is kept as settled, and for how long, by the calendar', () => {
   );
   // An offset cursor names other snapshots once new ones arrive: kept only until the next open.
   assert.equal(immutableForMs(dealer, { limit: 60, cursor: '120' }, page, saturday), etInstant('2026-11-23', 9 * 60 + 30) - saturday);
+  // 09:32 on a trading day: the newest page still holds yesterday's closed snapshots, but today's first is due at 09:35.
+  const monday = etInstant('2026-11-23', 9 * 60 + 32);
+  assert.equal(immutableForMs(dealer, { limit: 1 }, [closed('2026-11-20', '2026-11-20T16:00:00-05:00')], monday), undefined);
   // A live snapshot on the page: not settled.
   const tuesday = etInstant('2026-11-24', 11 * 60);
   assert.equal(immutableForMs(dealer, {}, [{ ...closed('2026-11-24', '2026-11-24T11:00:00-05:00'), state: 'live' }], tuesday), undefined);
