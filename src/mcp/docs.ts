@@ -33,7 +33,7 @@ export function toolTableMarkdown(datasets: readonly DatasetDefinition[] = DATAS
     `| \`${COMPARE_TOOL}\` | volatility | Skew and volatility anomaly of up to 10 tickers or a sector, in one call | \`tickers\`, \`sector\`, \`measure\` |`,
     `| \`${DEALER_COMPARE_TOOL}\` | derived | Dealer gamma levels or one session's summary of up to 10 tickers or a sector, in one call | \`tickers\`, \`sector\`, \`view\`, \`session_date\` |`,
     `| \`${SECTOR_SCREEN_TOOL}\` | shorts | The most shorted names of a sector, in one call | \`sector\`*, \`limit\`, \`min_short_float_pct\`, \`sort_by\` |`,
-    `| \`${BRIEFING_TOOL}\` | (several) | One name's short interest, short-volume trend, open-interest change, dark-pool share and IV rank, in one call | \`ticker\`* |`,
+    `| \`${BRIEFING_TOOL}\` | shorts | One name's short interest, short-volume trend, open-interest change, dark-pool share and IV rank, in one call | \`ticker\`* |`,
     `| \`${STATUS_TOOL}\` | (always) | Key, scope, disabled capabilities and the account budget; free | \`details\` |`,
     TABLE_END,
   ].join('\n');
