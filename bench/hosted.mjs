@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { isTradingDay } from '../dist/simulator/calendar.js';
+import { isTradingDay } from '../dist/catalog/market-calendar.js';
 import { startSimulator } from '../dist/simulator/server.js';
 import { DESK, SCOPE, startIdentityProvider } from '../dist-test/test/helpers/identity-provider.js';
 

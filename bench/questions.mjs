@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { isHalfDay, isTradingDay, latestSession, sessionOn, shiftDate, toEt, weekday } from '../dist/catalog/market-calendar.js';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -42,6 +43,18 @@ const lastWeekend = () => {
   while (new Date(t).getUTCDay() !== 6) t -= 86_400_000;
   const saturday = new Date(t).toISOString().slice(0, 10);
   return [saturday, new Date(t + 86_400_000).toISOString().slice(0, 10)];
+};
+
+/** The latest half day (13:00 close) that has opened, and the latest weekday holiday: answered free, by the calendar. */
+const latestHalfDay = () => {
+  let day = toEt(Date.now()).date;
+  while (!isHalfDay(day) || (sessionOn(day)?.openAt ?? Infinity) > Date.now()) day = shiftDate(day, -1);
+  return day;
+};
+const latestHoliday = () => {
+  let day = toEt(Date.now()).date;
+  while (isTradingDay(day) || weekday(day) === 0 || weekday(day) === 6) day = shiftDate(day, -1);
+  return day;
 };
 
 const PLANS = {
@@ -78,6 +91,23 @@ const PLANS = {
     (call) => call('market_total_options_volume', { from: lastWeekend()[0], to: lastWeekend()[1] }),
     (call) => call('derived_dealer_gex_history', { ticker: 'SPY', view: 'levels', session_date: daysAgo(21) }),
     (call) => call('darkpool_by_ticker', { ticker: 'AAPL', from_time: '09:30', to_time: '10:30', min_size: 10_000 }),
+    // Issue 32: several names in one call, nothing charged twice or for nothing, costs known before.
+    (call) => call('derived_dealer_gex_compare', { tickers: 'SPY,QQQ,IWM,DIA,TSLA' }),
+    (call) => call('derived_dealer_gex_compare', { sector: 'Technology', view: 'sessions' }),
+    (call) => call('shorts_sector_screener', { sector: 'Healthcare' }),
+    (call) => call('ticker_briefing', { ticker: 'GME' }),
+    async (call) => {
+      await call('derived_dealer_gex_history', { ticker: 'IWM', view: 'sessions' });
+      await call('derived_dealer_gex_history', { ticker: 'IWM', view: 'sessions' });
+    },
+    (call) => call('darkpool_by_ticker', { ticker: 'AAPL', session_date: latestHalfDay(), from_time: '15:00', to_time: '16:00' }),
+    (call) => call('options_chain_history', { ticker: 'SPY', expiration: latestHoliday(), right: 'C' }),
+    (call) => call('api_status', {}),
+    (call) => call('fundamentals_fundamental_breakdown', { ticker: 'NVDA', limit: 1 }),
+    (call) => {
+      const day = latestSession(Date.now()).date;
+      return call('options_chain_history', { ticker: 'SPY', expiration: day, session_date: day, right: 'C', interval: '1h' });
+    },
   ],
 };
 

@@ -22,8 +22,10 @@ import type { ToolMiddleware } from './mcp/tool.js';
 import { toolNameOf } from './mcp/tools/dataset-tool.js';
 import { STATUS_TOOL } from './mcp/tools/status-tool.js';
 import { COMPARE_TOOL, COMPARE_TOOLSET } from './mcp/tools/volatility-compare.js';
+import { NAME_TOOL_NAMES, NAME_TOOL_SETS } from './mcp/tools/name-tools.js';
 import { selectionWarnings, selectTools, type ToolSelection } from './mcp/tools/selection.js';
 import { keyCursorsTo } from './mcp/arguments/cursor.js';
+import { PROJECT_README_URL } from './mcp/answers/error-docs.js';
 import { loadPrebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
@@ -98,8 +100,9 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
         port: 0,
         host: '127.0.0.1',
         ...(env['MARKET_DATA_SIM_DIALECT'] ? { dialect: env['MARKET_DATA_SIM_DIALECT'] } : {}),
-        // The error table in the README this package ships: it outlives the loopback port.
-        docsUrl: new URL('../README.md', import.meta.url).href,
+        // The error table of this project's public README: it outlives the loopback port and
+        // opens for a remote client too (a file:// path into the install folder did neither).
+        docsUrl: PROJECT_README_URL,
         ...flags.simulator,
       })
     : undefined;
@@ -161,14 +164,14 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
     importDocument: prebuilt?.buildId
       ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
       : undefined,
-    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL],
+    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
     toolNameOf: (operationId) => toolNameOf({ operationId }),
   });
   if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
   // Checked once the upstream's datasets are known: a tool it registers is a valid name too.
   const selectionProblems = selectionWarnings(config, {
     toolsets: TOOLSETS,
-    tools: [...registry.known().map((d) => toolNameOf(d)), STATUS_TOOL, COMPARE_TOOL],
+    tools: [...registry.known().map((d) => toolNameOf(d)), STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
   });
   for (const warning of selectionProblems) {
     warnings.push(warning);
@@ -245,9 +248,10 @@ async function sharedAccount(
 /** The toolsets of the built-in catalog, in catalog order. */
 export const TOOLSETS: readonly Toolset[] = Object.keys(CATALOG_TOOLSETS) as Toolset[];
 
-/** Neither a dataset's tool nor volatility_compare is offered: only api_status would be listed. */
+/** Neither a dataset's tool nor a tool over several of them is offered: only api_status would be listed. */
 function offersNoData(registry: DatasetRegistry, selection: ToolSelection): boolean {
-  return registry.datasets().length === 0 && !selection.offers({ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET });
+  const severalTools = [{ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET }, ...NAME_TOOL_SETS];
+  return registry.datasets().length === 0 && !severalTools.some((tool) => selection.offers(tool));
 }
 
 /** Operation ids the key cannot call, from discover (free). Nothing is hidden if discover fails. */

@@ -92,6 +92,8 @@ export class ResponseCache<T extends object> {
             // Measured once, when stored; set() passes the size it already computed.
             sizeCalculation: (entry, key) => entry.deflated.byteLength + stringBytes(key) + ENTRY_OVERHEAD_BYTES,
             ttlAutopurge: false,
+            // Entries expire on the client's clock (tests inject one), not the cache's own.
+            perf: { now },
           })
         : undefined;
   }

@@ -27,6 +27,9 @@ import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFai
 import type { CallContext } from './call-context.js';
 import { DiscoverMemory } from './discover-memory.js';
 import { FieldsSeen } from './fields-seen.js';
+import type { ResultMeta } from './result-meta.js';
+import { rowsIn } from './payload-parts.js';
+import { roleOf } from '../catalog/param-roles.js';
 
 export type { ApiResult };
 
@@ -84,6 +87,8 @@ export class MarketDataClient {
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly configProblem: string | undefined;
+  private readonly pageRows = new Map<string, number>();
+  private readonly pageRowsListeners = new Set<(operationId: string) => void>();
 
   constructor(private readonly deps: ClientDeps) {
     const now = deps.now ?? Date.now;
@@ -144,7 +149,13 @@ export class MarketDataClient {
   async dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     heapBeforeLoad();
     const target = datasetTarget(dataset, ticker, query);
-    return this.followed(dataset, query, target, await this.request(target, options));
+    const result = this.followed(dataset, query, target, await this.request(target, options));
+    // A page whose size we asked says nothing of the upstream's own.
+    const sized = Object.entries(target.query).some(
+      ([name, value]) => roleOf(name, typeof value === 'number' ? 'integer' : 'string') === 'pageSize',
+    );
+    if (!sized) this.notePage(dataset.operationId, result);
+    return result;
   }
 
   /**
@@ -201,6 +212,31 @@ export class MarketDataClient {
     return { data: result.data, meta };
   }
 
+  /**
+   * Rows an upstream page of this dataset holds, as seen on a page it continued after (a page
+   * with a next page the upstream named is a full one): what a call spends in requests
+   * depends on it, and an upstream that takes no page size tells it only by answering
+   * (src/mcp/tools/request-costs.ts).
+   */
+  pageRowsSeen(operationId: string): number | undefined {
+    return this.pageRows.get(operationId);
+  }
+
+  /** Called once each time a dataset's page size is first seen or changes. */
+  onPageRowsSeen(listener: (operationId: string) => void): () => void {
+    this.pageRowsListeners.add(listener);
+    return () => this.pageRowsListeners.delete(listener);
+  }
+
+  private notePage(operationId: string, result: ApiResult): void {
+    // A next page guessed where the upstream said nothing of an end does not make this page a full one.
+    if (result.meta.next_page === undefined || result.meta.end_unknown === true) return;
+    const rows = rowsIn(result.data)?.length ?? 0;
+    if (rows === 0 || this.pageRows.get(operationId) === rows) return;
+    this.pageRows.set(operationId, rows);
+    for (const listener of this.pageRowsListeners) listener(operationId);
+  }
+
   /** A free meta endpoint (discover, health, openapi.json). */
   meta(path: '/v1/discover' | '/v1/health' | '/v1/openapi.json', options: CallOptions & { cacheTtlMs?: number } = {}): Promise<ApiResult> {
     return this.request(metaTarget(path, options.cacheTtlMs ?? 0), options);
@@ -248,7 +284,7 @@ export class MarketDataClient {
     if (cached) {
       const age = Math.max(0, Math.round((this.now() - cached.storedAt) / 1000));
       this.deps.log.debug({ op: target.operationId, cache_hit: true, age_seconds: age }, 'cache hit');
-      return { data: cached.value.data, meta: { ...cached.value.meta, cache_hit: true, age_seconds: age } };
+      return { data: cached.value.data, meta: await this.limitsNow({ ...cached.value.meta, cache_hit: true, age_seconds: age }) };
     }
     const deadlineMs = options.deadlineMs ?? this.deps.config.deadlineMs;
     // A call that ends (cancelled, its --http caller gone, the server stopping) leaves at once, queued or in flight.
@@ -280,10 +316,17 @@ export class MarketDataClient {
         leaveError: (charged) => (call?.signal.aborted ? abortError(call.signal) : deadlineExceeded(charged)),
       });
     const tier = target.cacheTtlMs > 0 ? this.deps.sharedCache : undefined;
+    // An answer that can no longer change is kept past its dataset's time-to-live, in both tiers.
+    const ttlFor = (value: ApiResult): number => Math.max(target.cacheTtlMs, target.keepFor?.(value.data, this.now()) ?? 0);
     let result: ApiResult;
     if (tier) {
       // An error envelope under a 200 is never data (the LRU refuses it too).
-      const shared = await tier.readThrough(key, target.cacheTtlMs, join, { signal, now: this.now, cacheable: (r) => !isErrorEnvelope(r) });
+      const shared = await tier.readThrough(key, target.cacheTtlMs, join, {
+        signal,
+        now: this.now,
+        cacheable: (r) => !isErrorEnvelope(r),
+        ttlFor,
+      });
       const age = Math.max(0, Math.round((this.now() - shared.storedAt) / 1000));
       // What another process left in Redis is read back from JSON: used only when it has a result's shape.
       const peers = shared.fromPeer ? apiResultSchema.safeParse(shared.value) : undefined;
@@ -292,13 +335,32 @@ export class MarketDataClient {
         peers === undefined
           ? shared.value
           : peers.success
-            ? { data: peers.data.data, meta: { ...peers.data.meta, cache_hit: true, age_seconds: age } }
+            ? { data: peers.data.data, meta: await this.limitsNow({ ...peers.data.meta, cache_hit: true, age_seconds: age }) }
             : await join();
       this.deps.log.debug({ op: target.operationId, shared_cache_hit: shared.fromPeer, age_seconds: age }, 'shared cache');
     } else result = await join();
     // A page whose body alone is over an entry's cap is not serialized again only to be refused (megabytes in one go).
-    if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, target.cacheTtlMs);
+    if (target.cacheTtlMs > 0 && !answeredLongerThan(result, CACHE_MAX_ENTRY_BYTES)) this.cache.set(key, result, ttlFor(result));
     return result;
+  }
+
+  /**
+   * A cached answer's meta with the quota and rate left as the account gate knows them now:
+   * the values stored with it were those of the request that fetched it, minutes or hours
+   * ago (an agent read a quota its other calls had long since spent). What the gate does not
+   * know (no answer with limit headers yet) stays as stored.
+   */
+  private async limitsNow(meta: ResultMeta): Promise<ResultMeta> {
+    const view = await this.gate.view().catch(() => undefined);
+    if (!view) return meta;
+    const now = { ...meta };
+    if (view.quota_remaining !== null) {
+      now.quota_remaining = view.quota_remaining;
+      if (view.quota_limit) now.quota_remaining_pct = Math.round((view.quota_remaining / view.quota_limit) * 10000) / 100;
+      else delete now.quota_remaining_pct;
+    }
+    if (view.rate_remaining !== null) now.rate_limit_remaining = view.rate_remaining;
+    return now;
   }
 
   /** One upstream request, its retries driven by the policy table (retry-driver.ts). */

@@ -6,6 +6,7 @@ import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { upstreamQuery } from '../catalog/upstream-names.js';
 import { CACHE_TTL_MS } from './cache.js';
 import { ApiError } from './errors.js';
+import { immutableForMs } from './immutable-answers.js';
 
 /** A query as it goes on the wire: a list parameter the document explodes is one pair per value. */
 export type WireQuery = Readonly<Record<string, string | number | readonly string[]>>;
@@ -18,6 +19,8 @@ export interface RequestTarget {
   ticker?: string | undefined;
   query: WireQuery;
   cacheTtlMs: number;
+  /** How much longer than `cacheTtlMs` an answer may be kept, by its content: one that can no longer change (immutable-answers.ts). */
+  keepFor?: ((data: unknown, now: number) => number | undefined) | undefined;
   /** Key under which SERVICE_DISABLED is remembered. */
   capability: string;
   /** discover, health, openapi.json: free of quota, so the quota latch lets them through. */
@@ -30,13 +33,15 @@ export function datasetTarget(dataset: DatasetDefinition, ticker: string | undef
   let path: string = dataset.path;
   for (const name of inPath) path = path.split(`{${name}}`).join(pathSegment(query[name]));
   const rest = inPath.size === 0 ? query : Object.fromEntries(Object.entries(query).filter(([name]) => !inPath.has(name)));
+  // Sent under the upstream's own names (its document may say `pageSize` for our `limit`), lists in its style.
+  const sent = upstreamQuery(dataset, listsInStyle(dataset, rest));
   return {
     operationId: dataset.operationId,
     path: path as `/v1/${string}`,
     ticker,
-    // Sent under the upstream's own names (its document may say `pageSize` for our `limit`), lists in its style.
-    query: upstreamQuery(dataset, listsInStyle(dataset, rest)),
+    query: sent,
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
+    keepFor: (data, now) => immutableForMs(dataset, sent, data, now),
     capability: dataset.capability ?? dataset.operationId,
   };
 }

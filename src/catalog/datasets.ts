@@ -86,7 +86,7 @@ const CATALOG = [
     path: '/v1/derived/dealer-gex/{ticker}/history',
     title: 'Dealer gamma exposure (0DTE) history',
     description:
-      'Dealer gamma exposure (0DTE), 5-minute snapshots, last three sessions. Default: newest snapshot. view=levels: a row per snapshot (spot, flip, king, walls, total GEX) for a session or from/to; view=full adds strikes; view=sessions summarises each session. GEX: USD per 1% move. Spot above the gamma flip: dealers long gamma, moves dampened; below: short gamma, moves amplified. King strike (largest |GEX|) pulls price; call wall resists, put wall supports. Cost: 1 unit per upstream page read (meta.units).',
+      'Dealer gamma exposure (0DTE), 5-minute snapshots, last three sessions. Default: newest snapshot. view=levels: a row per snapshot (spot, flip, king, walls, total GEX) for a session or from/to; view=full adds strikes; view=sessions summarises each session. GEX: USD per 1% move. Spot above the gamma flip: dealers long gamma, moves dampened; below: short gamma, moves amplified. King strike (largest |GEX|) pulls price; call wall resists, put wall supports.',
     ticker: p.dealerTicker,
     // Upstream: page size and cursor only. View, session and time range are applied here.
     query: { limit: limit(60, 6), cursor: p.cursor.optional() },

@@ -22,6 +22,12 @@ export interface ParamRefusal {
   readonly param: string;
   readonly message: string;
   readonly hint: string;
+  /**
+   * The row of the error table that says what to do, when not the code's own: a ticker this
+   * dataset covers in no spelling is the API's TICKER_INVALID, acted on as NOT_FOUND (a
+   * different spelling would not help).
+   */
+  readonly kind?: ApiErrorCode;
 }
 
 export type QueryValues = Record<string, string | number>;
@@ -306,6 +312,16 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
   if (upper !== value && pattern.test(upper))
     return { code: 'TICKER_INVALID', param, message, hint: `Tickers are upper case: use "${upper}".` };
   if (pattern.source === DEALER_TICKER_PATTERN.source) {
+    // A well-formed ticker this dataset covers in no spelling (BRK.B, a longer symbol): say what
+    // it covers, not "fix the spelling".
+    if (GENERAL_TICKER_PATTERN.test(upper) && upper.length <= 12)
+      return {
+        code: 'TICKER_INVALID',
+        param,
+        kind: 'NOT_FOUND',
+        message: `${quoteValue(upper)} is not covered here: this dataset covers tickers of 1 to 5 letters only (index ETFs, indices and single names such as SPY, QQQ, SPX, AAPL), so a class share with a dotted suffix or a longer symbol has no spelling it takes.`,
+        hint: 'Do not retry with another spelling; the other tools (short interest, volatility, dark pool, fundamentals) take this ticker as it is.',
+      };
     return {
       code: 'TICKER_INVALID',
       param,

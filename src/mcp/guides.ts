@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { MarketDataClient } from '../api/client.js';
-import { buildOpenApiDocument, DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN } from '../catalog/index.js';
+import { buildOpenApiDocument, DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, SECTORS, TICKER_LIST } from '../catalog/index.js';
 import type { DatasetRegistry } from '../registry/dataset-registry.js';
 import { callContextOf } from './call-context.js';
 
@@ -51,6 +51,12 @@ const promptTicker = z
   .max(12)
   .regex(GENERAL_TICKER_PATTERN, 'Ticker in upper case, dotted class suffix allowed (e.g. SPY, BRK.B).')
   .describe('Upper-case ticker, e.g. SPY or BRK.B');
+const promptTickers = z
+  .string()
+  .max(120)
+  .regex(TICKER_LIST, 'Up to 10 upper-case tickers, comma-separated (e.g. SPY,QQQ,IWM).')
+  .describe('Up to 10 upper-case tickers, comma-separated, e.g. SPY,QQQ,IWM');
+const promptSector = z.enum(SECTORS).describe(`One of: ${SECTORS.join(', ')}`);
 const percent = z
   .string()
   .regex(/^\d{1,3}(\.\d{1,2})?$/, 'A percent of float from 0 to 100, e.g. 10 or 12.5.')
@@ -102,13 +108,78 @@ export function registerPrompts(server: McpServer): void {
             type: 'text',
             text: [
               `Screen for short-squeeze candidates.`,
-              `1. Call shorts_short_screener with min_short_float_pct=${min_short_float_pct ?? '10'}, limit=10 and fields=["ticker","short_float_pct","days_to_cover"]. If fewer than three names come back, call it once more without min_short_float_pct.`,
-              '2. For the top three by days to cover, call shorts_volume_and_ratio to see whether short volume is rising.',
-              '3. Rank them with a one-line reason each. Every successful call costs one unit of quota: do not call more than needed.',
+              `1. Call shorts_short_screener with min_short_float_pct=${min_short_float_pct ?? '10'}, limit=10 and fields=["ticker","short_float_pct","days_to_cover"].`,
+              `2. For the top name by days to cover, call ticker_briefing with {"ticker":"<that name>"}: short-volume trend, open-interest change, dark-pool share and IV rank in one call.`,
+              '3. Rank the names with a one-line reason each. Every request costs one unit of quota: ask for nothing more than needed.',
             ].join('\n'),
           },
         },
       ],
     }),
+  );
+
+  /** The text of a prompt: steps the model reads as the user's, each naming the call to make. */
+  const say = (lines: string[]) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: lines.join('\n') } }] });
+  server.registerPrompt(
+    'gamma_briefing',
+    {
+      title: 'Dealer gamma of several names',
+      description: 'Which names are in negative gamma, how far from the flip, and since when: one call, two at most.',
+      argsSchema: z.object({ tickers: promptTickers.optional(), sector: promptSector.optional() }),
+    },
+    ({ tickers, sector }) =>
+      say([
+        `Brief me on dealer gamma across ${tickers ?? `the largest ${sector ?? 'Technology'} names`}.`,
+        `1. Call derived_dealer_gex_compare with ${JSON.stringify(tickers ? { tickers } : { sector: sector ?? 'Technology' })}: which names are in negative gamma (spot below the flip: moves amplified) and how far spot is from the flip.`,
+        '2. Only if a name sits within 0.5 % of its flip, call derived_dealer_gex_compare again with the negative-gamma names and {"view":"sessions"} to say since when the regime holds.',
+        'Answer with one line per name, negative gamma first. Names listed in failed: say why in a word; do not retry them.',
+      ]),
+  );
+  server.registerPrompt(
+    'sector_short_screen',
+    {
+      title: 'Most shorted names of a sector',
+      description: "A sector's most shorted companies, and a squeeze check of the top one: two calls.",
+      argsSchema: z.object({ sector: promptSector }),
+    },
+    ({ sector }) =>
+      say([
+        `Which ${sector} names are most shorted, and is any of them set up for a squeeze?`,
+        `1. Call shorts_sector_screener with ${JSON.stringify({ sector, limit: 10 })}.`,
+        '2. Call ticker_briefing with {"ticker":"<the name with the most days to cover>"}: is short volume rising, are calls being added, is IV cheap or rich for it?',
+        'Answer with the ranking (short % of float, days to cover) and a two-line verdict on the top name.',
+      ]),
+  );
+  server.registerPrompt(
+    'squeeze_check',
+    {
+      title: 'Single-name squeeze check',
+      description: "One name's short interest, short-volume trend, open-interest change, dark-pool share and IV rank: one call.",
+      argsSchema: z.object({ ticker: promptTicker }),
+    },
+    ({ ticker }) =>
+      say([
+        `Is ${ticker} set up for a short squeeze?`,
+        `1. Call ticker_briefing with ${JSON.stringify({ ticker })}.`,
+        'Read it as a trader: a high short % of float with many days to cover, a rising short-volume ratio, calls added faster than puts, a large dark-pool share and a low IV rank point to a squeeze setup; say which of these hold, with the numbers, then a one-line verdict. A part listed in failed: say it is missing; do not guess it.',
+      ]),
+  );
+  server.registerPrompt(
+    'event_volatility_check',
+    {
+      title: 'Volatility check before an event',
+      description:
+        "Before earnings or a macro event: is one name's implied volatility rich, is skew bid, and how are dealers positioned: two calls.",
+      argsSchema: z.object({ ticker: promptTicker }),
+    },
+    ({ ticker }) =>
+      say([
+        `${ticker} has an event coming: is its volatility priced rich or cheap, and how will dealers hedge the move?`,
+        `1. Call volatility_compare with ${JSON.stringify({ tickers: ticker, measure: 'both' })}: 30-day IV, its 1-year percentile, anomaly score, the 25-delta risk reversal and its 5-day change (negative: puts bid).`,
+        DEALER_TICKER_PATTERN.test(ticker)
+          ? `2. Call derived_dealer_gex_history with ${JSON.stringify({ ticker })}: spot against the gamma flip (below it, dealers amplify the move), king strike and walls.`
+          : `2. The dealer gamma history covers tickers of 1 to 5 letters only, not ${ticker}: say so and skip it.`,
+        'Answer in three lines: IV rich or cheap, skew, dealer regime and the levels to watch.',
+      ]),
   );
 }

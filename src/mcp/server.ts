@@ -9,7 +9,10 @@ import type { DatasetDefinition } from '../catalog/index.js';
 import type { Logger } from '../log.js';
 import { registerViews, withView } from './views.js';
 import { callContextOf } from './call-context.js';
-import { datasetTool, toolNameOf, type ToolDeps } from './tools/dataset-tool.js';
+import { datasetTool, toolDescription, toolNameOf, type ToolDeps } from './tools/dataset-tool.js';
+import type { FanOutDeps } from './tools/fan-out.js';
+import { offeredNameTools } from './tools/name-tools.js';
+import { costLine, costsByTool } from './tools/request-costs.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { statusTool } from './tools/status-tool.js';
@@ -53,18 +56,35 @@ const INSTRUCTIONS = [
  * fans out to is there for the key, whether or not that dataset's own tool is offered.
  */
 function offersCompare(deps: ServerDeps): boolean {
-  const readable = (id: string): boolean => !deps.hidden?.has(id) && deps.registry.known().some((d) => d.operationId === id);
-  return (deps.offers?.({ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET }) ?? true) && COMPARE_DATASETS.some(readable);
+  return (deps.offers?.({ name: COMPARE_TOOL, toolset: COMPARE_TOOLSET }) ?? true) && COMPARE_DATASETS.some(readable(deps));
 }
 
-/** The tools createServer offers now: one per dataset not hidden, api_status, and volatility_compare with its toolset. */
+/** Whether a dataset can be read by a tool over several datasets: known, and not hidden (its own tool offered or not). */
+function readable(deps: ServerDeps): (operationId: string) => boolean {
+  return (id) => !deps.hidden?.has(id) && deps.registry.known().some((d) => d.operationId === id);
+}
+
+/** The datasets a tool over several of them may read. */
+function readableDatasets(deps: ServerDeps): DatasetDefinition[] {
+  return deps.registry.known().filter((d) => !deps.hidden?.has(d.operationId));
+}
+
+/**
+ * The tools over several names (dealer compare, sector screener, briefing) offered: as
+ * volatility_compare, with their toolset or by name, where the datasets they read are.
+ */
+function nameTools(deps: ServerDeps): ReturnType<typeof offeredNameTools> {
+  return offeredNameTools(readable(deps), (tool) => deps.offers?.(tool) ?? true);
+}
+
+/** The tools createServer offers now: one per dataset not hidden, api_status, volatility_compare and the tools over several names with their toolsets. */
 export function offeredToolCount(deps: ServerDeps): number {
   const datasets = new Set(deps.registry.datasets().map((d) => d.operationId));
   const shown = [...datasets].filter((id) => !deps.hidden?.has(id)).length;
-  return shown + 1 + (offersCompare(deps) ? 1 : 0);
+  return shown + 1 + (offersCompare(deps) ? 1 : 0) + nameTools(deps).length;
 }
 
-/** The tools that are not one dataset's: api_status always, volatility_compare with its toolset. */
+/** The tools that are not one dataset's: api_status always, volatility_compare and the tools over several names with their toolsets. */
 function ownTools(deps: ServerDeps): ToolDefinition[] {
   const status = statusTool({
     client: deps.client,
@@ -76,21 +96,31 @@ function ownTools(deps: ServerDeps): ToolDefinition[] {
     resultTokens: deps.resultTokens,
     configWarnings: deps.configWarnings ?? [],
     noDataTools: deps.noDataTools,
+    costs: () => {
+      const datasets = readableDatasets(deps);
+      const tools = nameTools(deps).map((t) => t.name);
+      return { line: costLine(deps.client, datasets, tools), byTool: costsByTool(deps.client, datasets, tools) };
+    },
   });
-  if (!offersCompare(deps)) return [status];
-  const compare = volatilityCompareTool({
-    client: deps.client,
-    datasets: () => deps.registry.known().filter((d) => !deps.hidden?.has(d.operationId)),
-    resultTokens: deps.resultTokens,
-    simulated: deps.simulated,
-  });
-  return [status, compare];
+  const tools = [status];
+  if (offersCompare(deps))
+    tools.push(
+      volatilityCompareTool({
+        client: deps.client,
+        datasets: () => readableDatasets(deps),
+        resultTokens: deps.resultTokens,
+        simulated: deps.simulated,
+      }),
+    );
+  return tools;
 }
 
 interface BuiltServer {
   server: McpServer;
   /** Removes and registers again the tools of datasets a registry change touched. */
   follow(change: CatalogChange): void;
+  /** States again what a call spends, in the descriptions of the tools it depends on for (a page size of `operationId` was seen). */
+  describeCosts(operationId: string): void;
 }
 
 function buildServer(deps: ServerDeps): BuiltServer {
@@ -130,7 +160,12 @@ function buildServer(deps: ServerDeps): BuiltServer {
     }
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
+  const fanOut: FanOutDeps = { tool: toolDeps, datasets: () => readableDatasets(deps) };
   for (const tool of ownTools(deps)) registerTool(server, middleware(tool), contextOf);
+  const described = nameTools(deps).map((nameTool) => ({
+    describe: () => nameTool.describe(fanOut),
+    handle: registerTool(server, middleware(nameTool.tool(fanOut)), contextOf),
+  }));
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
@@ -142,6 +177,16 @@ function buildServer(deps: ServerDeps): BuiltServer {
         registered.delete(dataset.operationId);
       }
       for (const dataset of [...change.changed, ...change.added]) register(dataset);
+    },
+    describeCosts(operationId) {
+      const dataset = deps.registry.datasets().find((d) => d.operationId === operationId);
+      const tool = registered.get(operationId);
+      const description = dataset ? toolDescription(dataset, deps.client) : undefined;
+      if (tool && description !== undefined && tool.description !== description) tool.update({ description });
+      for (const { describe, handle } of described) {
+        const text = describe();
+        if (handle.description !== text) handle.update({ description: text });
+      }
     },
   };
 }
@@ -160,9 +205,18 @@ export interface LiveServer {
 /**
  * A server whose tool list follows the registry: datasets added, changed or removed
  * upstream while it runs are registered, replaced or removed here (one tools/list_changed
- * for a change) until `stop`.
+ * for a change) until `stop`. What a call spends is said again once the upstream's page
+ * size is seen (a server built per HTTP request reads it when built, so only this one listens).
  */
 export function createLiveServer(deps: ServerDeps): LiveServer {
   const built = buildServer(deps);
-  return { server: built.server, stop: deps.registry.onChange((change) => built.follow(change)) };
+  const stopFollowing = deps.registry.onChange((change) => built.follow(change));
+  const stopCosts = deps.client.onPageRowsSeen((operationId) => built.describeCosts(operationId));
+  return {
+    server: built.server,
+    stop: () => {
+      stopFollowing();
+      stopCosts();
+    },
+  };
 }

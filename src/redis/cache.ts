@@ -36,8 +36,11 @@ export interface SharedOutcome<T> extends SharedEntry<T> {
 export const REDIS_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 /** One entry above this is not stored: the agent sees a trimmed result anyway, and a repeat is rare. */
 export const REDIS_CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
-/** The books (index and sizes) outlive the longest entry TTL, so they never outlive every entry by much. */
-const BOOKS_TTL_MS = 25 * 60 * 60_000;
+/**
+ * The books (index and sizes) outlive the longest entry TTL (an answer that can no longer
+ * change is kept up to a week: src/api/immutable-answers.ts), so they never outlive every entry by much.
+ */
+const BOOKS_TTL_MS = 8 * 24 * 60 * 60_000;
 
 export interface RedisCacheOptions {
   /** A leader that dies gives up its lead after this long; a live one renews at a third. */
@@ -101,8 +104,16 @@ export interface SharedCacheTier<T> {
     requestKey: string,
     ttlMs: number,
     send: () => Promise<T>,
-    options: { signal: AbortSignal; now?: () => number; cacheable?: (value: T) => boolean },
+    options: ReadThroughOptions<T>,
   ): Promise<{ value: T; storedAt: number; fromPeer: boolean }>;
+}
+
+export interface ReadThroughOptions<T> {
+  signal: AbortSignal;
+  now?: () => number;
+  cacheable?: (value: T) => boolean;
+  /** The TTL of this value when longer than the request's: an answer that can no longer change. */
+  ttlFor?: (value: T) => number;
 }
 
 export class RedisCacheTier<T> implements SharedCacheTier<T> {
@@ -166,7 +177,7 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
   async shared(
     requestKey: string,
     ttlMs: number,
-    start: () => Promise<{ value: T; cacheable: boolean }>,
+    start: () => Promise<{ value: T; cacheable: boolean; ttlMs?: number }>,
     options: { signal: AbortSignal },
   ): Promise<SharedOutcome<T>> {
     const tag = requestTag(requestKey);
@@ -175,7 +186,7 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     const alone = async (): Promise<SharedOutcome<T>> => {
       const result = await start();
       // The answer is in hand: storing it waits on Redis no longer than the call may.
-      if (result.cacheable) await this.set(requestKey, result.value, ttlMs, options.signal);
+      if (result.cacheable) await this.set(requestKey, result.value, result.ttlMs ?? ttlMs, options.signal);
       return { value: result.value, ageMs: 0, from: 'upstream' };
     };
     try {
@@ -236,7 +247,7 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     requestKey: string,
     ttlMs: number,
     send: () => Promise<T>,
-    options: { signal: AbortSignal; now?: () => number; cacheable?: (value: T) => boolean },
+    options: ReadThroughOptions<T>,
   ): Promise<{ value: T; storedAt: number; fromPeer: boolean }> {
     const now = options.now ?? Date.now;
     const outcome = await this.shared(
@@ -244,7 +255,7 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
       ttlMs,
       async () => {
         const value = await send();
-        return { value, cacheable: ttlMs > 0 && (options.cacheable?.(value) ?? true) };
+        return { value, cacheable: ttlMs > 0 && (options.cacheable?.(value) ?? true), ttlMs: options.ttlFor?.(value) ?? ttlMs };
       },
       options,
     );

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { scopeOf, validateRequest } from '../catalog/index.js';
-import { shiftDate, toEt } from './calendar.js';
+import { shiftDate, toEt } from '../catalog/market-calendar.js';
 import { ApiRefusal, currentDataset, type SimEnv } from './api-error.js';
 import { FixedWindowCounter } from './limits.js';
 import { referenceSymbol } from './reference.js';

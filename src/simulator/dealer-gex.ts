@@ -21,9 +21,10 @@ import {
   shiftDate,
   weeklyExpiry,
   type Session,
-} from './calendar.js';
+} from '../catalog/market-calendar.js';
 import { iv30On, previousClose, priceAt } from './market.js';
-import { gamma, skewedVol, strikeStep, yearsBetween } from './options-math.js';
+import { gamma, skewedVol, strikeStep } from './options-math.js';
+import { tradingYearsBetween } from './trading-time.js';
 import { gaussian, round, seededRandom } from './random.js';
 import { marketFamily, type ReferenceSymbol } from './reference.js';
 
@@ -62,6 +63,10 @@ interface ChainLine {
 interface Chain {
   readonly lines: readonly ChainLine[];
   readonly atmVol: number;
+  /** Open interest per strike of an ordinary line at the peak, for sizing the session's own flow. */
+  readonly oiScale: number;
+  /** Close of the nearest expiry: where the session's own customer flow goes. */
+  readonly nearestCloseAt: number;
 }
 
 const chains = new Map<string, Chain>();
@@ -138,7 +143,7 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
     });
     return { strike, oi };
   });
-  const chain = { lines, atmVol };
+  const chain = { lines, atmVol, oiScale, nearestCloseAt: expiries[0][0] };
   if (chains.size > 1000) chains.clear();
   chains.set(key, chain);
   return chain;
@@ -149,24 +154,120 @@ function chainFor(seed: number, symbol: ReferenceSymbol, session: Session): Chai
  * contract's gamma spikes on the strikes next to spot (a pin no desk hedges at that size),
  * which pulled both walls to the strikes either side of spot at every close.
  */
-const MIN_GAMMA_YEARS = 1 / 252;
+const MIN_GAMMA_MINUTES = 390;
 
-/** Net dealer GEX per strike, in dollars per 1 % move, with the chain re-priced at `spot`. */
-function netGexByStrike(chain: Chain, spot: number, at: number): number[] {
-  return chain.lines.map((line) => {
+/**
+ * Net dealer GEX per strike, in dollars per 1 % move, with the chain re-priced at `spot`;
+ * `flow` adds, per strike, the session's own positions in the nearest expiry (dealer
+ * convention: positive where dealers are long gamma).
+ */
+function netGexByStrike(chain: Chain, spot: number, at: number, flow?: Float64Array): number[] {
+  const years = yearsToExpiries(chain, at);
+  return chain.lines.map((line, i) => {
     const vol = skewedVol(chain.atmVol, spot, line.strike);
     let net = 0;
     for (const [closeAt, calls, puts] of line.oi) {
-      if (closeAt < at) continue;
-      const g = gamma(spot, line.strike, vol, Math.max(yearsBetween(at, closeAt), MIN_GAMMA_YEARS));
-      net += g * (calls - puts) * 100 * spot * spot * 0.01;
+      const t = years.get(closeAt);
+      if (t === undefined) continue;
+      net += gamma(spot, line.strike, vol, t) * (calls - puts) * 100 * spot * spot * 0.01;
     }
+    const own = flow?.[i] ?? 0;
+    const t = years.get(chain.nearestCloseAt);
+    if (own !== 0 && t !== undefined) net += gamma(spot, line.strike, vol, t) * own * 100 * spot * spot * 0.01;
     return net;
   });
 }
 
-function totalGex(chain: Chain, spot: number, at: number): number {
-  return netGexByStrike(chain, spot, at).reduce((sum, g) => sum + g, 0);
+/**
+ * Time to each expiry still open at `at`, in trading time as the quotes count it
+ * (src/simulator/trading-time.ts): worked out once per snapshot, not per strike and probe
+ * of the flip's search, as the calendar is read in ET.
+ */
+function yearsToExpiries(chain: Chain, at: number): Map<number, number> {
+  const key = `${at}`;
+  let known = expiryYears.get(chain);
+  if (known?.at !== key) {
+    const years = new Map<number, number>();
+    for (const [closeAt] of chain.lines[0]?.oi ?? [])
+      if (closeAt >= at) years.set(closeAt, tradingYearsBetween(at, closeAt, MIN_GAMMA_MINUTES));
+    if (chain.nearestCloseAt >= at) years.set(chain.nearestCloseAt, tradingYearsBetween(at, chain.nearestCloseAt, MIN_GAMMA_MINUTES));
+    known = { at: key, years };
+    expiryYears.set(chain, known);
+  }
+  return known.years;
+}
+const expiryYears = new WeakMap<Chain, { at: string; years: Map<number, number> }>();
+
+/** Cumulative session flow per snapshot slot: index j holds every strike's net after the j-th 5-minute slot. */
+const flows = new Map<string, Float64Array[]>();
+
+/**
+ * The day's same-day volume as a multiple of the chain's peak open interest per strike and
+ * expiry: 0DTE volume runs at several times the whole chain's open interest, as on SPX and SPY.
+ */
+const SESSION_FLOW_OF_OI = 200;
+/** Same-day positions are mostly closed within the hour (a mean life of 60 minutes): the flow near spot now outweighs the morning's. */
+const FLOW_LIFETIME_MINUTES = 60;
+
+/**
+ * The positions customers open in the nearest expiry as the session trades, so dealer gamma
+ * and the flip move with spot and with positioning during the day instead of holding the
+ * morning's open interest all session. Each 5-minute slot trades a U-shaped share of the day's
+ * flow around where spot is then: customers sell calls half a daily move above it and buy puts
+ * half a move below it (dealers long gamma above spot, short below), so the flip is pulled
+ * along with spot; the balance of the two sides (the session's lean, drifting through the day)
+ * moves it on its own, up when puts are bought harder. Positions fade as they are closed.
+ * An index and its ETF share the lean and the path, as they share customers.
+ */
+function sessionFlow(seed: number, symbol: ReferenceSymbol, session: Session, chain: Chain): Float64Array[] {
+  const key = `${seed}|${symbol.ticker}|${session.date}`;
+  const known = flows.get(key);
+  if (known) return known;
+  const step = SNAPSHOT_MINUTES * 60_000;
+  const slots = Math.round((session.closeAt - session.openAt) / step);
+  const random = seededRandom(seed, 'session-flow', marketFamily(symbol.ticker), session.date);
+  const lean = 0.2 * gaussian(random);
+  const dailyMove = chain.atmVol / Math.sqrt(252);
+  const shapes = Array.from({ length: slots }, (_, j) => 1 + 1.6 * ((j + 0.5) / slots - 0.5) ** 2 * 4);
+  const shapeSum = shapes.reduce((a, b) => a + b, 0);
+  const total = chain.oiScale * SESSION_FLOW_OF_OI;
+  const cumulative: Float64Array[] = [];
+  let running = new Float64Array(chain.lines.length);
+  let drift = 0;
+  for (let j = 0; j < slots; j += 1) {
+    drift += 0.015 * gaussian(random);
+    const at = session.openAt + (j + 1) * step;
+    const spot = priceAt(seed, symbol, at, session);
+    const width = Math.max(spot * dailyMove * 0.5, 1e-6);
+    const offset = spot * dailyMove * 0.5;
+    const near = (strike: number, centre: number): number => Math.exp(-(((strike - centre) / width) ** 2));
+    const calls = chain.lines.map((line) => near(line.strike, spot + offset));
+    const puts = chain.lines.map((line) => near(line.strike, spot - offset));
+    const callSum = calls.reduce((a, b) => a + b, 0) || 1;
+    const putSum = puts.reduce((a, b) => a + b, 0) || 1;
+    const traded = (total * (shapes[j] ?? 1)) / shapeSum;
+    const balance = Math.max(-0.9, Math.min(0.9, lean + drift));
+    const decay = Math.exp(-SNAPSHOT_MINUTES / FLOW_LIFETIME_MINUTES);
+    const next = running.map((v) => v * decay);
+    chain.lines.forEach((_, i) => {
+      next[i] = (next[i] ?? 0) + traded * (((1 + balance) * (calls[i] ?? 0)) / callSum - ((1 - balance) * (puts[i] ?? 0)) / putSum);
+    });
+    cumulative.push(next);
+    running = next;
+  }
+  if (flows.size > 500) flows.clear();
+  flows.set(key, cumulative);
+  return cumulative;
+}
+
+/** The session's own flow at a snapshot instant (none before the first slot closes). */
+function flowAt(seed: number, symbol: ReferenceSymbol, session: Session, chain: Chain, at: number): Float64Array | undefined {
+  const slot = Math.floor((Math.min(at, session.closeAt) - session.openAt) / (SNAPSHOT_MINUTES * 60_000)) - 1;
+  return slot < 0 ? undefined : sessionFlow(seed, symbol, session, chain)[slot];
+}
+
+function totalGex(chain: Chain, spot: number, at: number, flow?: Float64Array): number {
+  return netGexByStrike(chain, spot, at, flow).reduce((sum, g) => sum + g, 0);
 }
 
 /** How far from spot the flip is looked for: well past any strike the chain lists. */
@@ -178,18 +279,18 @@ const FLIP_SEARCH_RANGE = 0.5;
  * A total that merely decays towards zero far from the strikes is not a crossing. Undefined
  * when there is none within FLIP_SEARCH_RANGE: the caller must not pass a bound off as a level.
  */
-function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number): number | undefined {
+function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number, flow?: Float64Array): number | undefined {
   const positive = totalAtSpot >= 0;
   const direction = positive ? -1 : 1;
   const crossed = (total: number): boolean => (positive ? total < 0 : total > 0);
   let inside = spot;
   for (let i = 1; i * 0.0025 <= FLIP_SEARCH_RANGE; i += 1) {
     const probe = spot * (1 + direction * 0.0025 * i);
-    if (crossed(totalGex(chain, probe, at))) {
+    if (crossed(totalGex(chain, probe, at, flow))) {
       let outside = probe;
       for (let k = 0; k < 20; k += 1) {
         const mid = (inside + outside) / 2;
-        if (crossed(totalGex(chain, mid, at))) outside = mid;
+        if (crossed(totalGex(chain, mid, at, flow))) outside = mid;
         else inside = mid;
       }
       return (inside + outside) / 2;
@@ -202,13 +303,14 @@ function gammaFlip(chain: Chain, spot: number, at: number, totalAtSpot: number):
 export function buildSnapshot(seed: number, symbol: ReferenceSymbol, slot: Slot, now: number, isNewest: boolean): DealerSnapshot {
   const chain = chainFor(seed, symbol, slot.session);
   const spot = round(priceAt(seed, symbol, slot.at, slot.session), 2);
-  const raw = netGexByStrike(chain, spot, slot.at).map((gex, i) => ({ strike: chain.lines[i]?.strike ?? 0, gex: Math.round(gex) }));
+  const flow = flowAt(seed, symbol, slot.session, chain, slot.at);
+  const raw = netGexByStrike(chain, spot, slot.at, flow).map((gex, i) => ({ strike: chain.lines[i]?.strike ?? 0, gex: Math.round(gex) }));
   const total = raw.reduce((sum, s) => sum + s.gex, 0);
   // The chain always has a put side below the reference and a call side above it, so the total
   // crosses zero; were it ever not to, the outermost strike on the searched side is the honest
   // answer the schema's number allows (the flip lies beyond everything measured), never the bound.
   const edge = total >= 0 ? (chain.lines[0]?.strike ?? spot) : (chain.lines[chain.lines.length - 1]?.strike ?? spot);
-  let flip = round(gammaFlip(chain, spot, slot.at, total) ?? edge, 2);
+  let flip = round(gammaFlip(chain, spot, slot.at, total, flow) ?? edge, 2);
   // Rounding must not put spot on the wrong side of the flip.
   if (total >= 0 && flip >= spot) flip = round(spot - 0.01, 2);
   if (total < 0 && flip <= spot) flip = round(spot + 0.01, 2);

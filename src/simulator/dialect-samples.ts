@@ -3,7 +3,7 @@
  * a fixed instant for a few symbols, so that the document is the same at every hour.
  */
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { latestSession } from './calendar.js';
+import { latestSession } from '../catalog/market-calendar.js';
 import { DEALER_PATH, largestPage } from './dialect-lists.js';
 import { catalogGenerator, DatasetRefusal, isCatalogOperation, runtimeDatasetGenerator, type Row } from './generators/index.js';
 import { applyQueryFilters } from './query-filters.js';

@@ -15,7 +15,7 @@ import {
   tradingDayOnOrBefore,
   type EtDate,
   type Session,
-} from './calendar.js';
+} from '../catalog/market-calendar.js';
 import { gaussian, seededRandom } from './random.js';
 import { marketFamily, referenceSymbol, SECTORS, type ReferenceSymbol, type Sector, type Style } from './reference.js';
 

@@ -1,6 +1,4 @@
-/** Black-Scholes pieces the option datasets share: gamma for dealer exposure, prices for quotes. */
-
-const YEAR_MS = 365 * 24 * 3600 * 1000;
+/** Black-Scholes pieces the option datasets share: gamma for dealer exposure, prices for quotes (years in trading time: trading-time.ts). */
 
 /** Standard normal density. */
 function pdf(x: number): number {
@@ -13,14 +11,6 @@ export function cdf(x: number): number {
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
   const tail = pdf(x) * poly;
   return x >= 0 ? 1 - tail : tail;
-}
-
-/**
- * Years between two instants, floored at one hour: a contract in its last hour keeps the
- * gamma it had then instead of collapsing every level onto the strike next to spot.
- */
-export function yearsBetween(from: number, to: number): number {
-  return Math.max(to - from, 60 * 60_000) / YEAR_MS;
 }
 
 function d1(spot: number, strike: number, vol: number, years: number, rate: number): number {

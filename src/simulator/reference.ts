@@ -7,7 +7,7 @@
  *
  * To add a symbol, add one line below (README, "The simulator"): every dataset picks it up.
  */
-import type { EtDate } from './calendar.js';
+import type { EtDate } from '../catalog/market-calendar.js';
 import { SECTORS } from '../catalog/params.js';
 
 export type SymbolKind = 'stock' | 'etf' | 'index';

@@ -10,7 +10,7 @@ import { dialectDocument } from './dialect-document.js';
 import { servePage, type RequestUrl, type ServedPage } from './dialect-paging.js';
 import type { PageRequest, Publication } from './dialect-params.js';
 import { ApiRefusal } from './api-error.js';
-import { latestSession } from './calendar.js';
+import { latestSession } from '../catalog/market-calendar.js';
 import {
   catalogGenerator,
   DatasetRefusal,

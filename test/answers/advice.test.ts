@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recentSessions } from '../../src/simulator/calendar.js';
+import { recentSessions } from '../../src/catalog/market-calendar.js';
 import { withSession, type Answer, type Session } from './harness.js';
 
 function moreRows(answer: Answer): string {

@@ -1,7 +1,7 @@
 /** Dealer GEX: what a new user's first calls cost and what its refusals say (new-user trial findings). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recentSessions } from '../../src/simulator/calendar.js';
+import { recentSessions } from '../../src/catalog/market-calendar.js';
 import { errorOf } from '../helpers/mcp.js';
 import { dealerCursorName, dealerFixedPageSize } from '../helpers/upstream.js';
 import { upstreamSnapshots, withSession, type Snapshot } from './harness.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } from '../../src/catalog/index.js';
-import { recentSessions } from '../../src/simulator/calendar.js';
+import { recentSessions } from '../../src/catalog/market-calendar.js';
 import { REFERENCE } from '../../src/simulator/reference.js';
 import { errorOf } from '../helpers/mcp.js';
 import { forEachInSessions, tokens, upstreamSnapshots, withSession, type Snapshot } from './harness.js';

@@ -1,7 +1,7 @@
 /** Filters chosen in the catalog answer trader questions in one call; api_status opens with one actionable line. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { latestSession, tradingDaysBack } from '../../src/simulator/calendar.js';
+import { latestSession, tradingDaysBack } from '../../src/catalog/market-calendar.js';
 import { errorOf } from '../helpers/mcp.js';
 import { withSession } from './harness.js';
 
@@ -67,7 +67,7 @@ test('api_status opens with one line on calls, quota and what the key cannot use
         cannot_use: Record<string, string[]>;
       };
       assert.equal(Object.keys(status)[0], 'summary');
-      assert.match(status.summary, /calls left this minute/);
+      assert.match(status.summary, /requests left this minute/);
       assert.match(status.summary, /quota units left, resets \d{4}-/);
       const blocked = Object.values(status.cannot_use).flat();
       assert.ok(blocked.includes('flow_ticker_overview'), 'admin-only tool listed');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { etInstant, levelsOf, levelsPage, snapshotOf } from '../../views/dealer-gex/model.js';
+import { etInstant, hourTicks, levelsOf, levelsPage, sessionMinutes, snapshotOf } from '../../views/dealer-gex/model.js';
 import { dayBefore, shapeFromSchema, TimelineSource, type ToolCaller } from '../../views/dealer-gex/timeline-source.js';
 import { LEVEL_COLUMNS } from '../../src/catalog/index.js';
 import type { ToolResult } from '../../views/shared/protocol.js';
@@ -294,4 +294,11 @@ test('short payloads: screener, ratio series and venues are told apart by their 
   );
   assert.equal(venues.kind, 'venues');
   if (venues.kind === 'venues') assert.equal(venues.days[0]?.byVenue.size, 2);
+});
+
+test("the timeline's time axis runs from the open to the session's own close: 13:00 on a half day", () => {
+  // The day after Thanksgiving 2026 closes at 13:00; the day before it at 16:00.
+  assert.deepEqual(sessionMinutes('2026-11-27'), [570, 780]);
+  assert.deepEqual(hourTicks(sessionMinutes('2026-11-27')), [10, 11, 12, 13]);
+  assert.deepEqual(hourTicks(sessionMinutes('2026-11-25')), [10, 11, 12, 13, 14, 15, 16]);
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { price } from '../../views/shared/format.js';
+import { sessionMinutes } from '../../views/dealer-gex/model.js';
 import {
   attributes,
   bodyContrast,
@@ -51,6 +52,36 @@ async function call(name: string, args: Record<string, unknown>): Promise<CallTo
   const result = await ui.client.callTool({ name, arguments: args });
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
   return result;
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+async function boxesOf(locator: ReturnType<ReturnType<typeof view>['locator']>): Promise<{ text: string; box: Box }[]> {
+  const out: { text: string; box: Box }[] = [];
+  for (let i = 0; i < (await locator.count()); i += 1) {
+    const item = locator.nth(i);
+    const box = await item.boundingBox();
+    if (box) out.push({ text: (await item.textContent()) ?? '', box });
+  }
+  return out;
+}
+
+/** The gamma chart's level labels (walls, spot, flip, king) clear of both axes' labels and inside the chart. */
+async function assertLabelsClearOfAxes(frame: ReturnType<typeof view>): Promise<void> {
+  const chart = frame.locator('svg[data-chart="gex"]');
+  const bounds = await chart.boundingBox();
+  assert.ok(bounds);
+  const labels = await boxesOf(chart.locator('[data-wall], [data-marker]'));
+  const axes = await boxesOf(chart.locator('[data-axis]'));
+  assert.ok(labels.length >= 4 && axes.length >= 4, `${labels.length} labels, ${axes.length} axis labels`);
+  for (const label of labels) {
+    assert.ok(
+      label.box.x >= bounds.x - 0.5 && label.box.x + label.box.width <= bounds.x + bounds.width + 0.5,
+      `${label.text} runs off the chart`,
+    );
+    for (const axis of axes) assert.ok(!overlaps(label.box, axis.box), `"${label.text}" lies over the axis label "${axis.text}"`);
+  }
 }
 
 async function assertLooksRight(name: string, theme: 'light' | 'dark'): Promise<void> {
@@ -108,11 +139,18 @@ test('dealer gamma view: a bar for every strike, levels labelled with their valu
     `Call wall ${price(newest.summary['call_wall_strike_usd'] ?? NaN)}`,
   );
   assert.equal(await frame.locator('[data-wall="put"]').textContent(), `Put wall ${price(newest.summary['put_wall_strike_usd'] ?? NaN)}`);
+  await assertLabelsClearOfAxes(frame);
 
   // The timeline of the snapshot's session, fetched by the view itself through the host.
   const timeline = frame.locator(`svg[data-chart="timeline"][data-session="${newest.session_date_et}"]`);
   await timeline.waitFor();
   assert.equal(await timeline.locator('circle[data-at]').count(), sessionRows.length, 'every snapshot of the session is a point');
+  // The time axis ends at this session's close (13:00 on a half day), and no point lies past it.
+  const closeHour = Math.floor(sessionMinutes(newest.session_date_et)[1] / 60);
+  assert.equal(await timeline.locator('[data-axis="time"]').last().textContent(), `${closeHour}:00`);
+  const lastTick = Number(await timeline.locator('[data-axis="time"]').last().getAttribute('x'));
+  const xs = (await attributes(timeline.locator('circle[data-at]'), 'cx')).map(Number);
+  assert.ok(Math.max(...xs) <= lastTick + 0.5, 'no snapshot is drawn past the close');
   assert.equal(await timeline.locator(`circle[data-at="${newest.snapshot_at}"]`).count(), 1, 'the shown snapshot is on the timeline');
   await assertLooksRight('dealer-gex-light', 'light');
 
@@ -218,3 +256,54 @@ test('short volume by venue: stacked bars per day and venue, and the ratio of th
   await assertLooksRight('short-volume-by-venue-dark', 'dark');
   assert.deepEqual(browser.requests, [], 'no network request from the host page or the view');
 });
+
+test(
+  "dealer gamma view: a wall on the chart's longest bar, at either end of the strikes, is labelled clear of both axes",
+  { skip },
+  async () => {
+    // The put wall as the longest negative bar at the lowest strike, the call wall nearly as long at
+    // the highest: where labels ran over the strike axis and off the chart's edges.
+    const newest = rows(await call('derived_dealer_gex_history', { ticker: 'SPY' }))[0] as { snapshot_at: string; session_date_et: string };
+    const strikes = Array.from({ length: 25 }, (_, i) => {
+      const strike = 580 + 2 * i;
+      const gex = i === 0 ? -2e9 : i === 24 ? 1.9e9 : (i - 12) * 4e7;
+      return {
+        strike_usd: strike,
+        net_gex_usd: gex,
+        node_type: i === 0 ? 'put_wall' : i === 24 ? 'call_wall' : gex >= 0 ? 'positive' : 'negative',
+        rank: 1,
+        relative_strength: 1,
+      };
+    });
+    const snapshot = {
+      ticker: 'SPY',
+      snapshot_at: newest.snapshot_at,
+      session_date_et: newest.session_date_et,
+      state: 'closed',
+      spot_usd: 604.1,
+      summary: {
+        total_gex_usd: -1e8,
+        king_strike_usd: 580,
+        gamma_flip_usd: 605.3,
+        call_wall_strike_usd: 628,
+        put_wall_strike_usd: 580,
+        major_positive_strike_usd: 628,
+        major_negative_strike_usd: 580,
+      },
+      strikes,
+    };
+    const structured = { data: [snapshot], meta: { truncated: false } };
+    await mountView(
+      browser,
+      ui,
+      'derived_dealer_gex_history',
+      { ticker: 'SPY' },
+      { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured },
+    );
+    const frame = view(browser);
+    await frame.locator('[data-wall="put"]').waitFor();
+    assert.equal(await frame.locator('[data-wall="put"]').textContent(), `Put wall ${price(580)}`);
+    await assertLabelsClearOfAxes(frame);
+    await screenshot(browser, 'dealer-gex-walls-at-the-edges');
+  },
+);

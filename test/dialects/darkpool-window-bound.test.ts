@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WINDOW_BUDGET } from '../../src/mcp/reading/row-filters.js';
-import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/catalog/market-calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
 

@@ -4,6 +4,7 @@
  * curated tools stay ours and every one answers; the dealer history reads the upstream's
  * pages under the upstream's own names, whole and once.
  */
+import { NAME_TOOL_NAMES } from '../../src/mcp/tools/name-tools.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DATASETS } from '../../src/catalog/index.js';
@@ -97,7 +98,7 @@ for (const dialect of DIALECT_NAMES) {
           .filter((t) => !DATASETS.some((d) => toolName(d.operationId) === t.name))
           .map((t) => t.name)
           .join(),
-        'api_status,volatility_compare',
+        ['api_status', 'volatility_compare', ...NAME_TOOL_NAMES].join(),
         `${dialect}: nothing imported beside the catalog`,
       );
       assert.ok(

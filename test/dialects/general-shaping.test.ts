@@ -11,7 +11,7 @@ import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { DATASETS } from '../../src/catalog/index.js';
 import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
 import { toolNameOf } from '../../src/mcp/tools/dataset-tool.js';
-import { latestSession, previousTradingDay } from '../../src/simulator/calendar.js';
+import { latestSession, previousTradingDay } from '../../src/catalog/market-calendar.js';
 import { DIALECT_NAMES, type DialectName } from '../../src/simulator/dialect.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { get, withSimulator } from '../helpers/http.js';

@@ -4,6 +4,7 @@
  * stays retired (api_status says so and why); a document with few usable operations
  * retires nothing, before the restart or after it.
  */
+import { NAME_TOOL_NAMES } from '../../src/mcp/tools/name-tools.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DATASETS } from '../../src/catalog/index.js';
@@ -41,7 +42,8 @@ async function startedServer(
   }
 }
 
-const datasetTools = (tools: readonly string[]): string[] => tools.filter((t) => t !== 'api_status' && t !== 'volatility_compare');
+const datasetTools = (tools: readonly string[]): string[] =>
+  tools.filter((t) => t !== 'api_status' && t !== 'volatility_compare' && !NAME_TOOL_NAMES.includes(t));
 
 test('a dataset retired on a fresh, complete document stays retired after a restart from the disk copy', async () => {
   await withFakeUpstream(async (fake) => {

@@ -7,10 +7,11 @@ import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 const INVALID: [string, string, Record<string, unknown>, string, RegExp][] = [
   ['a lower-case ticker', 'stocks_dividends', { ticker: 'spy' }, 'TICKER_INVALID', /use "SPY"/],
+  // A ticker the dealer history covers in no spelling (BRK.B) is told so, not to fix it: test/trader/texts.test.ts.
   [
-    'a dotted ticker where the pattern forbids it',
+    'a ticker with characters the pattern forbids',
     'derived_dealer_gex_history',
-    { ticker: 'BRK.B' },
+    { ticker: 'S&P' },
     'TICKER_INVALID',
     /1 to 5 upper-case letters/,
   ],

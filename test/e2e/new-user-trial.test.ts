@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { shiftDate, toEt, weekday } from '../../src/simulator/calendar.js';
+import { shiftDate, toEt, weekday } from '../../src/catalog/market-calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
 

@@ -132,8 +132,8 @@ test('the legacy v1 SDK client lists the same tools and gets structured results'
   const { client, close } = await connectV1({ args: ['--demo'] });
   try {
     const { tools } = await client.listTools();
-    // Beside the datasets: api_status and volatility_compare.
-    assert.equal(tools.length, DATASETS.length + 2);
+    // Beside the datasets: api_status, volatility_compare and the three tools over several names.
+    assert.equal(tools.length, DATASETS.length + 5);
     const ok = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 3 } });
     assert.notEqual(ok.isError, true);
     const structured = ok.structuredContent as { data: unknown[]; meta: { simulated: boolean; data_source: string } };

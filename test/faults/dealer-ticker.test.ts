@@ -5,7 +5,7 @@ import { payloadParts, rowsIn } from '../../src/api/payload-parts.js';
 import { get, withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { catalogDocument, withFakeUpstream } from './fake-upstream.js';
-import { toEt } from '../../src/simulator/calendar.js';
+import { toEt } from '../../src/catalog/market-calendar.js';
 
 const KEY = 'fake-key-0123456789';
 const TOOL = 'derived_dealer_gex_history';

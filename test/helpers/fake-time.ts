@@ -43,9 +43,9 @@ class CountingGate extends GateDecorator {
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A fake clock that starts at the beginning of one of the simulator's windows (`alignMs`). */
-export function fakeTime(alignMs = 60_000, stepMs = 10): FakeTime {
-  const clock = new FakeClock(Math.ceil(Date.now() / alignMs) * alignMs);
+/** A fake clock that starts at the beginning of one of the simulator's windows (`alignMs`), after `from` (default now). */
+export function fakeTime(alignMs = 60_000, stepMs = 10, from = Date.now()): FakeTime {
+  const clock = new FakeClock(Math.ceil(from / alignMs) * alignMs);
   const gate = new CountingGate(new InProcessAccountGate({ clock }));
   const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     new Promise((resolve) => {

@@ -58,14 +58,34 @@ test('--tools offers only the tools named (and api_status); volatility_compare a
   assert.deepEqual(byVariable.names, ['api_status', 'macro_forex_rate']);
 });
 
+test('the tools over several names are chosen as volatility_compare is: by name alone, or with their toolset', async () => {
+  const { client, close } = await connectV2({ args: ['--demo', '--tools', 'ticker_briefing,derived_dealer_gex_compare'] });
+  try {
+    const names = (await client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(names, ['api_status', 'derived_dealer_gex_compare', 'ticker_briefing']);
+    const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as Status;
+    assert.deepEqual(status.server.config_warnings, [], 'their names are valid --tools names');
+    // They read their datasets themselves, though none of those datasets' tools is offered.
+    const briefing = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+    assert.notEqual(briefing.isError, true, JSON.stringify(briefing).slice(0, 400));
+    assert.equal((briefing.structuredContent as { failed?: unknown }).failed, undefined, JSON.stringify(briefing).slice(0, 400));
+  } finally {
+    await close();
+  }
+  const derived = await listed({ args: ['--toolsets', 'derived'] });
+  assert.deepEqual(derived.names, ['api_status', 'derived_dealer_gex_compare', 'derived_dealer_gex_history']);
+});
+
 test('--toolsets and --tools add up; --exclude-tools (or MARKET_DATA_EXCLUDE_TOOLS) takes tools away, never api_status', async () => {
   const both = await listed({ args: ['--toolsets', 'shorts', '--tools', 'macro_forex_rate'] });
   assert.deepEqual(both.names, [
     'api_status',
     'macro_forex_rate',
+    'shorts_sector_screener',
     'shorts_short_screener',
     'shorts_volume_and_ratio',
     'shorts_volumes_by_exchange',
+    'ticker_briefing',
   ]);
 
   const every = await listed({});
@@ -94,7 +114,8 @@ test('a mistyped tool or toolset is named with the nearest valid one, in api_sta
     );
     const description = tools[0]?.description ?? '';
     assert.match(description, /NO DATA TOOLS/);
-    assert.match(description, /"derived_dealer_gex" \(did you mean "derived_dealer_gex_history"\?\)/);
+    // Both tools its name begins: the dealer history and the dealer compare over several names.
+    assert.match(description, /"derived_dealer_gex" \(did you mean "derived_dealer_gex_history" or "derived_dealer_gex_compare"\?\)/);
     assert.match(description, /"shorts" \(a toolset: use --toolsets shorts\)/);
     assert.match(description, /"volatilty" \(did you mean "volatility"\?\)/);
     const status = (await client.callTool({ name: 'api_status', arguments: {} })).structuredContent as Status;

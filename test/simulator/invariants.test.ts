@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isTradingDay, latestSession, sessionOn, toEt, weekday } from '../../src/simulator/calendar.js';
+import { isTradingDay, latestSession, sessionOn, toEt, weekday } from '../../src/catalog/market-calendar.js';
 import { NODE_TYPES } from '../../src/simulator/dealer-gex.js';
 import { isCatalogOperation, type CatalogOperationId } from '../../src/simulator/generators/index.js';
 import { closeOn } from '../../src/simulator/market.js';

@@ -1,5 +1,5 @@
 /** Helpers for the simulator's invariants: call a generator directly, and check a matrix's spectrum. */
-import { latestSession } from '../../src/simulator/calendar.js';
+import { latestSession } from '../../src/catalog/market-calendar.js';
 import { catalogGenerator, type CatalogOperationId, type Generated } from '../../src/simulator/generators/index.js';
 import { referenceSymbol } from '../../src/simulator/reference.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { CONGRESS_SIDES, DATASETS, tickerFilter } from '../../src/catalog/index.js';
-import { latestSession } from '../../src/simulator/calendar.js';
+import { latestSession } from '../../src/catalog/market-calendar.js';
 import { catalogGenerator } from '../../src/simulator/generators/index.js';
 import { applyQueryFilters, undeclaredFilters } from '../../src/simulator/query-filters.js';
 import { rows } from './market-helpers.js';

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { isTradingDay } from '../../src/simulator/calendar.js';
+import { isTradingDay } from '../../src/catalog/market-calendar.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { connectV2, freshCacheDir, type Connected } from '../helpers/mcp.js';
 import { eventually } from '../helpers/wait.js';

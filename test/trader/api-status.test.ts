@@ -14,7 +14,7 @@ interface Status {
   key: { configured: boolean; ok: boolean | null; access_scope?: unknown };
 }
 
-test('api_status three times in a minute: at most one free request, no data request, one line first, at most 250 tokens', async () => {
+test('api_status three times in a minute: at most one free request, no data request, one line first, at most 300 tokens', async () => {
   await withSimulator({}, async (sim) => {
     const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-narrow-key' });
     try {
@@ -24,8 +24,9 @@ test('api_status three times in a minute: at most one free request, no data requ
       for (let i = 0; i < 3; i += 1) {
         const result = await client.callTool({ name: 'api_status', arguments: {} });
         assert.notEqual(result.isError, true);
+        // About 240 tokens, and the line of what calls spend in requests (issue 32) about 50 more.
         const tokens = countTokens(JSON.stringify(result.structuredContent));
-        assert.ok(tokens <= 250, `${tokens} tokens`);
+        assert.ok(tokens <= 300, `${tokens} tokens`);
         answers.push(result.structuredContent as Status);
       }
       const sent = sim.api.requests.slice(before);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/catalog/market-calendar.js';
 import type { ApiResult } from '../../src/api/client.js';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/reading/row-filters.js';

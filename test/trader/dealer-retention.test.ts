@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { previousTradingDay, recentSessions } from '../../src/simulator/calendar.js';
+import { previousTradingDay, recentSessions } from '../../src/catalog/market-calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
 

@@ -1,32 +1,32 @@
 /**
- * An error's `docs_url` in `--demo` leads somewhere that outlives the session: the README
- * the package ships, at the row of the code, not the simulator's loopback port that closes
- * with the process.
+ * An error's `docs_url` in `--demo` leads somewhere that outlives the session and opens for
+ * any client: this project's public README, at the row of the code; never the simulator's
+ * loopback port that closes with the process, nor a file:// path into the install folder,
+ * which handed the user's local path to the model and opened nowhere for a remote client.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { API_ERROR_CODES } from '../../src/catalog/error-codes.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
 
-test("--demo: an upstream error's docs_url is the shipped README's row for its code, still there after the server stops", async () => {
+test("--demo: an upstream error's docs_url is the public README's row for its code, never a local file", async () => {
   const { client, close } = await connectV2({ args: ['--demo'] });
   let docsUrl = '';
   try {
     const error = errorOf(await client.callTool({ name: 'volatility_risk_reversal_skew', arguments: { ticker: 'ZZZZ' } }));
-    assert.equal(error.code, 'NOT_FOUND', 'the upstream refused it (a local refusal carries no docs_url)');
+    assert.equal(error.code, 'NOT_FOUND', 'the upstream refused it');
     docsUrl = error.docs_url ?? '';
   } finally {
     await close();
   }
   const url = new URL(docsUrl);
-  assert.equal(url.protocol, 'file:', docsUrl);
+  assert.equal(url.protocol, 'https:', docsUrl);
+  assert.match(url.pathname, /\/README\.md$/);
   assert.equal(url.hash, '#NOT_FOUND');
-  const readme = fileURLToPath(new URL(url.pathname, 'file:'));
-  assert.ok(existsSync(readme), `${readme} exists once the demo has stopped`);
-  const text = readFileSync(readme, 'utf8');
-  assert.match(text, /^# market-data-mcp/, 'the package README');
+  // The page it names is this repository's README: every code the API answers has its row there.
+  const text = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  assert.match(text, /^# market-data-mcp/, 'the project README');
   const missing = Object.keys(API_ERROR_CODES).filter((code) => !text.includes(`<a id="${code}"></a>`));
   assert.deepEqual(missing, [], 'every code the API answers has its row to land on');
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { beforeOpenNotice, knownEmptyDates } from '../../src/mcp/reading/known-empty.js';
-import { isTradingDay, previousTradingDay, shiftDate, toEt, weekday } from '../../src/simulator/calendar.js';
+import { isHalfDay, isTradingDay, previousTradingDay, sessionOn, shiftDate, toEt, weekday } from '../../src/catalog/market-calendar.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2 } from '../helpers/mcp.js';
 
@@ -73,4 +73,55 @@ test("before the open, today is empty with a notice, and a latest-data call says
   // Thanksgiving: a holiday range is empty; filings may land on any day and are asked.
   assert.match(knownEmptyDates({ from: '2026-11-26', to: '2026-11-26' }, Date.parse('2026-12-01T15:00:00Z'))?.notice ?? '', /Thanksgiving/);
   assert.equal(knownEmptyDates({ from: '2026-11-26', to: '2026-11-26' }, Date.parse('2026-12-01T15:00:00Z'), false), undefined);
+});
+
+/** The latest half day (13:00 close) that has opened by `now`, and the latest weekday holiday before it. */
+function latestHalfDayAndHoliday(now: number): { halfDay: string; holiday: string } {
+  let halfDay = toEt(now).date;
+  while (!isHalfDay(halfDay) || (halfDay === toEt(now).date && (sessionOn(halfDay)?.openAt ?? Infinity) > now))
+    halfDay = shiftDate(halfDay, -1);
+  let holiday = toEt(now).date;
+  while (isTradingDay(holiday) || weekday(holiday) === 0 || weekday(holiday) === 6) holiday = shiftDate(holiday, -1);
+  return { halfDay, holiday };
+}
+
+test("prints asked after a half day's 13:00 close and a chain expiring on a holiday: empty, explained, nothing sent", async () => {
+  await withSimulator({}, async (sim) => {
+    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
+    try {
+      const { halfDay, holiday } = latestHalfDayAndHoliday(Date.now());
+      const cases: [string, Record<string, unknown>, RegExp][] = [
+        [
+          'darkpool_by_ticker',
+          { ticker: 'AAPL', session_date: halfDay, from_time: '15:00', to_time: '16:00' },
+          /half day.*closed at 13:00 ET/,
+        ],
+        [
+          'options_chain_history',
+          { ticker: 'SPY', expiration: holiday, right: 'C', session_date: previousTradingDay(holiday) },
+          /holiday.*no option expires/,
+        ],
+      ];
+      for (const [name, args, why] of cases) {
+        const before = sim.api.requests.length;
+        const result = await client.callTool({ name, arguments: args });
+        assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result).slice(0, 300)}`);
+        const answer = result.structuredContent as Answer & { meta: { units?: number } };
+        assert.deepEqual(answer.data, [], name);
+        assert.match(answer.meta.notice ?? '', why, name);
+        assert.equal(answer.meta.units, 0);
+        assert.equal(sim.api.requests.length, before, `${name}: no request sent`);
+      }
+      // The same window on a half day's morning is asked, as is a chain expiring on a session.
+      const before = sim.api.requests.length;
+      const morning = await client.callTool({
+        name: 'darkpool_by_ticker',
+        arguments: { ticker: 'AAPL', session_date: halfDay, from_time: '10:00', to_time: '11:00' },
+      });
+      assert.notEqual(morning.isError, true);
+      assert.ok(sim.api.requests.length > before, 'a window inside the half day is read from the API');
+    } finally {
+      await close();
+    }
+  });
 });

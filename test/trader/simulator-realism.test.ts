@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
-import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/simulator/calendar.js';
+import { previousTradingDay, sessionOn, toEt, tradingDayOnOrBefore } from '../../src/catalog/market-calendar.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { connectV2, textOf, type Connected } from '../helpers/mcp.js';
 import type { Client } from '@modelcontextprotocol/client';
@@ -55,6 +55,7 @@ async function rowsOf(tool: string, args: Record<string, unknown>): Promise<Row[
   return rows.slice(0, wanted);
 }
 const num = (row: Row | undefined, name: string): number => Number(row?.[name]);
+const str = (row: Row | undefined, name: string): string => String(row?.[name]);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const sd = (xs: number[]): number => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -162,4 +163,87 @@ test('insider rows name who traded and in what role, and the names add up to the
     assert.equal(sum('buy'), num(row, 'buy_shares'));
     assert.equal(sum('sell'), num(row, 'sell_shares'));
   }
+});
+
+/** Black-Scholes call value (the simulator's 4 % rate), to read a quote's implied volatility back. */
+function callValue(spot: number, strike: number, vol: number, years: number): number {
+  const cdf = (x: number): number => {
+    const t = 1 / (1 + 0.2316419 * Math.abs(x));
+    const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+    const tail = (Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI)) * poly;
+    return x >= 0 ? 1 - tail : tail;
+  };
+  const d1 = (Math.log(spot / strike) + (0.04 + 0.5 * vol * vol) * years) / (vol * Math.sqrt(years));
+  return spot * cdf(d1) - strike * Math.exp(-0.04 * years) * cdf(d1 - vol * Math.sqrt(years));
+}
+
+/** The volatility that prices a call at `mid` over `years`, by bisection. */
+function impliedVol(mid: number, spot: number, strike: number, years: number): number {
+  let low = 0.001;
+  let high = 5;
+  for (let i = 0; i < 100; i += 1) {
+    const vol = (low + high) / 2;
+    if (callValue(spot, strike, vol, years) > mid) high = vol;
+    else low = vol;
+  }
+  return (low + high) / 2;
+}
+
+test("a same-day SPY call is priced on the session's trading time: near the money it implies 0.6x to 1.6x the 30-day volatility, and 1 % out of the money it is worth more than a tick", async () => {
+  const day = closedSession();
+  const session = sessionOn(day);
+  assert.ok(session);
+  // The 30-day level the session's quotes start from: the previous close's.
+  const skew = await rowsOf('volatility_risk_reversal_skew', { ticker: 'SPY' });
+  const iv30 = num(
+    skew.find((r) => r['date'] === previousTradingDay(day)),
+    'atm_iv30',
+  );
+  assert.ok(iv30 > 0, `SPY's 30-day implied volatility on ${previousTradingDay(day)}`);
+  // Years left counted as desks count them: the minutes the exchange is open until the close.
+  const yearsLeft = (timestamp: string): number => (session.closeAt - Date.parse(timestamp)) / 60_000 / (252 * 390);
+  const nearMoney = await rowsOf('options_chain_history', {
+    ticker: 'SPY',
+    expiration: day,
+    right: 'C',
+    session_date: day,
+    interval: '30m',
+  });
+  const ratios = nearMoney
+    .filter((r) => yearsLeft(str(r, 'timestamp')) * 252 * 390 >= 30)
+    // Near the money: within half a standard deviation of the move left in the session.
+    .filter(
+      (r) => Math.abs(Math.log(num(r, 'strike_usd') / num(r, 'underlying_usd'))) <= 0.5 * iv30 * Math.sqrt(yearsLeft(str(r, 'timestamp'))),
+    )
+    .map(
+      (r) =>
+        impliedVol(
+          (num(r, 'bid_usd') + num(r, 'ask_usd')) / 2,
+          num(r, 'underlying_usd'),
+          num(r, 'strike_usd'),
+          yearsLeft(str(r, 'timestamp')),
+        ) / iv30,
+    );
+  assert.ok(ratios.length >= 8, `${ratios.length} quotes near the money with half an hour or more left`);
+  assert.deepEqual(
+    ratios.filter((r) => !(r > 0.6 && r < 1.6)).map((r) => r.toFixed(2)),
+    [],
+    'implied volatility against the 30-day level, every quote',
+  );
+  // A strike 1 % above the open: a desk quotes it, it does not sit at 0.00/0.01 all morning.
+  const open = num(nearMoney[0], 'underlying_usd');
+  const strike = Math.round(open * 1.01);
+  const contract = `SPY${day.slice(2).replaceAll('-', '')}C${String(strike * 1000).padStart(8, '0')}`;
+  const outOfTheMoney = await rowsOf('options_chain_history', {
+    ticker: 'SPY',
+    expiration: day,
+    right: 'C',
+    session_date: day,
+    interval: '30m',
+    contract,
+  });
+  const morning = outOfTheMoney.filter((r) => yearsLeft(str(r, 'timestamp')) * 252 * 390 >= 240 && num(r, 'underlying_usd') < strike);
+  assert.ok(morning.length > 0, `${contract}: quotes with four hours left and spot below the strike`);
+  for (const quote of morning)
+    assert.ok(num(quote, 'bid_usd') >= 0.05, `${contract} at ${str(quote, 'timestamp')}: bid ${num(quote, 'bid_usd')}`);
 });

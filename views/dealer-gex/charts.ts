@@ -1,12 +1,27 @@
 /** The two pictures of the dealer view: net GEX by strike, and a session's levels over time. */
 import { linearScale, svg, titled } from '../shared/dom.js';
 import { clock, dollars, price } from '../shared/format.js';
-import type { Levels, Snapshot } from './model.js';
+import { hourTicks, sessionMinutes, type Levels, type Snapshot } from './model.js';
 
 const W = 640;
 const H = 284;
 /** The top band holds the spot, flip and king labels, one row each, clear of the wall labels. */
 const PAD = { left: 56, right: 12, top: 50, bottom: 34 };
+
+/** A label's width in the chart's units: 10 px text (style.css), bold, about 0.62 em a character. */
+const labelWidth = (text: string): number => text.length * 6.2;
+
+/**
+ * Where a label centred on `x` fits between the axes: left-aligned at the strike axis's
+ * start, right-aligned at its end, centred otherwise, so it never runs over the value axis's
+ * labels or off the chart.
+ */
+function fitted(x: number, text: string): { x: number; 'text-anchor': 'start' | 'middle' | 'end' } {
+  const half = labelWidth(text) / 2;
+  if (x - half < PAD.left) return { x: PAD.left + 2, 'text-anchor': 'start' };
+  if (x + half > W - PAD.right) return { x: W - PAD.right - 2, 'text-anchor': 'end' };
+  return { x, 'text-anchor': 'middle' };
+}
 
 interface Marker {
   key: 'spot' | 'flip' | 'king';
@@ -36,8 +51,8 @@ export function gexBars(snapshot: Snapshot): SVGSVGElement {
   const barWidth = Math.max(2, (x(lo + step) - x(lo)) * 0.72);
 
   root.append(svg('line', { class: 'axis', x1: PAD.left, x2: W - PAD.right, y1: zero, y2: zero }));
-  root.append(svg('text', { x: PAD.left - 6, y: y(maxAbs) + 4, 'text-anchor': 'end' }, dollars(maxAbs)));
-  root.append(svg('text', { x: PAD.left - 6, y: y(-maxAbs) + 4, 'text-anchor': 'end' }, dollars(-maxAbs)));
+  root.append(svg('text', { x: PAD.left - 6, y: y(maxAbs) + 4, 'text-anchor': 'end', 'data-axis': 'gex' }, dollars(maxAbs)));
+  root.append(svg('text', { x: PAD.left - 6, y: y(-maxAbs) + 4, 'text-anchor': 'end', 'data-axis': 'gex' }, dollars(-maxAbs)));
 
   const walls = new Map<number, string>();
   if (snapshot.callWall !== undefined) walls.set(snapshot.callWall, `Call wall ${price(snapshot.callWall)}`);
@@ -58,17 +73,20 @@ export function gexBars(snapshot: Snapshot): SVGSVGElement {
     });
     root.append(titled(bar, `${price(s.strike)}: ${dollars(s.netGex)}${s.nodeType ? ` (${s.nodeType})` : ''}`));
     if (i % labelEvery === 0)
-      root.append(svg('text', { x: x(s.strike), y: H - PAD.bottom + 14, 'text-anchor': 'middle' }, price(s.strike)));
+      root.append(svg('text', { x: x(s.strike), y: H - PAD.bottom + 14, 'text-anchor': 'middle', 'data-axis': 'strike' }, price(s.strike)));
     const wall = walls.get(s.strike);
     if (wall !== undefined) {
-      const above = s.netGex >= 0;
+      // Past the bar's end, inside the plot: a label under the longest negative bar sat on the
+      // strike axis's labels, so one that would not fit below goes above the zero line, where
+      // this strike's own bar is not.
+      const bottom = top + Math.abs(y(s.netGex) - zero);
+      const y0 = s.netGex >= 0 ? Math.max(top - 4, PAD.top - 2) : bottom + 12 <= H - PAD.bottom - 2 ? bottom + 12 : zero - 4;
       root.append(
         svg(
           'text',
           {
-            x: x(s.strike),
-            y: above ? top - 4 : top + Math.abs(y(s.netGex) - zero) + 12,
-            'text-anchor': 'middle',
+            ...fitted(x(s.strike), wall),
+            y: y0,
             'data-wall': wall.startsWith('Call') ? 'call' : 'put',
             style: 'font-weight:600;fill:var(--fg)',
           },
@@ -117,12 +135,9 @@ export function gexBars(snapshot: Snapshot): SVGSVGElement {
         'stroke-dasharray': m.dash,
       }),
     );
+    const label = `${m.label} ${price(m.value)}`;
     root.append(
-      svg(
-        'text',
-        { x: mx, y: 11 + i * 12, 'text-anchor': 'middle', 'data-marker': m.key, style: `fill:${m.colour};font-weight:600` },
-        `${m.label} ${price(m.value)}`,
-      ),
+      svg('text', { ...fitted(mx, label), y: 11 + i * 12, 'data-marker': m.key, style: `fill:${m.colour};font-weight:600` }, label),
     );
   });
   root.append(svg('text', { x: W - PAD.right, y: H - 4, 'text-anchor': 'end' }, 'strike (USD) · bars: net dealer GEX'));
@@ -148,7 +163,7 @@ function minutesOf(at: string): number {
   return (h ?? 0) * 60 + (m ?? 0);
 }
 
-/** One session: spot against flip and walls through the day; a click picks a snapshot. */
+/** One session: spot against flip and walls from the open to its close (13:00 on a half day); a click picks a snapshot. */
 export function timeline(rows: Levels[], selectedAt: string | undefined, onPick: (at: string) => void): SVGSVGElement {
   const session = rows[0]?.session ?? '';
   const root = svg('svg', {
@@ -164,12 +179,13 @@ export function timeline(rows: Levels[], selectedAt: string | undefined, onPick:
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const pad = (hi - lo) * 0.08 || 1;
-  const x = linearScale([9 * 60 + 30, 16 * 60], [PAD.left, W - PAD.right]);
+  const [open, close] = sessionMinutes(session);
+  const x = linearScale([open, close], [PAD.left, W - PAD.right]);
   const y = linearScale([lo - pad, hi + pad], [220 - 26, 10]);
 
   root.append(svg('line', { class: 'axis', x1: PAD.left, x2: W - PAD.right, y1: 220 - 26, y2: 220 - 26 }));
-  for (const hour of [10, 11, 12, 13, 14, 15, 16])
-    root.append(svg('text', { x: x(hour * 60), y: 220 - 10, 'text-anchor': 'middle' }, `${hour}:00`));
+  for (const hour of hourTicks([open, close]))
+    root.append(svg('text', { x: x(hour * 60), y: 220 - 10, 'text-anchor': 'middle', 'data-axis': 'time' }, `${hour}:00`));
   root.append(svg('text', { x: PAD.left - 6, y: y(hi) + 4, 'text-anchor': 'end' }, price(hi)));
   root.append(svg('text', { x: PAD.left - 6, y: y(lo) + 4, 'text-anchor': 'end' }, price(lo)));
 

@@ -4,6 +4,7 @@
  * data as a list or one object; `view: "levels"` as a table of columns and rows per
  * session), so a change of shape is a change to this file only.
  */
+import { sessionOn } from '../../src/catalog/market-calendar.js';
 import { isRecord, num, str } from '../shared/format.js';
 
 export interface StrikeBar {
@@ -157,4 +158,21 @@ export function levelsPage(structured: unknown): Page<Levels> {
   const data = isRecord(structured) ? structured['data'] : undefined;
   const rows = isRecord(data) && Array.isArray(data['sessions']) ? levelsTable(data) : rowsOf(structured).flatMap((r) => levelsOf(r) ?? []);
   return { rows, nextCursor: cursorOf(structured) };
+}
+
+/**
+ * A session's open and close in minutes after ET midnight, by the exchange calendar the
+ * server keeps: 09:30 to 16:00, or to 13:00 on a half day (a half day's timeline ran on to
+ * 16:00, three empty hours after the close).
+ */
+export function sessionMinutes(date: string): [number, number] {
+  const session = sessionOn(date);
+  return session ? [session.openMinutes, session.closeMinutes] : [9 * 60 + 30, 16 * 60];
+}
+
+/** The whole hours between a session's open and close, for the time axis. */
+export function hourTicks([open, close]: readonly [number, number]): number[] {
+  const hours: number[] = [];
+  for (let hour = Math.ceil(open / 60); hour * 60 <= close; hour += 1) hours.push(hour);
+  return hours;
 }

@@ -1,12 +1,14 @@
 /**
- * The docs_url an agent is given: the upstream's own page, unless it points at a loopback
- * server (a simulator's short-lived port, which answers 401 or 404), and otherwise the
- * README this package ships, at the error table's anchor of the code. Local refusals get it
- * as the upstream's codes do.
+ * The docs_url an agent is given: the upstream's own page when it sent one on the web, and
+ * otherwise this project's public README at the error table's anchor of the code. Never a
+ * local file (the install folder's README handed the user's path to the model and opened
+ * nowhere for a remote client) nor a loopback server (a simulator's short-lived port, which
+ * answers 401 or 404). Local refusals get it as the upstream's codes do.
  */
 import { isLoopbackHost } from '../../config.js';
 
-const README = new URL('../README.md', import.meta.url).href;
+/** This project's public README: its error table has a row, anchored by code, for every code the API answers. */
+export const PROJECT_README_URL = 'https://github.com/market-data-mcp/market-data-mcp/blob/main/README.md';
 /** The codes the README's error table anchors (`<a id="CODE">`). */
 const ANCHORED: ReadonlySet<string> = new Set([
   'AUTH_MISSING',
@@ -32,17 +34,19 @@ const ANCHORED: ReadonlySet<string> = new Set([
   'INTERNAL_ERROR',
 ]);
 
-function loopback(url: string): boolean {
+/** A page anyone can open: https, or http on a host other than this machine. */
+function onTheWeb(url: string): boolean {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname);
+    if (parsed.protocol === 'https:') return !isLoopbackHost(parsed.hostname);
+    return parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname);
   } catch {
-    return true;
+    return false;
   }
 }
 
 export function docsUrlOf(error: { code: string; kind: string; docsUrl: string | undefined }): string | null {
-  if (error.docsUrl && !loopback(error.docsUrl)) return error.docsUrl;
+  if (error.docsUrl && onTheWeb(error.docsUrl)) return error.docsUrl;
   const anchor = ANCHORED.has(error.code) ? error.code : ANCHORED.has(error.kind) ? error.kind : undefined;
-  return anchor ? `${README}#${anchor}` : null;
+  return anchor ? `${PROJECT_README_URL}#${anchor}` : null;
 }

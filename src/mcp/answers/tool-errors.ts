@@ -44,7 +44,7 @@ export function errorResult(error: ApiError, options: ErrorResultOptions = { str
 
 /** Input refused before any request: the API's own code, status 400, no request id. */
 export function refusalError(refusal: ParamRefusal): ApiError {
-  return new ApiError({ code: refusal.code, status: 400, message: refusal.message, hint: refusal.hint, local: true });
+  return new ApiError({ code: refusal.code, kind: refusal.kind, status: 400, message: refusal.message, hint: refusal.hint, local: true });
 }
 
 /**

@@ -20,6 +20,7 @@ import { ApiError } from '../../api/errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
 import { queryAt, type NextPage } from '../../api/next-page.js';
+import { FIELDS_PARAM } from './input-schema.js';
 
 const PREFIX = 'mc1-';
 
@@ -188,20 +189,43 @@ function queryOf(args: Record<string, unknown>): Record<string, string | number>
   return out;
 }
 
+/**
+ * `fields` rides in a cursor's query as one comma-joined value (a query holds text and
+ * numbers): a cursor carries every shaping argument of the call that made it, so page two
+ * comes in the columns page one did (it came 2.7x larger a row without them).
+ */
+const fieldsText = (fields: unknown): string | undefined =>
+  Array.isArray(fields) && fields.length > 0 && fields.every((f) => typeof f === 'string') ? fields.join(',') : undefined;
+
+/**
+ * The call's arguments to validate and send (less `fields`), the paging state, and the
+ * `fields` in effect: the call's own, or those its cursor carries.
+ */
 export function pagingOf(
   dataset: DatasetDefinition,
   given: Record<string, unknown>,
-): { args: Record<string, unknown>; paging: Paging | undefined } {
-  const { cursor: raw, ticker, ...rest } = given;
+): { args: Record<string, unknown>; paging: Paging | undefined; fields: unknown } {
+  const { cursor: raw, ticker, [FIELDS_PARAM]: fields, ...rest } = given;
   // The upstream's cursor, under whatever name its document gives that role (page_token...).
   const roles = upstreamRoles(dataset);
-  const takesCursor = roles.cursor !== undefined || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
+  const takesCursor =
+    roles.cursor !== undefined || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
   const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
   const t = typeof ticker === 'string' ? { t: ticker } : {};
-  if (!takesCursor) return { args: given, paging: undefined };
+  if (!takesCursor) {
+    const args = { ...given };
+    delete args[FIELDS_PARAM];
+    return { args, paging: undefined, fields };
+  }
   if (isOurCursor(raw)) {
     const decoded = decodePageCursor(raw, dataset.operationId, typeof ticker === 'string' ? ticker : undefined);
-    const args = argumentsOf(decoded, rest, dataset.ticker !== undefined);
+    // `fields` repeated with the cursor must agree with those it carries, as any argument
+    // (a value that is no list of names differs from any).
+    const omitted = fields === undefined || fields === null || (Array.isArray(fields) && fields.length === 0);
+    const repeated = omitted ? undefined : (fieldsText(fields) ?? fields);
+    const args = argumentsOf(decoded, repeated === undefined ? rest : { ...rest, [FIELDS_PARAM]: repeated }, dataset.ticker !== undefined);
+    const carried = args[FIELDS_PARAM];
+    delete args[FIELDS_PARAM];
     const at = upstreamPageOf(decoded);
     // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
     const placed = at ? queryAt(dataset, {}, at) : undefined;
@@ -209,6 +233,7 @@ export function pagingOf(
     return {
       args: withTicker(args),
       paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
+      fields: typeof carried === 'string' ? carried.split(',') : undefined,
     };
   }
   // Only a cursor this server issued is followed: one built by hand, edited, empty or the
@@ -224,6 +249,7 @@ export function pagingOf(
       local: true,
     });
   }
-  const base = { o: dataset.operationId, ...t, q: queryOf(rest) };
-  return { args: withTicker(rest), paging: { base, upstreamPage: undefined, skip: 0 } };
+  const shown = fieldsText(fields);
+  const base = { o: dataset.operationId, ...t, q: { ...queryOf(rest), ...(shown === undefined ? {} : { [FIELDS_PARAM]: shown }) } };
+  return { args: withTicker(rest), paging: { base, upstreamPage: undefined, skip: 0 }, fields };
 }

@@ -49,10 +49,10 @@ export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArgument
   // Out of scope by discover: answered here, for every tool alike, before any request.
   const outOfScope = knownScopeRefusal(client, dataset.operationId);
   if (outOfScope) throw outOfScope;
-  const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
-  const { args: paged, paging } = pagingOf(dataset, given);
+  // The cursor of an earlier page brings back its `fields` too (cursor.ts).
+  const { args: paged, paging, fields: rawFields } = pagingOf(dataset, screened.args);
   // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
-  const reopened = isOurCursor(given['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
+  const reopened = isOurCursor(screened.args['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
   if (!reopened.ok) throw refusalError(reopened.refusal);
   const resolved = reopened.args;
   const checked = checkScreenedArguments(dataset, resolved);

@@ -19,8 +19,11 @@ import { withScopeAlternatives } from '../arguments/scope.js';
 import { readSnapshot } from './dealer-snapshot.js';
 import { knownEmptyDealer, type KnownEmpty } from './known-empty.js';
 
-/** Upstream page size asked for: at most this, so a session takes two pages where the upstream allows it. */
-const PAGE = 60;
+/**
+ * Upstream page size asked for: at most this, so a session takes two pages where the
+ * upstream allows it (what a call costs is said from it: tools/request-costs.ts).
+ */
+export const PAGE = 60;
 /** Three sessions of 78 snapshots. */
 const HISTORY_SNAPSHOTS = 3 * 78;
 /** Pages read in one answer at most, whatever the upstream's page size: each is a unit. */

@@ -4,7 +4,7 @@
  * the sessions held, instead of answering as if the range were covered. Known from the
  * calendar, so the notice costs nothing; the retained part is read as usual.
  */
-import { recentSessions, shiftDate, toEt } from '../../simulator/calendar.js';
+import { recentSessions, shiftDate, toEt } from '../../catalog/market-calendar.js';
 
 /** Sessions the dealer history retains (spec: three exchange sessions). */
 const RETAINED = 3;

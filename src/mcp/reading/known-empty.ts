@@ -1,16 +1,27 @@
 /**
  * Answers known to be empty, given here before any request, for free: a range or session
  * that holds no exchange session by the calendar (in the future, a weekend, a holiday),
- * an intraday dataset asked for today before the open, and a dealer session outside the
- * three the history retains. Each says why and names the latest session, so the agent
+ * an intraday dataset asked for today before the open, a time window after a half day's
+ * early close, an option expiring on a day with no session, and a dealer session outside
+ * the three the history retains. Each says why and names the latest session, so the agent
  * asks again for a date that has data instead of reading `data: []` as "nothing happened".
  *
- * The trading calendar is the simulator's: pure date arithmetic (NYSE holidays, half
- * days), shared here rather than kept twice.
+ * The trading calendar is catalog/market-calendar.ts: pure date arithmetic (NYSE holidays,
+ * half days), shared with the simulator rather than kept twice.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
-import { holidayName, isTradingDay, latestSession, recentSessions, toEt, tradingDaysBetween, weekday } from '../../simulator/calendar.js';
+import {
+  holidayName,
+  isTradingDay,
+  latestSession,
+  previousTradingDay,
+  recentSessions,
+  sessionOn,
+  toEt,
+  tradingDaysBetween,
+  weekday,
+} from '../../catalog/market-calendar.js';
 import { toolResult } from '../answers/results.js';
 
 export interface KnownEmpty {
@@ -27,8 +38,27 @@ function whyNoSession(date: string): string {
   return day === 0 || day === 6 ? `${date} is a ${day === 0 ? 'Sunday' : 'Saturday'}` : `${date} is not an exchange session`;
 }
 
-/** For a dataset's session_date or from/to (ET dates): the reason its answer must be empty, or undefined. */
+/** The expiry an OSI contract symbol names (root, YYMMDD, C/P, strike), as an ET date. */
+function contractExpiry(contract: unknown): string | undefined {
+  if (typeof contract !== 'string') return undefined;
+  const match = /^[A-Z0-9]{1,6}(\d{2})(\d{2})(\d{2})[CP]\d{8}$/.exec(contract);
+  return match ? `20${match[1]}-${match[2]}-${match[3]}` : undefined;
+}
+
+/** An option expiry on a day with no session: no contract expires then, so its chain has no quotes. */
+function noExpiryThen(query: QueryValues): KnownEmpty | undefined {
+  const expiry = isDate(query['expiration']) ? query['expiration'] : contractExpiry(query['contract']);
+  if (!isDate(expiry) || isTradingDay(expiry)) return undefined;
+  return {
+    covers: `expiration ${expiry}`,
+    notice: `No data: ${whyNoSession(expiry)}, and no option expires on a day without a session; that week's contracts expire ${previousTradingDay(expiry)} (ET). Nothing was charged.`,
+  };
+}
+
+/** For a dataset's session_date or from/to (ET dates), or an option expiry: the reason its answer must be empty, or undefined. */
 export function knownEmptyDates(query: QueryValues, now: number, sessionsOnly = true): KnownEmpty | undefined {
+  const expiry = noExpiryThen(query);
+  if (expiry) return expiry;
   const session = query['session_date'];
   const from = query['from'];
   const to = query['to'];
@@ -62,6 +92,25 @@ export function knownEmptyDates(query: QueryValues, now: number, sessionsOnly = 
     return { covers, notice: `No data: ${only}. ${named} Nothing was charged.` };
   }
   return undefined;
+}
+
+/**
+ * A time of day window (ET HH:MM) that starts after a half day's early close: the session
+ * ended at 13:00 and printed nothing later (a query for 15:00-16:00 prints came back empty
+ * and charged). The session is the one asked, or the latest.
+ */
+export function knownEmptyWindow(query: QueryValues, window: { fromTime?: string | undefined }, now: number): KnownEmpty | undefined {
+  const from = window.fromTime;
+  if (from === undefined) return undefined;
+  const asked = query['session_date'];
+  const session = isDate(asked) ? sessionOn(asked) : latestSession(now);
+  if (!session?.halfDay) return undefined;
+  const close = `${String(Math.floor(session.closeMinutes / 60)).padStart(2, '0')}:${String(session.closeMinutes % 60).padStart(2, '0')}`;
+  if (from < close) return undefined;
+  return {
+    covers: `session ${session.date} (ET), from ${from}`,
+    notice: `No prints: ${session.date} was a half day and its session closed at ${close} ET, before ${from}. Nothing was charged.`,
+  };
 }
 
 /** For the dealer history: a session or date range outside the latest three sessions it retains. */

@@ -10,7 +10,8 @@
  *   past it is read on (row-filters.ts, readWindow).
  *
  * Before either, a call known empty by the calendar (a weekend, a holiday, a session not
- * opened yet) is answered without a request.
+ * opened yet, prints asked after a half day's close, an expiry on a day with no session) is
+ * answered without a request.
  */
 import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
@@ -19,7 +20,7 @@ import { upstreamRoles } from '../../catalog/param-roles.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import type { DatasetCall } from '../arguments/dataset-call.js';
 import { withScopeAlternatives } from '../arguments/scope.js';
-import { beforeOpenNotice, followsSessions, knownEmptyDates, type KnownEmpty } from './known-empty.js';
+import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyWindow, type KnownEmpty } from './known-empty.js';
 import { readLocally, type LocalRead } from './local-pages.js';
 import { readWindow } from './row-filters.js';
 
@@ -51,8 +52,12 @@ const FIRST_PAGE = { base: undefined, upstreamPage: undefined, skip: 0 };
 
 export async function readDataset(request: DatasetCall, deps: ReadDeps): Promise<DatasetRead> {
   const { dataset, ticker, upstream, local, rowFilter, paging } = request;
-  // Known empty by the calendar: answered here, for free, saying why.
-  const empty = knownEmptyDates(request.asked, deps.now ?? Date.now(), followsSessions(dataset));
+  // Known empty by the calendar: answered here, for free, saying why (a time window after a
+  // half day's early close among them).
+  const now = deps.now ?? Date.now();
+  const empty =
+    knownEmptyDates(request.asked, now, followsSessions(dataset)) ??
+    (rowFilter ? knownEmptyWindow(request.asked, rowFilter, now) : undefined);
   if (empty) return { kind: 'known-empty', empty };
   const options = { call: deps.call, onProgress: deps.onProgress };
   // A refusal of scope names the tools the key may use instead (discover, free).

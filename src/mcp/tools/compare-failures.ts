@@ -19,18 +19,19 @@ export interface CompareFailure {
 
 /** A failure as an entry of `failed`: the agent retries that ticker alone, by the same guidance as any tool error. */
 export function failureEntry(ticker: string, error: ApiError, measure?: 'skew' | 'anomaly'): CompareFailure {
+  return { ticker, ...(measure ? { measure } : {}), error: failedError(error) };
+}
+
+/** The error of one failed part of a call over several names or datasets, as a tool error says it. */
+export function failedError(error: ApiError): Record<string, unknown> {
   return {
-    ticker,
-    ...(measure ? { measure } : {}),
-    error: {
-      code: error.code,
-      message: error.message,
-      hint: error.hint ?? null,
-      recoverable: error.recoverable,
-      retry_after_seconds: error.retryAfterSeconds ?? null,
-      action: nextAction(error),
-      docs_url: docsUrlOf(error),
-    },
+    code: error.code,
+    message: error.message,
+    hint: error.hint ?? null,
+    recoverable: error.recoverable,
+    retry_after_seconds: error.retryAfterSeconds ?? null,
+    action: nextAction(error),
+    docs_url: docsUrlOf(error),
   };
 }
 

@@ -25,6 +25,7 @@ import { progressReporter } from '../call-context.js';
 import { readDataset } from '../reading/read-dataset.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
+import { datasetCostSentence } from './request-costs.js';
 import { screenDealerCall } from '../arguments/dealer-call.js';
 import { answerDealerRead } from '../answers/dealer-answer.js';
 import { readDealer } from '../reading/dealer-read.js';
@@ -48,28 +49,28 @@ export function toolNameOf(dataset: Pick<DatasetDefinition, 'operationId'>): str
   return dataset.operationId.replace(/\./g, '_').slice(0, 64);
 }
 
-export function toolDescription(dataset: DatasetDefinition): string {
-  // What every tool shares (quota, paging, budget) is said once, in the server instructions.
-  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}`;
+export function toolDescription(dataset: DatasetDefinition, client?: MarketDataClient): string {
+  // What every tool shares (quota, paging, budget) is said once, in the server instructions;
+  // what a call here spends, where it depends on the upstream's page size, is said per tool.
+  const cost = client ? datasetCostSentence(client, dataset) : undefined;
+  return `${dataset.description}${dataset.onDemand ? ' On demand.' : ''}${cost ? ` ${cost}` : ''}`;
 }
 
 export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDefinition {
   const outputSchema = outputSchemaOf(dataset);
   const name = toolNameOf(dataset);
-  // The dealer history answers with views of its own; every other dataset with its rows.
-  const answer = dataset.toolOutput ? answerViews : answerRows;
   return {
     name,
     config: {
       title: dataset.title,
-      description: toolDescription(dataset),
+      description: toolDescription(dataset, deps.client),
       inputSchema: advertisedSchema(toolInputJsonSchema(dataset)),
       ...(outputSchema ? { outputSchema: outputSchema.advertised } : {}),
       annotations: READ_ONLY_API_TOOL,
     },
     handler: async (args, ctx, call) => {
       try {
-        const result = await answer(dataset, args, { ...deps, call, onProgress: progressReporter(ctx) });
+        const result = await callDataset(dataset, args, { ...deps, call, onProgress: progressReporter(ctx) });
         // Checked here rather than left to the SDK, whose refusal is a bare protocol error:
         // an agent is told, with the code and what to do, that the API broke the documented shape.
         const problem = outputSchema && result.isError !== true ? outputProblem(outputSchema, result.structuredContent) : undefined;
@@ -80,6 +81,16 @@ export function datasetTool(dataset: DatasetDefinition, deps: ToolDeps): ToolDef
       }
     },
   };
+}
+
+/**
+ * One call of a dataset's tool, its stages composed (screen, read, shape), left unchecked
+ * against the output schema and its errors thrown: what the tool answers, and what the tools
+ * over several names (fan-out.ts) ask per name with the context of their own call.
+ */
+export function callDataset(dataset: DatasetDefinition, args: ToolArguments, deps: DatasetCallDeps): Promise<CallToolResult> {
+  // The dealer history answers with views of its own; every other dataset with its rows.
+  return dataset.toolOutput ? answerViews(dataset, args, deps) : answerRows(dataset, args, deps);
 }
 
 /** A call of a dataset answered with its rows: screened, read, shaped. */

@@ -2,7 +2,7 @@
  * `api_status`: free of quota and nearly free of rate. It answers from what the account
  * gate already knows (the server's limit headers of the last answer) and from a discover
  * of the last minute (src/mcp/arguments/discover-memory.ts): at most one free request a minute,
- * none without a key. One line first an agent can act on (calls left this minute, quota
+ * none without a key. One line first an agent can act on (requests left this minute, quota
  * left and its reset, anything disabled or out of scope); `details` adds scopes,
  * capabilities, the gate's and cache's state and the base URL.
  */
@@ -35,6 +35,8 @@ export interface StatusDeps {
   configWarnings: readonly string[];
   /** Why no data tool is offered (unknown toolsets only), or undefined. */
   noDataTools: string | undefined;
+  /** What a call of each tool whose cost depends on the upstream spends in requests (request-costs.ts): one line, and per tool. */
+  costs?: (() => { line: string | undefined; byTool: Record<string, string> }) | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -105,7 +107,7 @@ export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: {
   const rateLimit = num(budget['rate_limit_per_window']);
   const rateReset = str(budget['rate_window_resets_at']);
   if (rateLeft !== undefined)
-    parts.push(`${rateLeft}${rateLimit ? `/${rateLimit}` : ''} calls left this minute${rateReset ? ` (resets ${rateReset})` : ''}.`);
+    parts.push(`${rateLeft}${rateLimit ? `/${rateLimit}` : ''} requests left this minute${rateReset ? ` (resets ${rateReset})` : ''}.`);
   const paused = str(budget['paused_until']);
   if (paused) parts.push(`Paused until ${paused}.`);
   const quotaLeft = num(quota['remaining']);
@@ -173,7 +175,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
     name: STATUS_TOOL,
     config: {
       title: 'API status and budget',
-      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free, no quota: one line on what the key can do now (calls left this minute, quota and its reset, tools it cannot use). Call it when a tool reports an auth, scope, quota or rate problem.`,
+      description: `${deps.noDataTools ? `NO DATA TOOLS ARE OFFERED: ${deps.noDataTools} ` : ''}Free, no quota: one line on what the key can do now (requests left this minute, quota and its reset, tools it cannot use), and what a call of the tools reading several pages or names spends in requests here. Call it when a tool reports an auth, scope, quota or rate problem.`,
       inputSchema: advertisedSchema({
         type: 'object',
         properties: { details: { type: 'boolean', description: 'Also scopes, capabilities, gate and cache state (default false).' } },
@@ -242,10 +244,13 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
         ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
         ...(memory?.error ? { error: memory.error.toJSON() } : {}),
       };
+      // Requests, not calls: one call may read several pages, and the minute's limit counts requests.
+      const costs = deps.costs?.();
       const status = details
         ? {
             summary,
             cannot_use: unusableByReason(unusable),
+            ...(costs ? { costs: costs.byTool } : {}),
             budget: {
               ...budget,
               quota_remaining: quota.remaining ?? null,
@@ -269,6 +274,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
             summary,
             cannot_use: groupedUnusable(unusable),
             budget: compactBudget,
+            ...(costs?.line ? { costs: costs.line } : {}),
             key: keyPart,
             server: { simulated: deps.simulated, config_warnings: deps.configWarnings },
             more: 'details=true adds scopes, capabilities, gate and cache state.',

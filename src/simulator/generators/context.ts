@@ -1,6 +1,6 @@
 /** What a payload generator receives and returns, and how it refuses a request it cannot serve. */
 import type { QueryValues } from '../../catalog/index.js';
-import type { Session } from '../calendar.js';
+import type { Session } from '../../catalog/market-calendar.js';
 import type { ReferenceSymbol } from '../reference.js';
 
 export interface GeneratorContext {

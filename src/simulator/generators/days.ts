@@ -7,7 +7,7 @@ import {
   tradingDaysBetween,
   type EtDate,
   type Session,
-} from '../calendar.js';
+} from '../../catalog/market-calendar.js';
 import { stringParam, type GeneratorContext } from './context.js';
 
 /**

@@ -3,7 +3,7 @@
  * congressional disclosures, dividends. Counts agree with notionals, segments are the
  * company's own, holders are sorted, and only payers pay.
  */
-import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, type EtDate } from '../calendar.js';
+import { nextTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBetween, type EtDate } from '../../catalog/market-calendar.js';
 import { closeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';
@@ -30,6 +30,24 @@ function reportedQuarters(date: EtDate, count: number, lagDays: number): EtDate[
   return ends;
 }
 
+/**
+ * Every reported segment's revenue for a quarter, largest first, adding up to the revenue:
+ * the mix moves a little each quarter (a product cycle, a strong services quarter).
+ */
+function segmentRevenues(
+  segments: readonly (readonly [string, number])[],
+  revenue: number,
+  random: () => number,
+): { segment: string; revenue_usd: number }[] {
+  const weights = segments.map(([, share]) => share * Math.exp(0.05 * gaussian(random)));
+  const total = weights.reduce((a, b) => a + b, 0) || 1;
+  const split = segments.map(([segment], i) => ({ segment, revenue_usd: Math.round((revenue * (weights[i] ?? 0)) / total) }));
+  // Rounding leaves a few dollars over or short: the largest segment carries them, so the parts add up.
+  const first = split[0];
+  if (first) first.revenue_usd += revenue - split.reduce((sum, s) => sum + s.revenue_usd, 0);
+  return split.sort((a, b) => b.revenue_usd - a.revenue_usd);
+}
+
 export const fundamentalBreakdown: Generator = (ctx) => {
   const symbol = requireSymbol(ctx);
   // A fund files no 10-Q: no rows (other tools' callers pass SPY everywhere, and get an honest empty answer).
@@ -38,27 +56,29 @@ export const fundamentalBreakdown: Generator = (ctx) => {
   const margin = symbol.margin ?? 0.1;
   const growth = symbol.style === 'growth' ? 0.15 : 0.04;
   const segments = [...(symbol.segments ?? [['Total', 1] as const])].sort((a, b) => b[1] - a[1]);
-  const [topName, topShare] = segments[0] ?? ['Total', 1];
   const rows = filedQuarters(symbol.ticker, ctx.session.date, limitOf(ctx, 8)).map((quarter, i) => {
     const end = quarter.periodEnd;
     const random = seededRandom(ctx.seed, 'fundamentals', symbol.ticker, end);
     const revenue = Math.round(((revenueB * 1e9) / 4) * (1 + growth) ** (-i / 4) * Math.exp(0.03 * gaussian(random)));
     const netIncome = Math.round(revenue * (margin + 0.015 * gaussian(random)));
-    // The mix moves a little each quarter (a product cycle, a strong services quarter).
-    const share = Math.min(0.97, topShare * Math.exp(0.05 * gaussian(random)));
+    const split = segmentRevenues(segments, revenue, random);
+    const top = split[0];
     return {
       fiscal_period: quarter.label,
       period_end: end,
+      fiscal_year_end: quarter.fiscalYearEnd,
       form: quarter.form,
+      reported_on: quarter.reportedOn,
       filed_on: quarter.filedOn,
       revenue_usd: revenue,
       net_income_usd: netIncome,
       eps_diluted_usd: round(netIncome / (symbol.sharesM * 1e6), 2),
-      top_segment: topName,
-      top_segment_revenue_usd: Math.round(revenue * share),
+      top_segment: top?.segment ?? 'Total',
+      top_segment_revenue_usd: top?.revenue_usd ?? revenue,
+      segments: split,
     };
   });
-  return { data: rows, asOf: closeInstant(String(rows[0]?.filed_on ?? ctx.session.date), ctx) };
+  return { data: rows, asOf: closeInstant(String(rows[0]?.reported_on ?? ctx.session.date), ctx) };
 };
 
 /** 13F filers with their usual share of a large company, percent of shares outstanding. */
@@ -155,6 +175,12 @@ const FIRST_NAMES = [
   'Rafael',
   'Lena',
   'Owen',
+  'Priya',
+  'Tobias',
+  'Marguerite',
+  'Desmond',
+  'Keiko',
+  'Anselm',
 ] as const;
 const LAST_NAMES = [
   'Hartley',
@@ -167,20 +193,44 @@ const LAST_NAMES = [
   'Abernathy',
   'Duval',
   'Sorensen',
+  'Vasquez',
+  'Whitcombe',
+  'Achterberg',
+  'Fairbanks',
+  'Oyelaran',
+  'Templeton',
+  'Halvorsen',
+  'Quintero',
 ] as const;
+/** One filer per role: a board and officers file Form 4, each under their own title. */
 const ROLES = [
   'Chief Executive Officer',
   'Chief Financial Officer',
   'Chief Operating Officer',
   'General Counsel',
-  'Director',
+  'Lead Independent Director',
   'Director',
 ] as const;
 
-/** A company's Form 4 filers, one per role: fictional names, as the trades are synthetic. */
+/** `count` items of `items` in a seeded order, none twice. */
+function drawDistinct<T>(random: () => number, items: readonly T[], count: number): T[] {
+  const pool = [...items];
+  for (let i = pool.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [pool[i], pool[j]] = [pool[j] as T, pool[i] as T];
+  }
+  return pool.slice(0, count);
+}
+
+/**
+ * A company's Form 4 filers, one per role: fictional names, as the trades are synthetic, no
+ * two sharing a first or a last name (four NVDA insiders once shared a surname).
+ */
 function insidersOf(seed: number, symbol: ReferenceSymbol): { name: string; role: string }[] {
   const random = seededRandom(seed, 'insiders', symbol.ticker);
-  return ROLES.map((role) => ({ name: `${pick(random, FIRST_NAMES)} ${pick(random, LAST_NAMES)}`, role }));
+  const firsts = drawDistinct(random, FIRST_NAMES, ROLES.length);
+  const lasts = drawDistinct(random, LAST_NAMES, ROLES.length);
+  return ROLES.map((role, i) => ({ name: `${firsts[i] ?? 'Avery'} ${lasts[i] ?? 'Hartley'}`, role }));
 }
 
 export const insiderBuySells: Generator = (ctx) => {
@@ -204,7 +254,7 @@ export const insiderBuySells: Generator = (ctx) => {
       const shares = Math.max(100, Math.round((Math.exp(8 + 1.2 * gaussian(random)) * 100) / Math.max(1, price) / 10) * 10);
       const insider = pick(random, roster);
       // Insiders sell far more often than they buy (grants, 10b5-1 plans); directors buy more often than officers.
-      const side = random() < (insider.role === 'Director' ? 0.3 : 0.1) ? 'buy' : 'sell';
+      const side = random() < (insider.role.endsWith('Director') ? 0.3 : 0.1) ? 'buy' : 'sell';
       if (side === 'buy') {
         buys += 1;
         buyShares += shares;

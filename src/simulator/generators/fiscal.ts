@@ -1,10 +1,13 @@
 /**
  * Company fiscal calendars: most companies close their year in December, but AAPL's ends
  * the last Saturday of September, NVDA's the last Sunday of January, MSFT's on June 30,
- * and so on. Quarters, 10-Q/10-K forms, labels and filing dates follow each company's own
- * year, and each company files on its own lag, so two companies rarely file the same day.
+ * and so on. Quarters, 10-Q/10-K forms, labels and report dates follow each company's own
+ * year: a quarter is reported on the company's habitual weekday and lag (NVDA on the
+ * Wednesday about 24 days after its quarter ends, JPM the Tuesday two weeks after), so the
+ * latest quarter on a date is the one the company had reported by then, and two companies
+ * rarely report the same day. The 10-Q or 10-K follows the release on the company's own lag.
  */
-import { shiftDate, tradingDayOnOrBefore, weekday, type EtDate } from '../calendar.js';
+import { isTradingDay, nextTradingDay, shiftDate, weekday, type EtDate } from '../../catalog/market-calendar.js';
 import { seededRandom } from '../random.js';
 
 /** How a fiscal period ends within its month: on the last day, or on the month's last given weekday (52/53-week years). */
@@ -56,18 +59,78 @@ export interface FiscalQuarter {
   readonly label: string;
   readonly periodEnd: EtDate;
   readonly form: '10-Q' | '10-K';
+  /** The earnings release: the day the quarter became known. */
+  readonly reportedOn: EtDate;
   readonly filedOn: EtDate;
   readonly fiscalQuarter: number;
+  /** The last day of the fiscal year the quarter belongs to. */
+  readonly fiscalYearEnd: EtDate;
 }
 
-/** Days from a period's end to its filing: each company its own, a little different each time. */
-function filingLag(ticker: string, end: EtDate, annual: boolean): number {
-  const habit = seededRandom(0, 'filing-habit', ticker)();
-  const jitter = seededRandom(0, 'filing-jitter', ticker, end)();
-  return annual ? 28 + Math.floor(habit * 25) + Math.floor(jitter * 5) : 24 + Math.floor(habit * 16) + Math.floor(jitter * 5);
+/** When a company releases a quarter: the first `weekday` at least `lagDays` after the period's end. */
+interface ReportHabit {
+  readonly lagDays: number;
+  /** 0 = Sunday ... 6 = Saturday; the release lands on the first such trading day. */
+  readonly weekday: number;
+  /** Extra days the fiscal year's last quarter takes (the 10-K's audit). */
+  readonly annualExtraDays?: number;
+  /** Days from the release to the 10-Q or 10-K filing (0: the same day). */
+  readonly fileLagDays?: number;
 }
 
-/** The company's fiscal quarters filed by `date`, newest first. */
+/** Report habits of the companies whose calendars traders know (their 2025 releases). */
+const REPORT_HABITS: Readonly<Record<string, ReportHabit>> = {
+  AAPL: { lagDays: 33, weekday: 4, fileLagDays: 1 },
+  MSFT: { lagDays: 28, weekday: 3 },
+  NVDA: { lagDays: 24, weekday: 3 },
+  AMZN: { lagDays: 29, weekday: 4, annualExtraDays: 6 },
+  GOOGL: { lagDays: 23, weekday: 2, annualExtraDays: 10, fileLagDays: 1 },
+  META: { lagDays: 28, weekday: 3, fileLagDays: 1 },
+  TSLA: { lagDays: 21, weekday: 3, annualExtraDays: 7, fileLagDays: 1 },
+  NFLX: { lagDays: 15, weekday: 4, fileLagDays: 1 },
+  JPM: { lagDays: 13, weekday: 2, fileLagDays: 21 },
+  BAC: { lagDays: 13, weekday: 3, fileLagDays: 20 },
+  GS: { lagDays: 12, weekday: 2, fileLagDays: 20 },
+  KO: { lagDays: 20, weekday: 2, annualExtraDays: 21, fileLagDays: 2 },
+  ORCL: { lagDays: 8, weekday: 2, fileLagDays: 1 },
+  WMT: { lagDays: 20, weekday: 4 },
+  CRM: { lagDays: 31, weekday: 3, fileLagDays: 1 },
+  ADBE: { lagDays: 10, weekday: 4, fileLagDays: 1 },
+  AMD: { lagDays: 34, weekday: 2, fileLagDays: 1 },
+  INTC: { lagDays: 23, weekday: 4, fileLagDays: 1 },
+  DIS: { lagDays: 38, weekday: 4, fileLagDays: 1 },
+};
+
+/** A company the table does not name keeps a habit of its own, drawn once: a lag of 20 to 40 days, its own weekday. */
+function reportHabit(ticker: string): ReportHabit {
+  const known = REPORT_HABITS[ticker];
+  if (known) return known;
+  const habit = seededRandom(0, 'report-habit', ticker);
+  return {
+    lagDays: 20 + Math.floor(habit() * 20),
+    weekday: 2 + Math.floor(habit() * 3),
+    annualExtraDays: Math.floor(habit() * 14),
+    fileLagDays: Math.floor(habit() * 3),
+  };
+}
+
+/** The first trading day on or after `date` that falls on `day` of the week (the next trading day on a holiday). */
+function nextWeekdayOnOrAfter(date: EtDate, day: number): EtDate {
+  let candidate = shiftDate(date, (day - weekday(date) + 7) % 7);
+  while (!isTradingDay(candidate)) candidate = nextTradingDay(candidate);
+  return candidate;
+}
+
+/** The release of the quarter ending `end`, and the filing after it. */
+export function reportDates(ticker: string, end: EtDate, annual: boolean): { reportedOn: EtDate; filedOn: EtDate } {
+  const habit = reportHabit(ticker);
+  const reportedOn = nextWeekdayOnOrAfter(shiftDate(end, habit.lagDays + (annual ? (habit.annualExtraDays ?? 0) : 0)), habit.weekday);
+  let filedOn = shiftDate(reportedOn, habit.fileLagDays ?? 0);
+  while (!isTradingDay(filedOn)) filedOn = nextTradingDay(filedOn);
+  return { reportedOn, filedOn };
+}
+
+/** The company's fiscal quarters reported by `date`, newest first. */
 export function filedQuarters(ticker: string, date: EtDate, count: number): FiscalQuarter[] {
   const fiscal = fiscalYearOf(ticker);
   const out: FiscalQuarter[] = [];
@@ -79,11 +142,19 @@ export function filedQuarters(ticker: string, date: EtDate, count: number): Fisc
       const end = periodEnd(year, month, fiscal.rule);
       const fiscalQuarter = offset === 0 ? 4 : offset / 3;
       const annual = fiscalQuarter === 4;
-      const filedOn = tradingDayOnOrBefore(shiftDate(end, filingLag(ticker, end, annual)));
+      const { reportedOn, filedOn } = reportDates(ticker, end, annual);
       // The fiscal year ends at the next end month on or after this period.
       const fiscalYear = month <= fiscal.endMonth ? year : year + 1;
-      if (filedOn <= date)
-        out.push({ label: `FY${fiscalYear}Q${fiscalQuarter}`, periodEnd: end, form: annual ? '10-K' : '10-Q', filedOn, fiscalQuarter });
+      if (reportedOn <= date)
+        out.push({
+          label: `FY${fiscalYear}Q${fiscalQuarter}`,
+          periodEnd: end,
+          form: annual ? '10-K' : '10-Q',
+          reportedOn,
+          filedOn,
+          fiscalQuarter,
+          fiscalYearEnd: periodEnd(fiscalYear, fiscal.endMonth, fiscal.rule),
+        });
     }
     month -= 1;
     if (month === 0) {

@@ -3,7 +3,7 @@
  * correlation matrix, so positive semi-definite), and FX near real levels, quoted through
  * the FX week (Sunday 17:00 to Friday 17:00 ET).
  */
-import { etInstant, etIso, shiftDate, toEt, weekday, type EtDate } from '../calendar.js';
+import { etInstant, etIso, shiftDate, toEt, weekday, type EtDate } from '../../catalog/market-calendar.js';
 import { logReturns, returnCorrelation } from '../market.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { referenceSymbol, type ReferenceSymbol } from '../reference.js';

@@ -8,9 +8,10 @@ import {
   weeklyExpiry,
   type EtDate,
   type Session,
-} from '../calendar.js';
+} from '../../catalog/market-calendar.js';
 import { iv30On, priceAt, volumeOn } from '../market.js';
-import { optionPrice, osiSymbol, skewedVol, strikeStep, yearsBetween } from '../options-math.js';
+import { optionPrice, osiSymbol, skewedVol, strikeStep } from '../options-math.js';
+import { tradingMinutesBetween, tradingYearsBetween } from '../trading-time.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';
 import { limitOf, requireSymbol, stringParam, type FilterFields, type Generator, type Row } from './context.js';
@@ -89,6 +90,17 @@ export const flowOverview: Generator = (ctx) => {
   };
 };
 
+/**
+ * A same-day contract's at-the-money volatility against the 30-day level: the day's own
+ * variance (event risk, gamma hedging flows) puts it a little above the month's on most days
+ * and below it on quiet ones, within the 0.8x to 1.35x a desk sees on index and single-name
+ * 0DTE. One draw per name and session, so every quote of the day agrees.
+ */
+export function sameDayVolFactor(seed: number, symbol: ReferenceSymbol, date: EtDate): number {
+  const draw = gaussian(seededRandom(seed, 'same-day-vol', symbol.ticker, date));
+  return Math.min(1.35, Math.max(0.8, 1.05 * Math.exp(0.1 * draw)));
+}
+
 const INTERVAL_MINUTES: Record<string, number> = { '1m': 1, '5m': 5, '10m': 10, '15m': 15, '30m': 30, '1h': 60 };
 
 function strikeOfContract(contract: string): number {
@@ -110,12 +122,16 @@ export const chainHistory: Generator = (ctx) => {
   const step = strikeStep(open, symbol.dailyExpiries);
   const atm = Math.round(open / step) * step;
   const strikes = contract ? [strikeOfContract(contract)] : [atm - step, atm, atm + step].map((k) => round(k, 2));
-  const atmVol = iv30On(ctx.seed, symbol, previousTradingDay(session.date));
+  // Yesterday's 30-day level; a contract expiring today trades at its own same-day level.
+  const atmVol =
+    iv30On(ctx.seed, symbol, previousTradingDay(session.date)) *
+    (expiration === session.date ? sameDayVolFactor(ctx.seed, symbol, session.date) : 1);
   const rows: Row[] = [];
   for (let at = session.openAt + interval * 60_000; at <= end; at += interval * 60_000) {
     const spot = priceAt(ctx.seed, symbol, at, session);
     for (const strike of strikes) {
-      const mid = optionPrice(right, spot, strike, skewedVol(atmVol, spot, strike), yearsBetween(at, expiryClose));
+      // Priced on the trading time left, as desks quote intraday options (src/simulator/trading-time.ts).
+      const mid = optionPrice(right, spot, strike, skewedVol(atmVol, spot, strike), tradingYearsBetween(at, expiryClose));
       const half = Math.max(0.01, mid * 0.015) / 2;
       rows.push({
         timestamp: etIso(at),
@@ -142,23 +158,38 @@ interface OiChangeRow {
   prev_open_interest: number;
 }
 
+/**
+ * The session's largest open-interest changes of one underlying. New positions open near the
+ * money, out to about two moves expected by each contract's expiry (calls above spot, puts
+ * below, a few in the money), so no line sits eight standard deviations out; each change is a
+ * share of the contracts the name traded that day, so a name's changes scale with its option
+ * volume and never exceed it.
+ */
 function oiChangesFor(seed: number, symbol: ReferenceSymbol, session: Session): OiChangeRow[] {
   const random = seededRandom(seed, 'oi-change', symbol.ticker, session.date);
   const price = priceAt(seed, symbol, session.closeAt, session);
   const step = strikeStep(price, symbol.dailyExpiries);
-  const scale = symbol.kind === 'index' ? 9_000 : Math.max(300, symbol.advM * 120);
+  const flow = dailyFlow(seed, symbol, session.date);
+  const traded = flow.callContracts + flow.putContracts;
+  const vol = iv30On(seed, symbol, session.date);
   const expiries = [weeklyExpiry(nextTradingDay(session.date)), weeklyExpiry(nextTradingDay(weeklyExpiry(nextTradingDay(session.date))))];
   const seen = new Set<string>();
   const rows: OiChangeRow[] = [];
   for (let i = 0; i < 12; i += 1) {
     const right = random() < 0.55 ? 'C' : 'P';
-    const offset = Math.round(gaussian(random) * 6) * step * (right === 'C' ? 1 : -1);
-    const strike = round(Math.max(step, Math.round(price / step) * step + offset), 2);
     const expiry = expiries[random() < 0.7 ? 0 : 1] ?? session.date;
+    // The move expected by expiry, in trading time: strikes are drawn in units of it.
+    const expiryClose = sessionOn(expiry)?.closeAt ?? session.closeAt;
+    const expectedMove = vol * Math.sqrt(Math.max(1, tradingMinutesBetween(session.closeAt, expiryClose) / 390) / 252);
+    const outOfTheMoney = Math.min(2, Math.abs(gaussian(random)) * 0.7) * (random() < 0.85 ? 1 : -0.5);
+    const target = price * Math.exp((right === 'C' ? 1 : -1) * outOfTheMoney * expectedMove);
+    const strike = round(Math.max(step, Math.round(target / step) * step), 2);
     const contract = osiSymbol(symbol.ticker, expiry, right, strike);
     if (seen.has(contract)) continue;
     seen.add(contract);
-    const change = Math.round(scale * Math.exp(0.6 * gaussian(random)) * (random() < 0.75 ? 1 : -0.6));
+    // A large line moves a few tenths of a percent of the day's contracts (SPY: tens of thousands of 35 million).
+    const share = Math.min(0.05, 0.004 * Math.exp(0.6 * gaussian(random)));
+    const change = Math.round(traded * share * (random() < 0.75 ? 1 : -0.6));
     const openInterest = Math.max(Math.abs(change), Math.round(Math.abs(change) * (1.5 + 4 * random())));
     rows.push({
       contract,

@@ -3,7 +3,7 @@
  * each one a function of (seed, session, instant): a larger limit reaches further back, it
  * never changes the prints already shown. Prices lie on the session's intraday path.
  */
-import { etIso, previousTradingDay, sessionOn, type Session } from '../calendar.js';
+import { etIso, previousTradingDay, sessionOn, type Session } from '../../catalog/market-calendar.js';
 import { priceAt, volumeOn } from '../market.js';
 import { gaussian, pick, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';

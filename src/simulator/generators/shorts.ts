@@ -3,7 +3,14 @@
  * the 15th and at month end, published about a week later); short volume daily, by venue,
  * and the venues add up to the day's total.
  */
-import { nextTradingDay, previousTradingDay, shiftDate, tradingDayOnOrBefore, tradingDaysBack, type EtDate } from '../calendar.js';
+import {
+  nextTradingDay,
+  previousTradingDay,
+  shiftDate,
+  tradingDayOnOrBefore,
+  tradingDaysBack,
+  type EtDate,
+} from '../../catalog/market-calendar.js';
 import { volumeOn } from '../market.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { STOCKS, type ReferenceSymbol } from '../reference.js';

@@ -2,7 +2,7 @@
  * Volatility datasets. Each reads the same 30-day implied volatility per (symbol, day) from
  * the market model, so the leaderboard, the skew series and the anomaly score agree.
  */
-import { tradingDaysBack } from '../calendar.js';
+import { tradingDaysBack } from '../../catalog/market-calendar.js';
 import { iv30On, realisedVolatility } from '../market.js';
 import { gaussian, round, seededRandom } from '../random.js';
 import { REFERENCE, type ReferenceSymbol } from '../reference.js';

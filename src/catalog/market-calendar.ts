@@ -2,7 +2,8 @@
  * The US equity trading calendar in Eastern time: weekends, the NYSE holidays (with their
  * weekend observance), the 13:00 half days, and the instants sessions open and close.
  * Everything the simulator stamps with a time goes through here, so no print, quote or
- * snapshot lands outside a session.
+ * snapshot lands outside a session; the server reads the same calendar against a real
+ * upstream (answers known empty, retention of closed sessions), so it lives with the catalog.
  */
 
 /** An ET calendar date, YYYY-MM-DD. */

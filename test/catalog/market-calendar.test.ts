@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { etInstant, isHalfDay, isTradingDay, latestSession, nextTradingDay, sessionOn, toEt } from '../../src/simulator/calendar.js';
+import { etInstant, isHalfDay, isTradingDay, latestSession, nextTradingDay, sessionOn, toEt } from '../../src/catalog/market-calendar.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
 replayPropertySeed();

@@ -1,0 +1,214 @@
+/**
+ * `ticker_briefing`: one name's squeeze check in one call (it took five): short interest,
+ * the short-volume trend, the session's open-interest changes, the dark-pool share of the
+ * day's volume and where implied volatility sits in its year. Each part is one call of its
+ * dataset's own tool (fan-out.ts), through the client and its account gate; a part
+ * that fails is listed in `failed` beside the others, and only a briefing with nothing in it
+ * is an error.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ApiError } from '../../api/errors.js';
+import { GENERAL_TICKER_PATTERN } from '../../catalog/index.js';
+import { latestSession, previousTradingDay, shiftDate, toEt } from '../../catalog/market-calendar.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
+import { quoteValue } from '../../sanitize.js';
+import { failedError } from './compare-failures.js';
+import { nothingRead } from './dealer-compare.js';
+import { progressReporter } from '../call-context.js';
+import type { ToolDefinition } from '../tool.js';
+import { READ_ONLY_API_TOOL } from './annotations.js';
+import { FanOut, num, rowsOf, str, type FanOutDeps, type Row } from './fan-out.js';
+import { advertisedSchema } from '../arguments/input-schema.js';
+import { ownArguments } from '../arguments/own-arguments.js';
+import { requestCosts } from './request-costs.js';
+import { withinBudget } from '../answers/results.js';
+import { asApiError, errorResult, refusalError } from '../answers/tool-errors.js';
+
+export const BRIEFING_TOOL = 'ticker_briefing';
+export const BRIEFING_DATASETS = [
+  'shorts.short_screener',
+  'shorts.volume_and_ratio',
+  'market.oi_change',
+  'darkpool.by_ticker',
+  'volatility.anomaly',
+] as const;
+/** Dark-pool prints read for the share: the largest page the tool takes. */
+const PRINTS = 500;
+
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
+const mean = (xs: readonly number[]): number | undefined => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
+
+/** Whether the upstream takes a page size for dark-pool prints: without one, `limit` would be read here over its pages. */
+function printsPaged(fan: FanOut): boolean {
+  const dataset = fan.dataset('darkpool.by_ticker');
+  return dataset !== undefined && upstreamRoles(dataset).pageSize !== undefined;
+}
+
+/** The latest session whose close has passed: its daily figures (short volume) are out. */
+function lastClosedSession(now: number): string {
+  const latest = latestSession(now);
+  return now >= latest.closeAt ? latest.date : previousTradingDay(latest.date);
+}
+
+function shortInterest(data: unknown, ticker: string): Row | undefined {
+  const row = rowsOf(data).find((r) => str(r, 'ticker', 'symbol') === ticker);
+  if (!row) return undefined;
+  return Object.fromEntries(
+    ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'].filter((k) => k in row).map((k) => [k, row[k]]),
+  );
+}
+
+/** The latest day's short ratio and the trend of the last five days against the five before. */
+function shortVolume(data: unknown): Row {
+  const days = rowsOf(data)
+    .filter((r) => str(r, 'date') !== undefined)
+    .sort((a, b) => (str(b, 'date') ?? '').localeCompare(str(a, 'date') ?? ''));
+  const ratio = (r: Row): number | undefined => num(r, 'short_ratio') ?? ratioOf(r);
+  const recent = mean(days.slice(0, 5).flatMap((r) => ratio(r) ?? []));
+  const before = mean(days.slice(5, 10).flatMap((r) => ratio(r) ?? []));
+  const change = recent !== undefined && before !== undefined ? recent - before : undefined;
+  const latest = days[0];
+  return {
+    ...(latest
+      ? { date: latest['date'], short_ratio: ratio(latest), short_volume: latest['short_volume'], total_volume: latest['total_volume'] }
+      : {}),
+    ...(recent !== undefined ? { short_ratio_5d: round(recent, 4) } : {}),
+    ...(before !== undefined ? { short_ratio_prior_5d: round(before, 4) } : {}),
+    ...(change !== undefined ? { trend: change > 0.02 ? 'rising' : change < -0.02 ? 'falling' : 'flat' } : {}),
+  };
+}
+
+function ratioOf(row: Row): number | undefined {
+  const short = num(row, 'short_volume');
+  const total = num(row, 'total_volume');
+  return short !== undefined && total ? round(short / total, 4) : undefined;
+}
+
+/** The session's open-interest changes of this name: calls against puts, and the largest lines. */
+function openInterest(data: unknown): Row {
+  const rows = rowsOf(data);
+  const sum = (right: string): number => rows.filter((r) => str(r, 'right') === right).reduce((s, r) => s + (num(r, 'oi_change') ?? 0), 0);
+  const largest = [...rows]
+    .sort((a, b) => Math.abs(num(b, 'oi_change') ?? 0) - Math.abs(num(a, 'oi_change') ?? 0))
+    .slice(0, 3)
+    .map((r) => ({ contract: r['contract'], oi_change: r['oi_change'] }));
+  return {
+    ...(str(rows[0], 'session_date_et') ? { session_date_et: str(rows[0], 'session_date_et') } : {}),
+    contracts: rows.length,
+    net_call_change: sum('C'),
+    net_put_change: sum('P'),
+    largest,
+  };
+}
+
+/** The prints of the session read, their shares, and that part of the day's volume. */
+function darkPool(answer: { data: unknown; meta: Row }, session: string, volume: Row): Row {
+  const prints = rowsOf(answer.data);
+  const shares = prints.reduce((s, r) => s + (num(r, 'size', 'shares') ?? 0), 0);
+  const total = volume['date'] === session ? num(volume, 'total_volume') : undefined;
+  const complete = answer.meta['has_more'] !== true;
+  return {
+    session_date_et: session,
+    prints: prints.length,
+    shares,
+    notional_usd: prints.reduce((s, r) => s + (num(r, 'notional_usd') ?? 0), 0),
+    ...(total ? { share_of_volume_pct: round((shares / total) * 100, 2) } : {}),
+    // Only the newest prints when the session holds more than one page: the share is a floor then.
+    complete,
+  };
+}
+
+/** The description, with what a call spends (request-costs.ts). */
+export function briefingDescription(deps: FanOutDeps): string {
+  return `One name's squeeze check: short interest, short-volume trend, open-interest changes, dark-pool share of volume, IV rank. ${requestCosts(deps.tool.client, deps.datasets()).briefing}`;
+}
+
+export function tickerBriefingTool(deps: FanOutDeps): ToolDefinition {
+  return {
+    name: BRIEFING_TOOL,
+    config: {
+      title: 'Single-name briefing: shorts, flows, volatility',
+      description: briefingDescription(deps),
+      inputSchema: advertisedSchema({
+        type: 'object',
+        properties: { ticker: { type: 'string', description: 'e.g. GME.' } },
+        required: ['ticker'],
+        additionalProperties: false,
+      }),
+      annotations: READ_ONLY_API_TOOL,
+    },
+    handler: async (raw, ctx, call): Promise<CallToolResult> => {
+      try {
+        const given = ownArguments(raw, ['ticker']);
+        const ticker = given['ticker'];
+        if (typeof ticker !== 'string' || ticker.length > 12 || !GENERAL_TICKER_PATTERN.test(ticker))
+          throw refusalError({
+            code: 'TICKER_INVALID',
+            param: 'ticker',
+            message: `Invalid ticker ${quoteValue(ticker)}.`,
+            hint: 'Upper case, e.g. GME or BRK.B.',
+          });
+        const now = Date.now();
+        const session = lastClosedSession(now);
+        const fan = new FanOut(deps, call, progressReporter(ctx));
+        const failed: Row[] = [];
+        const errors: ApiError[] = [];
+        const part = async (name: string, operationId: string, args: Row): Promise<{ data: unknown; meta: Row } | undefined> => {
+          try {
+            return await fan.call(operationId, args);
+          } catch (error) {
+            const e = asApiError(error);
+            errors.push(e);
+            failed.push({ part: name, error: failedError(e) });
+            return undefined;
+          }
+        };
+        const [interest, volume, oi, prints, iv] = await Promise.all([
+          part('short_interest', 'shorts.short_screener', { tickers: ticker }),
+          part('short_volume', 'shorts.volume_and_ratio', { ticker, from: shiftDate(toEt(now).date, -21) }),
+          part('open_interest', 'market.oi_change', { tickers: ticker, limit: 50 }),
+          // The largest page where the upstream takes a page size; its own page otherwise (each page a request).
+          part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
+          part('iv_rank', 'volatility.anomaly', { ticker }),
+        ]);
+        if (errors.length === BRIEFING_DATASETS.length) throw nothingRead(errors, failed, fan.spent()['units']);
+        const volumeRow = volume ? shortVolume(volume.data) : {};
+        const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
+        const notices: string[] = [];
+        const si = interest ? shortInterest(interest.data, ticker) : undefined;
+        if (interest && !si) notices.push(`${ticker} has no short-interest row (funds and indices are not in the disclosure).`);
+        const data = {
+          ticker,
+          ...(si ? { short_interest: si } : {}),
+          ...(volume ? { short_volume: volumeRow } : {}),
+          ...(oi ? { open_interest_change: openInterest(oi.data) } : {}),
+          ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
+          ...(ivRow
+            ? {
+                iv_rank: Object.fromEntries(
+                  ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et']
+                    .filter((k) => k in ivRow)
+                    .map((k) => [k, ivRow[k]]),
+                ),
+              }
+            : {}),
+        };
+        const answer = {
+          data,
+          ...(failed.length > 0 ? { failed } : {}),
+          meta: {
+            ...fan.spent(),
+            covers: `${ticker}; dark pool and short volume of session ${session} (ET)`,
+            truncated: false,
+            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+            ...(deps.tool.simulated ? { simulated: true } : {}),
+          },
+        };
+        const fitted = await withinBudget(answer, deps.tool.resultTokens);
+        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+      } catch (error) {
+        return errorResult(asApiError(error));
+      }
+    },
+  };
+}
