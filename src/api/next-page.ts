@@ -110,14 +110,15 @@ export function followPaging(
     if (found.total !== undefined && rows !== undefined) return current + rows < found.total ? followed(next) : ended();
     return byFlags(next, more, short, found.ended);
   }
-  // No position this dataset can send: the upstream's list as it gave it, cut where it said rows follow.
-  if (more === true) return { cut: true, end_unknown: false, why: 'unreachable' };
+  // No position this dataset can send: the upstream's list as it gave it, cut where it said rows follow. With a
+  // cursor parameter the document lists but no value for it, the rest is out of reach; without one, a larger limit may hold it.
+  const cut: FollowedPaging = { cut: true, end_unknown: false, ...(roles.cursor ? { why: 'unreachable' as const } : {}) };
+  if (more === true) return cut;
   // An empty next slot (`links.next: null`) or `has_more: false` is the upstream saying this is its last page.
   if (more === false || found.ended === true) return ended();
   // This page's offset: given, or 0 on the first page; a page reached by a token or URL starts where nobody said.
   const startsAt = found.offset ?? (reached === undefined && !(roles.cursor && query[roles.cursor] !== undefined) ? 0 : undefined);
-  if (found.total !== undefined && rows !== undefined && startsAt !== undefined)
-    return startsAt + rows < found.total ? { cut: true, end_unknown: false, why: 'unreachable' } : ended();
+  if (found.total !== undefined && rows !== undefined && startsAt !== undefined) return startsAt + rows < found.total ? cut : ended();
   // Reached by the upstream's own next token or URL, and naming none now: the dialect's last page.
   if (reached?.kind === 'url' || reached?.kind === 'token') return ended();
   // Rows, and nothing said of an end (no flag, no empty next slot, no total, not a short page): a full list

@@ -79,7 +79,8 @@ test('more said with no next page this server can ask for is rows left out, sayi
       for (const [name, ds, body, headers] of forms) {
         const paging = follow(ds, body, undefined, headers);
         assert.equal(paging.cut, true, `${name}: rows left out`);
-        assert.ok(paging.why, `${name}: why`);
+        // Out of reach, said why, where no larger limit helps: a cursor parameter with no value for it, a next page elsewhere.
+        if (ds === STRIPE || name.includes('another host')) assert.ok(paging.why, `${name}: why`);
         assert.equal(paging.next_page, undefined, name);
       }
     }),
