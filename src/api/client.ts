@@ -21,7 +21,7 @@ import { driveRetries } from './retry-driver.js';
 import { SharedRequests, type Flight } from './shared-request.js';
 import { HttpTransport } from './transport.js';
 import { deadlineExceeded } from './deadline-error.js';
-import { followPaging, queryAt, type NextPage } from './next-page.js';
+import { followPaging, OUT_OF_REACH, queryAt, type NextPage } from './next-page.js';
 import { callSignal } from './call-signal.js';
 import { answeredLongerThan, apiResultSchema, readAnswer, toResult, transportFailure, type ApiResult } from './upstream-answer.js';
 import type { CallContext } from './call-context.js';
@@ -148,8 +148,18 @@ export class MarketDataClient {
    */
   async dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
     heapBeforeLoad();
+    return this.datasetReached(dataset, ticker, query, undefined, options);
+  }
+
+  private async datasetReached(
+    dataset: DatasetDefinition,
+    ticker: string | undefined,
+    query: QueryValues,
+    at: NextPage | undefined,
+    options: CallOptions,
+  ): Promise<ApiResult> {
     const target = datasetTarget(dataset, ticker, query);
-    const result = this.followed(dataset, query, target, await this.request(target, options));
+    const result = this.followed(dataset, query, target, await this.request(target, options), at);
     // A page whose size we asked says nothing of the upstream's own.
     const sized = Object.entries(target.query).some(
       ([name, value]) => roleOf(name, typeof value === 'number' ? 'integer' : 'string') === 'pageSize',
@@ -172,7 +182,10 @@ export class MarketDataClient {
   ): Promise<ApiResult> {
     if (at === undefined) return this.dataset(dataset, ticker, query, options);
     const asked = queryAt(dataset, query, at);
-    if (asked) return this.dataset(dataset, ticker, asked, options);
+    if (asked) {
+      heapBeforeLoad();
+      return this.datasetReached(dataset, ticker, asked, at, options);
+    }
     const given = at.kind === 'url' ? this.pageUrlTarget(dataset, ticker, at.url) : undefined;
     if (!given) {
       throw new ApiError({
@@ -184,7 +197,7 @@ export class MarketDataClient {
       });
     }
     heapBeforeLoad();
-    return this.followed(dataset, {}, given, await this.request(given, options));
+    return this.followed(dataset, {}, given, await this.request(given, options), at);
   }
 
   /** A next-page URL as a request: checked again to be the dataset's own path on the base origin. */
@@ -197,17 +210,20 @@ export class MarketDataClient {
   }
 
   /** The answer with the next page this dataset can follow, its cut or its unknown end (next-page.ts); a new object, the cached one untouched. */
-  private followed(dataset: DatasetDefinition, query: QueryValues, target: RequestTarget, result: ApiResult): ApiResult {
+  private followed(dataset: DatasetDefinition, query: QueryValues, target: RequestTarget, result: ApiResult, at?: NextPage): ApiResult {
     const path = buildPath(target);
-    const paging = followPaging(dataset, query, result.meta.paging, (url) => this.transport?.sameRequest(url, path));
+    const paging = followPaging(dataset, query, result.meta.paging, (url) => this.transport?.sameRequest(url, path), at);
     const meta = { ...result.meta };
     delete meta.next_page;
     delete meta.end_unknown;
+    delete meta.out_of_reach;
     if (paging.next_page) meta.next_page = paging.next_page;
     if (paging.end_unknown) meta.end_unknown = true;
     if (paging.cut) {
       meta.truncated = true;
       delete meta.content_cut;
+      // Why the rest is out of reach (the cached answer is untouched): the answer's more_rows says it.
+      if (paging.why) meta.out_of_reach = OUT_OF_REACH[paging.why];
     }
     return { data: result.data, meta };
   }

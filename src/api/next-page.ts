@@ -15,6 +15,7 @@
  *   slot, not a short page). A page or offset protocol then names the next page (reading it
  *   finds out); either way the answer says the end is unknown instead of claiming one.
  */
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { upstreamRoles } from '../catalog/param-roles.js';
@@ -39,7 +40,16 @@ export interface FollowedPaging {
   cut: boolean;
   /** Whether more rows exist is not known (a next page, if named, may be empty). */
   end_unknown: boolean;
+  /** Why rows are out of reach: a next page on another origin or path, or more said with no next page this dataset can ask for. */
+  why?: 'elsewhere' | 'unreachable';
 }
+
+/** What an answer says of rows the API holds past a page this server cannot ask for. */
+export const OUT_OF_REACH: Record<NonNullable<FollowedPaging['why']>, string> = {
+  elsewhere:
+    "The API names its next page at an address other than this dataset's own (another host or path), which is not asked: the rows after it are not read.",
+  unreachable: 'The API says more rows follow but names no next page this server can ask for: the rows after these are not read.',
+};
 
 /**
  * `url` as a request this client may send: the same origin as the base URL and the same path
@@ -61,13 +71,16 @@ const numeric = (value: string | number | undefined): number | undefined => {
 
 /**
  * The next page of an answer to `query` (MCP-side names, as sent), from its evidence and the
- * parameters the dataset's document lists.
+ * parameters the dataset's document lists. `reached` is the page this answer is (undefined:
+ * the first): a total speaks of the rows read only where this page's offset is known, and a
+ * page reached by the upstream's own next token or URL that names none is its last.
  */
 export function followPaging(
   dataset: DatasetDefinition,
   query: QueryValues,
   evidence: PagingEvidence | undefined,
   sameRequest: SameRequest,
+  reached?: NextPage,
 ): FollowedPaging {
   const found = evidence ?? {};
   const roles = upstreamRoles(dataset);
@@ -78,7 +91,7 @@ export function followPaging(
     return { next_page: { kind: 'token', token: found.token }, cut: false, end_unknown: false };
   if (url !== undefined) return { next_page: { kind: 'url', url }, cut: false, end_unknown: false };
   // Named, but not in a form this dataset can send: the rest is out of reach.
-  if (found.token !== undefined || found.url !== undefined) return { cut: true, end_unknown: false };
+  if (found.token !== undefined || found.url !== undefined) return { cut: true, end_unknown: false, why: 'elsewhere' };
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
   if (roles.page) {
@@ -97,12 +110,20 @@ export function followPaging(
     if (found.total !== undefined && rows !== undefined) return current + rows < found.total ? followed(next) : ended();
     return byFlags(next, more, short, found.ended);
   }
-  // No position parameter: the upstream's list as it gave it, cut where it said rows follow.
-  const totalLeft = found.total !== undefined && rows !== undefined && (found.offset ?? 0) + rows < found.total;
-  if (more === true || totalLeft) return { cut: true, end_unknown: false };
+  // No position this dataset can send: the upstream's list as it gave it, cut where it said rows follow. With a
+  // cursor parameter the document lists but no value for it, the rest is out of reach; without one, a larger limit may hold it.
+  const cut: FollowedPaging = { cut: true, end_unknown: false, ...(roles.cursor ? { why: 'unreachable' as const } : {}) };
+  if (more === true) return cut;
+  // An empty next slot (`links.next: null`) or `has_more: false` is the upstream saying this is its last page.
+  if (more === false || found.ended === true) return ended();
+  // This page's offset: given, or 0 on the first page; a page reached by a token or URL starts where nobody said.
+  const startsAt = found.offset ?? (reached === undefined && !(roles.cursor && query[roles.cursor] !== undefined) ? 0 : undefined);
+  if (found.total !== undefined && rows !== undefined && startsAt !== undefined) return startsAt + rows < found.total ? cut : ended();
+  // Reached by the upstream's own next token or URL, and naming none now: the dialect's last page.
+  if (reached?.kind === 'url' || reached?.kind === 'token') return ended();
   // Rows, and nothing said of an end (no flag, no empty next slot, no total, not a short page): a full list
   // and one the upstream cut without a word look alike, so the end is not claimed.
-  const silent = found.ended !== true && more !== false && found.total === undefined && !short && rows !== undefined && rows > 0;
+  const silent = !short && rows !== undefined && rows > 0;
   return { cut: false, end_unknown: silent };
 }
 
@@ -129,3 +150,21 @@ export function queryAt(dataset: DatasetDefinition, query: QueryValues, next: Ne
   if (next.kind === 'offset' && roles.offset) return { ...query, [roles.offset]: next.offset };
   return undefined;
 }
+
+/**
+ * A short name of an upstream page (the first page has none): what a read and our cursor
+ * remember of the pages already read, so a next page the upstream names again (`c2 → c1`) is
+ * never followed a second time. 48 bits: two pages of one list meeting by chance is out of reach.
+ */
+export function pageKey(page: NextPage): string {
+  const value =
+    page.kind === 'token' ? page.token : page.kind === 'url' ? page.url : String(page.kind === 'page' ? page.page : page.offset);
+  return createHash('sha256').update(`${page.kind}\0${value}`).digest('base64url').slice(0, 8);
+}
+
+/** Keys of the pages a cursor remembers: the last few are enough to break any cycle the upstream falls into within them. */
+export const PAGES_REMEMBERED = 8;
+
+/** What an answer says when the upstream named as next a page already read. */
+export const PAGING_REPEATED =
+  "The API's paging repeated itself (it named as next a page already read), so it is not followed again: the rows shown are all this server could read, and whether more exist is not known.";

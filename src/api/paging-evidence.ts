@@ -91,8 +91,29 @@ function fromLinkHeader(header: string | undefined): { url?: string; ended?: boo
   }
 }
 
-/** The paging evidence of one answer: its metadata entries (payload-parts.ts), its Link header and its row count. */
-export function pagingEvidence(entries: readonly MetaEntry[], linkHeader: string | undefined, rows: number | undefined): PagingEvidence {
+/** Paging said in response headers: `Link`, and the list's size (`X-Total-Count`, `X-Total`, `Content-Range: items 0-19/137`). */
+export interface PagingHeaders {
+  link?: string | undefined;
+  total?: string | undefined;
+  contentRange?: string | undefined;
+}
+
+/** The list's size from the standard headers; a `*` size (unknown) or anything unreadable is no evidence. */
+function totalOfHeaders(headers: PagingHeaders): { total?: number; offset?: number } {
+  const total = headers.total !== undefined ? numberOf(headers.total) : undefined;
+  if (total !== undefined && total >= 0) return { total };
+  const range = /^\s*[a-z]+\s+(\d+)-(\d+)\/(\d+)\s*$/i.exec(headers.contentRange ?? '');
+  return range ? { offset: Number(range[1]), total: Number(range[3]) } : {};
+}
+
+/** The paging evidence of one answer: its metadata entries (payload-parts.ts), its paging headers and its row count. */
+export function pagingEvidence(
+  entries: readonly MetaEntry[],
+  headers: PagingHeaders | string | undefined,
+  rows: number | undefined,
+): PagingEvidence {
+  const said: PagingHeaders = typeof headers === 'string' ? { link: headers } : (headers ?? {});
+  const linkHeader = said.link;
   const found: PagingEvidence = {};
   let weakToken: string | undefined;
   let slotSeen = false;
@@ -128,6 +149,12 @@ export function pagingEvidence(entries: readonly MetaEntry[], linkHeader: string
   const link = fromLinkHeader(linkHeader);
   if (link.url !== undefined) set('url', link.url);
   if (link.ended && found.url === undefined && !slotSeen) found.ended = true;
+  // A size in the body is the upstream's own word; the headers' only where the body says none.
+  const fromHeaders = totalOfHeaders(said);
+  if (found.total === undefined && fromHeaders.total !== undefined) {
+    found.total = fromHeaders.total;
+    if (fromHeaders.offset !== undefined) set('offset', fromHeaders.offset);
+  }
   // A next page named is a next page, whatever an empty slot elsewhere says.
   if (found.token !== undefined || found.url !== undefined) delete found.ended;
   if (rows !== undefined) found.rows = rows;

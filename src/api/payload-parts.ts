@@ -18,7 +18,7 @@
  * found on the way is handed to paging-evidence.ts, which reads the next page from it.
  */
 
-import { pagingEvidence, type PagingEvidence } from './paging-evidence.js';
+import { pagingEvidence, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
 
@@ -222,8 +222,8 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   return { data: body, rows: undefined };
 }
 
-/** The parts of an answer's body; `linkHeader` is its `Link` header, where the API pages by it. */
-export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
+/** The parts of an answer's body; `headers` its paging headers (`Link`, a total), or its `Link` header alone. */
+export function payloadParts(body: unknown, headers?: PagingHeaders | string): PayloadParts {
   const entries: MetaEntry[] = [];
   const metaObjects: Json[] = [];
   const found = unwrap(body, entries, metaObjects, 0);
@@ -231,7 +231,7 @@ export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;
   for (const entry of entries) if (entry.within.length === 0 && !(entry.name in meta)) meta[entry.name] = entry.value;
-  const paging = pagingEvidence(entries, linkHeader, found.rows?.length);
+  const paging = pagingEvidence(entries, headers, found.rows?.length);
   return { data: found.data, rows: found.rows, meta, entries, paging, nextCursor: paging.token };
 }
 

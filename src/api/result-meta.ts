@@ -19,6 +19,8 @@ export const resultMetaSchema = z.object({
   paging: pagingEvidenceSchema.optional(),
   /** The next page, in a form the dataset's document lets us ask for (next-page.ts); set per call, never cached. */
   next_page: nextPageSchema.optional(),
+  /** Why rows the API holds are out of reach (next-page.ts), where it is not a limit a larger one would lift; set per call. */
+  out_of_reach: z.string().optional(),
   /** Whether rows follow this page is not known: the API gave no total and no flag (next-page.ts). */
   end_unknown: z.boolean().optional(),
   /** Rows left out: the upstream's own `truncated`, its flags or totals, or rows this reader left unread. */

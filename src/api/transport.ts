@@ -45,6 +45,9 @@ export interface RawResponse {
   requestId: string | undefined;
   /** The `Link` header, where the API pages by it (`<…>; rel="next"`): paging evidence (paging-evidence.ts). */
   link?: string | undefined;
+  /** The list's size where the API says it in a header (`X-Total-Count`, `X-Total`, `Content-Range`): paging evidence. */
+  total?: string | undefined;
+  contentRange?: string | undefined;
 }
 
 /** Longest silence on a connection: connecting, waiting for headers, or between two chunks of a body. */
@@ -102,6 +105,8 @@ export class HttpTransport {
       retryAfterSeconds: parseRetryAfter(header('retry-after'), (this.options.now ?? Date.now)()),
       requestId: header('x-request-id'),
       link: header('link'),
+      total: header('x-total-count') ?? header('x-total'),
+      contentRange: header('content-range'),
     };
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump();

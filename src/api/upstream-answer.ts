@@ -152,7 +152,7 @@ function keptEvidence(evidence: PagingEvidence): PagingEvidence | undefined {
 /** The data and meta of a 200 that classify found no failure in. */
 export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
   // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
-  const parts = payloadParts(response.body, response.link);
+  const parts = payloadParts(response.body, { link: response.link, total: response.total, contentRange: response.contentRange });
   const upstream = parts.meta;
   const paging = keptEvidence(parts.paging);
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);

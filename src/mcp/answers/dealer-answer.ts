@@ -16,6 +16,7 @@ import { beforeRetention } from '../reading/dealer-retention.js';
 import { knownEmptyResult, type KnownEmpty } from '../reading/known-empty.js';
 import { summariseSessions } from './dealer-sessions.js';
 import { baseMeta, toolResult, unknownEndNotice, type ToolMeta } from './results.js';
+import { PAGING_REPEATED } from '../../api/next-page.js';
 import { fitsTokens } from './tokens.js';
 
 export interface DealerAnswerDeps {
@@ -141,7 +142,10 @@ function built(shaping: Shaping, kept: number, last?: DealerSnapshot): { data: u
   const shown = collected.slice(0, kept).map((c) => c.snapshot);
   if (last) shown[shown.length - 1] = last;
   const cut = kept < collected.length;
-  const next = (cut || more) && collected[kept - 1] ? cursorAfter(request, collected[kept - 1] as Collected) : undefined;
+  // Snapshots the API holds with no next page this server can ask for: left out, said, and no cursor that would re-read the same page.
+  const cutByApi = read.cutByApi && !cut;
+  const next = (cut || (more && !cutByApi)) && collected[kept - 1] ? cursorAfter(request, collected[kept - 1] as Collected) : undefined;
+  const endNotice = read.repeated ? PAGING_REPEATED : unknownEndNotice(next !== undefined);
   const newest = shown[0];
   return {
     data: viewOf(request, shown),
@@ -149,11 +153,14 @@ function built(shaping: Shaping, kept: number, last?: DealerSnapshot): { data: u
       ...meta,
       ...(newest ? { as_of: newest.snapshot_at } : {}),
       covers: coversOf(covered, shown),
-      truncated: cut || last !== undefined,
+      truncated: cut || last !== undefined || cutByApi,
       // The API did not say whether older snapshots exist: has_more is left out, never false.
       ...(unknownTail && !cut
-        ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
-        : { has_more: next !== undefined }),
+        ? { notice: [meta.notice, endNotice].filter(Boolean).join(' ') }
+        : { has_more: next !== undefined || cutByApi }),
+      ...(cutByApi
+        ? { more_rows: `${remaining ?? 'The API holds older snapshots.'} Older snapshots than these cannot be read through this API.` }
+        : {}),
       ...(next
         ? {
             next_cursor: next,

@@ -9,7 +9,8 @@ import * as z from 'zod';
 import type { ApiResult } from '../../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { jsonMayBeLongerThan } from './json-length.js';
-import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
+import { encodePageCursor, pageRepeats, positionOf, visitedThrough, type Paging } from '../arguments/cursor.js';
+import { PAGING_REPEATED } from '../../api/next-page.js';
 import { estimateTokens, textFits } from './tokens.js';
 import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 
@@ -17,25 +18,27 @@ import { fitRows, squeeze, type ShapingWork } from './trimming.js';
 export const DATA_SOURCES = ['live', 'cache', 'degraded'] as const;
 
 /** The metadata a tool result carries, as its output schema declares it. */
-export const toolMetaSchema = resultMetaSchema.omit({ content_cut: true, paging: true, next_page: true, end_unknown: true }).extend({
-  next_cursor: z.string().optional(),
-  truncated: z.boolean(),
-  has_more: z.boolean().optional(),
-  as_of: z.string().optional(),
-  covers: z.string().optional(),
-  data_source: z.enum(DATA_SOURCES).optional(),
-  /** Demo mode: the data comes from the built-in simulator. */
-  simulated: z.boolean().optional(),
-  trimmed: z
-    .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
-    .optional(),
-  /** The API holds rows past the limit asked (its `_meta.truncated` without a cursor): how to reach them. */
-  more_rows: z.string().optional(),
-  /** Upstream requests this answer spent, each a unit of quota (0 from the cache). */
-  units: z.number().optional(),
-  /** With has_more: what remains in the direction read. */
-  remaining: z.string().optional(),
-});
+export const toolMetaSchema = resultMetaSchema
+  .omit({ content_cut: true, paging: true, next_page: true, end_unknown: true, out_of_reach: true })
+  .extend({
+    next_cursor: z.string().optional(),
+    truncated: z.boolean(),
+    has_more: z.boolean().optional(),
+    as_of: z.string().optional(),
+    covers: z.string().optional(),
+    data_source: z.enum(DATA_SOURCES).optional(),
+    /** Demo mode: the data comes from the built-in simulator. */
+    simulated: z.boolean().optional(),
+    trimmed: z
+      .object({ rows_returned: z.number(), rows_left: z.number(), strikes_returned: z.number().optional(), how_to_get_more: z.string() })
+      .optional(),
+    /** The API holds rows past the limit asked (its `_meta.truncated` without a cursor): how to reach them. */
+    more_rows: z.string().optional(),
+    /** Upstream requests this answer spent, each a unit of quota (0 from the cache). */
+    units: z.number().optional(),
+    /** With has_more: what remains in the direction read. */
+    remaining: z.string().optional(),
+  });
 
 export type ToolMeta = z.infer<typeof toolMetaSchema>;
 
@@ -128,6 +131,7 @@ const DECIDED_HERE: ReadonlySet<string> = new Set([
   'paging',
   'next_page',
   'end_unknown',
+  'out_of_reach',
 ]);
 
 /** Base metadata: the client's, with the as-of time, coverage and data source added. */
@@ -139,7 +143,7 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
   const now = options.now ?? Date.now();
   const asOf = new Date(now - (meta.age_seconds + (meta.data_freshness_seconds ?? 0)) * 1000).toISOString();
   return {
-    ...(rest as Omit<ResultMeta, 'truncated' | 'content_cut' | 'data_source' | 'paging' | 'next_page' | 'end_unknown'>),
+    ...(rest as Omit<ResultMeta, 'truncated' | 'content_cut' | 'data_source' | 'paging' | 'next_page' | 'end_unknown' | 'out_of_reach'>),
     truncated: false,
     as_of: asOf,
     covers: options.covers ?? 'latest',
@@ -263,7 +267,10 @@ function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView)
   const { paging, budgetTokens: budget } = options;
   const meta = baseMeta(result.meta, options);
   const skip = paging?.skip ?? 0;
-  const upstreamNext = result.meta.next_page;
+  // A next page already read (the upstream's paging went round in a circle) is never followed again.
+  const named = result.meta.next_page;
+  const repeated = named !== undefined && paging !== undefined && pageRepeats(paging.visited, paging.upstreamPage, named);
+  const upstreamNext = repeated ? undefined : named;
   // Rows the API left with no cursor to them; a page whose only cut is inside rows (a long text,
   // a row of 2,000 fields and more) says so in its notice and has nothing more to read.
   const contentCut = result.meta.content_cut === true;
@@ -272,23 +279,32 @@ function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView)
   const cursorAfter = (kept: number): string | undefined => {
     if (options.cursorAfter) return options.cursorAfter(kept);
     if (!paging?.base) return undefined;
-    if (kept < available.length) return encodePageCursor({ ...paging.base, ...positionOf(paging.upstreamPage), s: skip + kept });
-    return upstreamNext ? encodePageCursor({ ...paging.base, ...positionOf(upstreamNext), s: 0 }) : undefined;
+    const before = paging.visited && paging.visited.length > 0 ? { v: [...paging.visited] } : {};
+    if (kept < available.length) return encodePageCursor({ ...paging.base, ...positionOf(paging.upstreamPage), s: skip + kept, ...before });
+    if (!upstreamNext) return undefined;
+    const visited = visitedThrough(paging.visited, paging.upstreamPage);
+    return encodePageCursor({ ...paging.base, ...positionOf(upstreamNext), s: 0, ...(visited ? { v: visited } : {}) });
   };
   return (kept) => {
     const next = cursorAfter(kept);
     const cut = kept < rows.length;
     const keptRows = rows.slice(0, kept);
     // Every row of the page shown, and the API did not say whether more follow: has_more is left out, never false.
-    const unknownEnd = result.meta.end_unknown === true && !cut && !capped && !leftByApi;
+    const unknownEnd = (result.meta.end_unknown === true || repeated) && !cut && !capped && !leftByApi;
+    // A read over several pages said the repeat already (local-pages.ts).
+    const endNotice = repeated
+      ? PAGING_REPEATED
+      : (meta.notice ?? '').includes(PAGING_REPEATED)
+        ? undefined
+        : unknownEndNotice(next !== undefined);
     return structured(found ? found.wrap(view.lazy ? keptRows.map(view.shown) : keptRows) : view.projected, {
       ...meta,
       truncated: cut || leftByApi || contentCut,
       ...(unknownEnd
-        ? { notice: [meta.notice, unknownEndNotice(next !== undefined)].filter(Boolean).join(' ') }
+        ? { notice: [meta.notice, endNotice].filter(Boolean).join(' ') }
         : { has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi }),
       ...(next ? { next_cursor: next } : {}),
-      ...(leftByApi ? { more_rows: options.moreRows ?? moreRowsAdvice(options) } : {}),
+      ...(leftByApi ? { more_rows: options.moreRows ?? result.meta.out_of_reach ?? moreRowsAdvice(options) } : {}),
       ...(cut
         ? {
             trimmed: {

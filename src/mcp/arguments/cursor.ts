@@ -19,7 +19,7 @@ import * as z from 'zod';
 import { ApiError } from '../../api/errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
-import { queryAt, type NextPage } from '../../api/next-page.js';
+import { PAGES_REMEMBERED, pageKey, queryAt, type NextPage } from '../../api/next-page.js';
 import { FIELDS_PARAM } from './input-schema.js';
 
 const PREFIX = 'mc1-';
@@ -74,6 +74,8 @@ const pageCursorSchema = z.object({
   f: z.number().int().min(0).optional(),
   /** Rows of that upstream page already returned. */
   s: z.number().int().min(0).optional(),
+  /** Short keys of the upstream pages read before this one (next-page.ts pageKey), oldest first: a page named again is not followed. */
+  v: z.array(z.string().max(16)).max(16).optional(),
   /** Dealer history: snapshot_at of the last snapshot returned (pages may shift as snapshots arrive). */
   a: z.string().optional(),
 });
@@ -82,6 +84,18 @@ export type PageCursor = z.infer<typeof pageCursorSchema>;
 
 /** The fields of a cursor that name an upstream page. */
 export type UpstreamPosition = Pick<PageCursor, 'u' | 'l' | 'g' | 'f'>;
+
+/** The keys a cursor to `next` remembers: those before, and `current` (the page just read), the last few kept. */
+export function visitedThrough(visited: readonly string[] | undefined, current: NextPage | undefined): string[] | undefined {
+  const trail = [...(visited ?? []), ...(current ? [pageKey(current)] : [])].slice(-PAGES_REMEMBERED);
+  return trail.length > 0 ? trail : undefined;
+}
+
+/** Whether `next` is a page already read, by this answer or by the answers before it. */
+export function pageRepeats(visited: readonly string[] | undefined, current: NextPage | undefined, next: NextPage): boolean {
+  const key = pageKey(next);
+  return (current !== undefined && pageKey(current) === key) || (visited ?? []).includes(key);
+}
 
 /** An upstream page as a cursor's fields (none for the first page). */
 export function positionOf(page: NextPage | undefined): UpstreamPosition {
@@ -126,6 +140,7 @@ const FIELD_PROBLEM: Record<string, string> = {
   f: 'bad upstream page',
   s: 'bad offset',
   a: 'bad position',
+  v: 'bad position',
 };
 
 export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
@@ -174,11 +189,13 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, 
 
 export interface Paging {
   /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
-  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a'> | undefined;
+  base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a' | 'v'> | undefined;
   /** The upstream page being shaped (absent for the first upstream page). */
   upstreamPage: NextPage | undefined;
   /** Rows of this upstream page already returned by earlier answers. */
   skip: number;
+  /** Keys of the upstream pages read before this one, by earlier answers (oldest first). */
+  visited?: readonly string[];
 }
 
 function queryOf(args: Record<string, unknown>): Record<string, string | number> {
@@ -232,7 +249,7 @@ export function pagingOf(
     if (placed) Object.assign(args, placed);
     return {
       args: withTicker(args),
-      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0 },
+      paging: { base: { o: dataset.operationId, ...t, q: decoded.q }, upstreamPage: at, skip: decoded.s ?? 0, visited: decoded.v ?? [] },
       fields: typeof carried === 'string' ? carried.split(',') : undefined,
     };
   }

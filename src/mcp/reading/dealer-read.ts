@@ -9,9 +9,9 @@
  */
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
 import type { CallContext } from '../../api/call-context.js';
-import type { NextPage } from '../../api/next-page.js';
+import { pageKey, type NextPage } from '../../api/next-page.js';
 import { rowsIn } from '../../api/payload-parts.js';
-import type { ResultMeta } from '../../api/result-meta.js';
+import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
 import type { DatasetDefinition, DealerSnapshot } from '../../catalog/index.js';
 import type { DealerCall, DealerWindow } from '../arguments/dealer-call.js';
@@ -54,6 +54,10 @@ export interface DealerRead {
   unreadable: Map<string, number>;
   /** The walk ended where the API did not say whether older snapshots exist: not claimed either way. */
   unknownTail: boolean;
+  /** The upstream named as next a page already read: not followed (unknownTail is set). */
+  repeated: boolean;
+  /** The API holds older snapshots with no next page this server can ask for: `more`, with no cursor past them. */
+  cutByApi: boolean;
   /** The window as read: without one, `levels` and `full` take the newest session not yet shown. */
   resolved: DealerWindow;
   /** Sessions the pages read hold, newest first; `exhausted` when the walk reached the oldest. */
@@ -85,6 +89,8 @@ export async function readDealer(
   const query = pageQuery(dataset, asOne ? 1 : PAGE);
   const walk = newWalk(request, limit ?? (view === 'latest' ? 1 : HISTORY_SNAPSHOTS));
   let at = position.at;
+  // Pages this read asked for: one the upstream names again is never followed (its paging went round in a circle).
+  const read: NextPage[] = at ? [at] : [];
   for (let page = 0; page < MAX_PAGES; page += 1) {
     const result = await deps.client
       .datasetAt(dataset, ticker, query, at, { call: deps.call, onProgress: deps.onProgress })
@@ -97,10 +103,25 @@ export async function readDealer(
     const endUnknown = result.meta.end_unknown === true;
     if (stopped) break;
     if (!next) {
+      // The API holds older snapshots it gave no way to ask for (`has_more` and no cursor, a next page elsewhere): left out, said.
+      if (rowsLeftOut(result.meta)) {
+        [walk.more, walk.remaining] = [
+          true,
+          result.meta.out_of_reach ?? 'The API says older snapshots follow but names no page this server can ask for.',
+        ];
+        walk.cutByApi = true;
+        break;
+      }
       walk.exhausted = !endUnknown;
       walk.unknownTail = endUnknown;
       break;
     }
+    if (read.some((p) => pageKey(p) === pageKey(next))) {
+      walk.unknownTail = true;
+      walk.repeated = true;
+      break;
+    }
+    read.push(next);
     at = next;
     // Enough rows and no older bound to look for: the upstream's own next page says whether
     // more follows, without reading another page (another unit) only to find out.
@@ -135,6 +156,8 @@ function newWalk(request: DealerCall, wanted: number): Walk {
     unrecognised: 0,
     unreadable: new Map(),
     unknownTail: false,
+    repeated: false,
+    cutByApi: false,
     resolved: { ...window },
     seenSessions: [],
     exhausted: false,

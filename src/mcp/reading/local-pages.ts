@@ -12,11 +12,11 @@ import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { rowsIn } from '../../api/payload-parts.js';
-import type { NextPage } from '../../api/next-page.js';
+import { PAGING_REPEATED, type NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
-import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
+import { encodePageCursor, pageRepeats, positionOf, visitedThrough, type Paging } from '../arguments/cursor.js';
 import { readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
 import { BackStop, filterWords, localFilter } from './local-filters.js';
 import { windowNotReached } from './window-progress.js';
@@ -66,6 +66,8 @@ interface Position {
   at: NextPage | undefined;
   /** Row within that page. */
   s: number;
+  /** Keys of the upstream pages read before it (cursor.ts): a page named again is not followed. */
+  v?: readonly string[] | undefined;
 }
 
 /**
@@ -164,6 +166,10 @@ interface Walked {
   pageBound: boolean;
   /** Whether the API said nothing of what follows the last page read (next-page.ts): the end is then not claimed. */
   endUnknown: boolean;
+  /** The upstream named as next a page already read: not followed, and the end not claimed. */
+  repeated: boolean;
+  /** Why the rows past the last page are out of reach, when the API cut its list (next-page.ts). */
+  outOfReach: string | undefined;
   /** Where the next answer starts once every gathered row is shown; undefined: nothing follows. */
   resume: Position | undefined;
   /** The position of the last page asked for. */
@@ -196,8 +202,10 @@ async function readPages(
     passedEarliest: false,
     pageBound: false,
     endUnknown: false,
+    repeated: false,
+    outOfReach: undefined,
     resume: undefined,
-    page: { at: paging.upstreamPage, s: paging.skip },
+    page: { at: paging.upstreamPage, s: paging.skip, v: paging.visited },
   };
   for (let index = 0; index < plan.maxPages; index += 1) {
     walk.endUnknown = false;
@@ -217,9 +225,15 @@ async function readPages(
     if (!next) {
       walk.whole = !rowsLeftOut(result.meta);
       walk.cutByApi = !walk.whole;
+      walk.outOfReach = result.meta.out_of_reach;
       break;
     }
-    walk.page = { at: next, s: 0 };
+    // A page already read, in this answer or an earlier one: following it would repeat rows, perhaps forever.
+    if (pageRepeats(walk.page.v, walk.page.at, next)) {
+      walk.repeated = true;
+      break;
+    }
+    walk.page = { at: next, s: 0, v: visitedThrough(walk.page.v, walk.page.at) };
     // Enough rows, or the pages one answer may read are spent: the next answer starts there.
     if (walk.gathered.length >= plan.wanted || index === plan.maxPages - 1 || walk.read >= plan.maxRows) {
       walk.pageBound = walk.gathered.length < plan.wanted;
@@ -234,7 +248,7 @@ async function readPages(
 function scanPage(rows: readonly unknown[], plan: ReadPlan, back: BackStop, walk: Walked): boolean {
   for (let at = walk.page.s; at < rows.length; at += 1) {
     if (walk.gathered.length >= plan.wanted) {
-      walk.resume = { at: walk.page.at, s: at };
+      walk.resume = { ...walk.page, s: at };
       return true;
     }
     walk.read += 1;
@@ -245,7 +259,7 @@ function scanPage(rows: readonly unknown[], plan: ReadPlan, back: BackStop, walk
       walk.whole = true;
       return true;
     }
-    if (plan.keep(row)) walk.gathered.push({ row, at: { at: walk.page.at, s: at } });
+    if (plan.keep(row)) walk.gathered.push({ row, at: { ...walk.page, s: at } });
   }
   return false;
 }
@@ -290,7 +304,7 @@ function localAnswer(
     plan.timed && extra && walk.pageBound && !walk.passedEarliest
       ? windowNotReached(extra, walk.oldestRead, walk.pagesRead, gathered.length)
       : undefined;
-  const notice = [matched, short, notReached].filter(Boolean).join(' ') || undefined;
+  const notice = [matched, short, notReached, walk.repeated ? PAGING_REPEATED : undefined].filter(Boolean).join(' ') || undefined;
   const last = walk.last;
   const merged: ResultMeta = {
     ...meta,
@@ -304,14 +318,25 @@ function localAnswer(
   };
   delete merged.next_page;
   delete merged.end_unknown;
+  delete merged.out_of_reach;
+  if (walk.cutByApi && walk.outOfReach !== undefined) merged.out_of_reach = walk.outOfReach;
   // The read stopped at the start of a page the API did not say exists, or at a list whose end it did not say.
   const resume = walk.resume;
   if (walk.endUnknown && (resume === undefined ? listEnded : resume.s === 0 && resume.at === walk.page.at)) merged.end_unknown = true;
+  // The upstream went round in a circle: every row read is shown once, and the end is not claimed.
+  if (walk.repeated && resume === undefined) merged.end_unknown = true;
   // `truncated` here speaks of rows.
   delete merged.content_cut;
   const base = paging.base;
   const cursorAt = (position: Position | undefined): string | undefined =>
-    position && base ? encodePageCursor({ ...base, ...positionOf(position.at), s: position.s }) : undefined;
+    position && base
+      ? encodePageCursor({
+          ...base,
+          ...positionOf(position.at),
+          s: position.s,
+          ...(position.v && position.v.length > 0 ? { v: [...position.v] } : {}),
+        })
+      : undefined;
   return {
     result: { data: gathered.map((g) => g.row), meta: merged },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
