@@ -5,9 +5,9 @@
  * ticker or a bare array. The rows are found by a rule, not by a list of wrapper names:
  *
  * - an array of records is rows;
- * - an object whose one array of records stands beside nothing but metadata (scalars, and
- *   objects named as metadata: `_meta`, `meta`, `pagination`, `paging`, `links`, `cursors`...)
- *   is a wrapper of those rows, at any depth (`{data: {rows}}`);
+ * - an object whose one array of records stands beside nothing but metadata (scalars of any
+ *   name, and objects named as metadata: `_meta`, `meta`, `pagination`, `paging`, `links`,
+ *   `cursors`...) is a page of those rows, at any depth (`{data: {rows}}`);
  * - an object whose keys are all tickers and whose values are records or lists of records
  *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
  * - anything else is the payload itself (one record, or data with several parts), less its
@@ -68,9 +68,9 @@ const META_OBJECTS = new Set([
   'prev',
 ]);
 /**
- * Scalars beside rows that speak of the answer, not of the data (folded): request ids, status,
- * counts, paging. Any other scalar beside rows (`period`, `ticker`, `as_of`) is context the
- * agent keeps: the payload then stays the wrapper, its rows found inside it.
+ * Scalars that speak of the answer, not of the data (folded): request ids, status, counts,
+ * paging. Beside one record under a name that only wraps (`{data: {...}, status}`) they say
+ * the record is the payload; any other scalar there (`{pair, rate: {...}}`) is part of it.
  */
 const META_SCALARS = new Set([
   'status',
@@ -195,16 +195,13 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   const lists = rest.filter(([, value]) => Array.isArray(value));
   const records = rest.filter(([, value]) => isRecord(value));
   const scalars = rest.filter(([, value]) => isScalar(value));
-  // One list of rows beside nothing but scalars: a wrapper, its scalars metadata.
+  // One list of rows beside nothing but scalars is a page: the list is the rows and every scalar
+  // beside it metadata, whatever its name (fastapi-pagination's `size`, `per_page`, `limit`, ...):
+  // a list of names would miss the next API's, and leave its rows wrapped where limit and fields miss them.
   const only = lists.length === 1 && records.length === 0 ? lists[0] : undefined;
   if (only && isRowList(only[1])) {
-    const context = scalars.filter(([name]) => !isMetaScalar(name));
-    besideRows(
-      scalars.filter(([name]) => isMetaScalar(name)),
-      entries,
-    );
-    // Context beside the rows stays with them (`{period, rows}`): the rows are still found there.
-    return { data: context.length === 0 ? only[1] : Object.fromEntries([...context, only]), rows: only[1] };
+    besideRows(scalars, entries);
+    return { data: only[1], rows: only[1] };
   }
   // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
