@@ -11,13 +11,16 @@
  * - an object whose keys are all tickers and whose values are records or lists of records
  *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
  * - anything else is the payload itself (one record, or data with several parts), less its
- *   metadata objects.
+ *   metadata objects;
+ * - JSON:API resources (`{id, type, attributes}`) are read as rows of their id and attributes
+ *   (json-api-rows.ts).
  *
  * Every reader of an answer (the client, the result shaper, the local reader, the dealer
  * history, volatility_compare) asks here, so one rule holds for all of them. The metadata
  * found on the way is handed to paging-evidence.ts, which reads the next page from it.
  */
 
+import { isJsonApiResource, jsonApiRows, resourceRow } from './json-api-rows.js';
 import { pagingEvidence, type PagingEvidence } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
@@ -219,11 +222,20 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   return { data: body, rows: undefined };
 }
 
+/** JSON:API resources (json-api-rows.ts) as rows: the id and attributes side by side, where fields and filters find them. */
+function jsonApiRead(found: Found): Found {
+  if (found.rows !== undefined) {
+    const rows = jsonApiRows(found.rows);
+    return rows ? { data: rows, rows } : found;
+  }
+  return isJsonApiResource(found.data) ? { data: resourceRow(found.data), rows: undefined } : found;
+}
+
 /** The parts of an answer's body; `linkHeader` is its `Link` header, where the API pages by it. */
 export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
   const entries: MetaEntry[] = [];
   const metaObjects: Json[] = [];
-  const found = unwrap(body, entries, metaObjects, 0);
+  const found = jsonApiRead(unwrap(body, entries, metaObjects, 0));
   const meta: Json = {};
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;
