@@ -11,7 +11,11 @@ redactEverywhere(KEY);
 
 /** The common error forms of public APIs, each carrying `said`. */
 const FORMS: Record<string, (said: string) => unknown> = {
-  github: (said) => ({ message: said, errors: [{ resource: 'Search', field: 'per_page', code: 'invalid' }], documentation_url: 'https://docs/x' }),
+  github: (said) => ({
+    message: said,
+    errors: [{ resource: 'Search', field: 'per_page', code: 'invalid' }],
+    documentation_url: 'https://docs/x',
+  }),
   fastapiList: (said) => ({ detail: [{ loc: ['query', 'size'], msg: said, type: 'less_than_equal' }] }),
   fastapiText: (said) => ({ detail: said }),
   problem: (said) => ({ type: 'about:blank', title: 'Bad Request', status: 400, detail: said }),
@@ -37,7 +41,8 @@ test('a JSON error body in any common form: the message is what the API said, ne
         assert.ok(error.message.includes(said), `${form} ${status}: ${error.message}`);
         assert.doesNotMatch(`${error.message} ${error.hint ?? ''}`, /in front of the API|MARKET_DATA_BASE_URL/);
         assert.ok(!JSON.stringify(error.toJSON()).includes(KEY), 'the key never echoed');
-        if (status === 400 || status === 422) assert.ok(error.hint?.startsWith('Fix the arguments: ') && error.hint.includes(said), error.hint);
+        if (status === 400 || status === 422)
+          assert.ok(error.hint?.startsWith('Fix the arguments: ') && error.hint.includes(said), error.hint);
       },
     ),
   );

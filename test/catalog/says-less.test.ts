@@ -43,14 +43,22 @@ const hostile = fc.oneof(
 );
 
 test('a known parameter the document writes as {type: string} keeps the catalog check: what the catalog refuses is refused, what it takes is taken', async () => {
-  assert.ok(CHECKED.some((c) => c.name === 'ticker'), 'the ticker is among them');
+  assert.ok(
+    CHECKED.some((c) => c.name === 'ticker'),
+    'the ticker is among them',
+  );
   const imported = new Map<string, z.ZodType | undefined>();
-  for (const { dataset, name } of CHECKED) imported.set(`${dataset.path} ${name}`, await importedWith(dataset.path, name, { type: 'string' }));
+  for (const { dataset, name } of CHECKED)
+    imported.set(`${dataset.path} ${name}`, await importedWith(dataset.path, name, { type: 'string' }));
   fc.assert(
     fc.property(fc.constantFrom(...CHECKED), hostile, ({ dataset, name, schema }, value) => {
       const theirs = imported.get(`${dataset.path} ${name}`);
       assert.ok(theirs, `${dataset.operationId} ${name} offered`);
-      assert.equal(theirs.safeParse(value).success, schema.safeParse(value).success, `${dataset.operationId} ${name} ${JSON.stringify(value)}`);
+      assert.equal(
+        theirs.safeParse(value).success,
+        schema.safeParse(value).success,
+        `${dataset.operationId} ${name} ${JSON.stringify(value)}`,
+      );
     }),
   );
   const dividends = imported.get('/v1/stocks/dividends/{ticker} ticker');

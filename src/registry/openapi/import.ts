@@ -173,7 +173,9 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
     const clean = cleanSchema(param.schema);
     // The same schema, or one saying less than ours (says-less.ts): the catalog's reviewed check stands.
     const same =
-      ours !== undefined && oursRequired === param.required && (canonical(jsonOf(ours)) === canonical(clean) || saysLess(clean, jsonOf(ours)));
+      ours !== undefined &&
+      oursRequired === param.required &&
+      (canonical(jsonOf(ours)) === canonical(clean) || saysLess(clean, jsonOf(ours)));
     let schema: z.ZodType;
     try {
       schema = same && ours ? ours : convertOnce(name, param, ours, converted);
