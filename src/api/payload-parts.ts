@@ -5,9 +5,10 @@
  * ticker or a bare array. The rows are found by a rule, not by a list of wrapper names:
  *
  * - an array of records is rows;
- * - an object whose one array of records stands beside nothing but metadata (scalars of any
- *   name, and objects named as metadata: `_meta`, `meta`, `pagination`, `paging`, `links`,
- *   `cursors`...) is a page of those rows, at any depth (`{data: {rows}}`);
+ * - an object whose one array of records stands beside nothing but metadata (scalars, any of
+ *   them once one speaks of the answer or its paging, and objects named as metadata: `_meta`,
+ *   `meta`, `pagination`, `paging`, `links`, `cursors`...) is a page of those rows, at any
+ *   depth (`{data: {rows}}`);
  * - an object whose keys are all tickers and whose values are records or lists of records
  *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
  * - anything else is the payload itself (one record, or data with several parts), less its
@@ -198,13 +199,18 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   const lists = rest.filter(([, value]) => Array.isArray(value));
   const records = rest.filter(([, value]) => isRecord(value));
   const scalars = rest.filter(([, value]) => isScalar(value));
-  // One list of rows beside nothing but scalars is a page: the list is the rows and every scalar
-  // beside it metadata, whatever its name (fastapi-pagination's `size`, `per_page`, `limit`, ...):
-  // a list of names would miss the next API's, and leave its rows wrapped where limit and fields miss them.
+  // One list of rows beside scalars: a page once any scalar speaks of the answer or its paging
+  // (a total, a page, a count, a request id): the list is the rows and every scalar beside it
+  // metadata, whatever its name (fastapi-pagination's `size` beside `total` and `page`). With
+  // none such (`{period, rows}`, a snapshot `{ticker, spot, strikes}`), the scalars are context
+  // the agent keeps: the payload stays whole, its rows found inside it.
   const only = lists.length === 1 && records.length === 0 ? lists[0] : undefined;
   if (only && isRowList(only[1])) {
-    besideRows(scalars, entries);
-    return { data: only[1], rows: only[1] };
+    if (scalars.length === 0 || scalars.some(([name]) => isMetaScalar(name))) {
+      besideRows(scalars, entries);
+      return { data: only[1], rows: only[1] };
+    }
+    return { data: Object.fromEntries([...scalars, only]), rows: only[1] };
   }
   // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;

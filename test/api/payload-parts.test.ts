@@ -55,6 +55,12 @@ test('rows under any wrapper whose other keys are metadata, at any depth; object
   const page = payloadParts({ items: ROWS, total: 45, page: 1, size: 20, pages: 3 });
   assert.deepEqual(page.data, ROWS);
   assert.equal(page.meta['size'], 20);
+  // Context beside rows, with nothing of paging: it stays with them, the rows found inside.
+  const context = payloadParts({ period: '2026-11-14', rows: ROWS });
+  assert.deepEqual(context.data, { period: '2026-11-14', rows: ROWS });
+  assert.deepEqual(context.rows, ROWS);
+  const snapshot = payloadParts({ ticker: 'SPY', spot: 590.1, strikes: ROWS });
+  assert.deepEqual(snapshot.data, { ticker: 'SPY', spot: 590.1, strikes: ROWS }, 'one snapshot is not its strikes');
 });
 
 /** Names a wrapper's scalars may have: any text, those of objects too (scalars are never metadata objects). */
@@ -62,13 +68,16 @@ const scalarName = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => n
 const scalar = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
 const row = fc.dictionary(fc.constantFrom('id', 'ticker', 'ex_date', 'amount_usd'), scalar, { minKeys: 1 });
 
-test('one list of records beside scalars of any name is a page: the list is the data, every scalar metadata', () => {
+test('one list of records beside scalars of any name, one of them of paging, is a page: the list is the data, every scalar metadata', () => {
   fc.assert(
     fc.property(
       scalarName,
       fc.array(row, { maxLength: 5 }),
-      fc.dictionary(scalarName, scalar, { minKeys: 1, maxKeys: 6 }),
-      (listName, rows, scalars) => {
+      fc.dictionary(scalarName, scalar, { minKeys: 0, maxKeys: 6 }),
+      fc.constantFrom('total', 'page', 'count', 'request_id', 'total_count', 'limit', 'offset'),
+      scalar,
+      (listName, rows, others, pagingName, pagingValue) => {
+        const scalars = { ...others, [pagingName]: pagingValue };
         fc.pre(!(listName in scalars));
         const parts = payloadParts({ ...scalars, [listName]: rows });
         assert.deepEqual(parts.data, rows, 'the rows are the data, nothing wrapped around them');
