@@ -1,10 +1,11 @@
 /**
  * The one error type of the client. Upstream envelopes keep their code, known or not;
- * bodies that are not envelopes map by status through the error table; failures on this
- * side of the wire get codes of their own. Never a raw stack, never the key.
+ * bodies that are not envelopes map by status through the error table, a JSON one keeping
+ * what the API said (error-body.ts); failures on this side of the wire get codes of their own. Never a raw stack, never the key.
  */
 import { codeForStatus, ERROR_TABLE, isErrorCode, receivedEnvelope, type ErrorCode } from '../catalog/index.js';
 import { sanitizeText } from '../sanitize.js';
+import { errorBodyMessage } from './error-body.js';
 import { clampWaitSeconds } from './limit-headers.js';
 
 export type { ErrorCode };
@@ -111,6 +112,9 @@ export function errorFromResponse(
       tags: e.tags.map((t) => sanitizeText(t, 50)),
     });
   }
+  // A JSON body is the API's own answer in a form other than the spec's: what it said is the
+  // message, and the hint is the status's (a proxy answers in HTML, or with no body at all).
+  if (body !== undefined) return foreignError(status, body, retryAfterHeader, headerRequestId);
   return new ApiError({
     code: byStatus,
     status,
@@ -120,6 +124,30 @@ export function errorFromResponse(
         ? 'The response came from something in front of the API (a proxy or load balancer); retry later.'
         : 'The response came from something in front of the API (a proxy or load balancer); check MARKET_DATA_BASE_URL.',
     recoverable: ERROR_TABLE[byStatus].recoverable,
+    retryAfterSeconds: retryAfterHeader,
+    requestId: headerRequestId ?? null,
+  });
+}
+
+/** Longest text of the API's quoted in an error. */
+const SAID_CHARS = 500;
+
+/** The error for a JSON body that is not the envelope: the API's words, the code and hint of its status. */
+function foreignError(status: number, body: unknown, retryAfterHeader: number | undefined, headerRequestId: string | undefined): ApiError {
+  const kind = codeForStatus(status);
+  const raw = errorBodyMessage(body);
+  const said = raw === undefined ? undefined : sanitizeText(raw, SAID_CHARS);
+  const message = said === undefined ? `The API answered ${status} with no message.` : `The API answered ${status}: ${said}`;
+  // 400 and 422 ask for other arguments, in the API's words; any other status, the table's step for it.
+  const fix = ERROR_TABLE[kind].next === 'fix_input';
+  const action = fix ? 'fix the arguments' : ERROR_TABLE[kind].action;
+  const step = `${action.charAt(0).toUpperCase()}${action.slice(1)}`;
+  return new ApiError({
+    code: kind,
+    status,
+    message,
+    hint: fix && said !== undefined ? `${step}: ${said}` : `${step}.`,
+    recoverable: ERROR_TABLE[kind].recoverable,
     retryAfterSeconds: retryAfterHeader,
     requestId: headerRequestId ?? null,
   });

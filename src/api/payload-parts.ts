@@ -5,19 +5,23 @@
  * ticker or a bare array. The rows are found by a rule, not by a list of wrapper names:
  *
  * - an array of records is rows;
- * - an object whose one array of records stands beside nothing but metadata (scalars, and
- *   objects named as metadata: `_meta`, `meta`, `pagination`, `paging`, `links`, `cursors`...)
- *   is a wrapper of those rows, at any depth (`{data: {rows}}`);
+ * - an object whose one array of records stands beside nothing but metadata (scalars, any of
+ *   them once one speaks of the answer or its paging, and objects named as metadata: `_meta`,
+ *   `meta`, `pagination`, `paging`, `links`, `cursors`...) is a page of those rows, at any
+ *   depth (`{data: {rows}}`);
  * - an object whose keys are all tickers and whose values are records or lists of records
  *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
  * - anything else is the payload itself (one record, or data with several parts), less its
- *   metadata objects.
+ *   metadata objects;
+ * - JSON:API resources (`{id, type, attributes}`) are read as rows of their id and attributes
+ *   (json-api-rows.ts).
  *
  * Every reader of an answer (the client, the result shaper, the local reader, the dealer
  * history, volatility_compare) asks here, so one rule holds for all of them. The metadata
  * found on the way is handed to paging-evidence.ts, which reads the next page from it.
  */
 
+import { isJsonApiResource, jsonApiRows, resourceRow } from './json-api-rows.js';
 import { pagingEvidence, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
@@ -68,9 +72,9 @@ const META_OBJECTS = new Set([
   'prev',
 ]);
 /**
- * Scalars beside rows that speak of the answer, not of the data (folded): request ids, status,
- * counts, paging. Any other scalar beside rows (`period`, `ticker`, `as_of`) is context the
- * agent keeps: the payload then stays the wrapper, its rows found inside it.
+ * Scalars that speak of the answer, not of the data (folded): request ids, status, counts,
+ * paging. Beside one record under a name that only wraps (`{data: {...}, status}`) they say
+ * the record is the payload; any other scalar there (`{pair, rate: {...}}`) is part of it.
  */
 const META_SCALARS = new Set([
   'status',
@@ -195,16 +199,18 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   const lists = rest.filter(([, value]) => Array.isArray(value));
   const records = rest.filter(([, value]) => isRecord(value));
   const scalars = rest.filter(([, value]) => isScalar(value));
-  // One list of rows beside nothing but scalars: a wrapper, its scalars metadata.
+  // One list of rows beside scalars: a page once any scalar speaks of the answer or its paging
+  // (a total, a page, a count, a request id): the list is the rows and every scalar beside it
+  // metadata, whatever its name (fastapi-pagination's `size` beside `total` and `page`). With
+  // none such (`{period, rows}`, a snapshot `{ticker, spot, strikes}`), the scalars are context
+  // the agent keeps: the payload stays whole, its rows found inside it.
   const only = lists.length === 1 && records.length === 0 ? lists[0] : undefined;
   if (only && isRowList(only[1])) {
-    const context = scalars.filter(([name]) => !isMetaScalar(name));
-    besideRows(
-      scalars.filter(([name]) => isMetaScalar(name)),
-      entries,
-    );
-    // Context beside the rows stays with them (`{period, rows}`): the rows are still found there.
-    return { data: context.length === 0 ? only[1] : Object.fromEntries([...context, only]), rows: only[1] };
+    if (scalars.length === 0 || scalars.some(([name]) => isMetaScalar(name))) {
+      besideRows(scalars, entries);
+      return { data: only[1], rows: only[1] };
+    }
+    return { data: Object.fromEntries([...scalars, only]), rows: only[1] };
   }
   // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
@@ -222,11 +228,20 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   return { data: body, rows: undefined };
 }
 
+/** JSON:API resources (json-api-rows.ts) as rows: the id and attributes side by side, where fields and filters find them. */
+function jsonApiRead(found: Found): Found {
+  if (found.rows !== undefined) {
+    const rows = jsonApiRows(found.rows);
+    return rows ? { data: rows, rows } : found;
+  }
+  return isJsonApiResource(found.data) ? { data: resourceRow(found.data), rows: undefined } : found;
+}
+
 /** The parts of an answer's body; `headers` its paging headers (`Link`, a total), or its `Link` header alone. */
 export function payloadParts(body: unknown, headers?: PagingHeaders | string): PayloadParts {
   const entries: MetaEntry[] = [];
   const metaObjects: Json[] = [];
-  const found = unwrap(body, entries, metaObjects, 0);
+  const found = jsonApiRead(unwrap(body, entries, metaObjects, 0));
   const meta: Json = {};
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;

@@ -51,10 +51,45 @@ test('rows under any wrapper whose other keys are metadata, at any depth; object
     { ticker: 'SPY', d: 2 },
     { ticker: 'QQQ', d: 3 },
   ]);
-  // Context beside the rows is not metadata: it stays with them, the rows found inside.
-  const context = payloadParts({ period: '2026-11-14', rows: ROWS, request_id: 'r' });
+  // fastapi-pagination's page: `size` is named in no list, and is metadata all the same.
+  const page = payloadParts({ items: ROWS, total: 45, page: 1, size: 20, pages: 3 });
+  assert.deepEqual(page.data, ROWS);
+  assert.equal(page.meta['size'], 20);
+  // Context beside rows, with nothing of paging: it stays with them, the rows found inside.
+  const context = payloadParts({ period: '2026-11-14', rows: ROWS });
   assert.deepEqual(context.data, { period: '2026-11-14', rows: ROWS });
   assert.deepEqual(context.rows, ROWS);
+  const snapshot = payloadParts({ ticker: 'SPY', spot: 590.1, strikes: ROWS });
+  assert.deepEqual(snapshot.data, { ticker: 'SPY', spot: 590.1, strikes: ROWS }, 'one snapshot is not its strikes');
+});
+
+/** Names a wrapper's scalars may have: any text, those of objects too (scalars are never metadata objects). */
+const scalarName = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => name !== '__proto__');
+const scalar = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
+const row = fc.dictionary(fc.constantFrom('id', 'ticker', 'ex_date', 'amount_usd'), scalar, { minKeys: 1 });
+
+test('one list of records beside scalars of any name, one of them of paging, is a page: the list is the data, every scalar metadata', () => {
+  fc.assert(
+    fc.property(
+      scalarName,
+      fc.array(row, { maxLength: 5 }),
+      fc.dictionary(scalarName, scalar, { minKeys: 0, maxKeys: 6 }),
+      fc.constantFrom('total', 'page', 'count', 'request_id', 'total_count', 'limit', 'offset'),
+      scalar,
+      (listName, rows, others, pagingName, pagingValue) => {
+        const scalars = { ...others, [pagingName]: pagingValue };
+        fc.pre(!(listName in scalars));
+        const parts = payloadParts({ ...scalars, [listName]: rows });
+        assert.deepEqual(parts.data, rows, 'the rows are the data, nothing wrapped around them');
+        assert.deepEqual(parts.rows, rows);
+        assert.deepEqual(
+          parts.entries.map((e) => e.name),
+          Object.keys(scalars),
+          'every scalar is metadata',
+        );
+      },
+    ),
+  );
 });
 
 test('an object keyed by ticker keeps every ticker as a row, those that spell a metadata name (META, NEXT, PAGE) too', () => {

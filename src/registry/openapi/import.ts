@@ -29,6 +29,7 @@ import { namespaceOf, portableOperationId, routeOf, snakeName, TOOL_PARAM_NAME }
 import { readOperations, shown, type DocumentOperation, type DocumentParameter } from './operations.js';
 import { canonical, cleanSchema, NOT_REVIEWED, toZod } from './parameter-schema.js';
 import { rowFieldsOf } from './row-fields.js';
+import { saysLess } from './says-less.js';
 
 /** Ours the upstream may leave out: applied here over its pages (src/mcp/reading/local-pages.ts). */
 const LOCAL_CAPABLE = ['limit', 'tickers', 'side', 'session_date', 'from', 'to'] as const;
@@ -170,7 +171,11 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
     const ours = isTicker ? known?.ticker : known?.query[name];
     const oursRequired = ours !== undefined && (isTicker || !ours.safeParse(undefined).success);
     const clean = cleanSchema(param.schema);
-    const same = ours !== undefined && oursRequired === param.required && canonical(jsonOf(ours)) === canonical(clean);
+    // The same schema, or one saying less than ours (says-less.ts): the catalog's reviewed check stands.
+    const same =
+      ours !== undefined &&
+      oursRequired === param.required &&
+      (canonical(jsonOf(ours)) === canonical(clean) || saysLess(clean, jsonOf(ours)));
     let schema: z.ZodType;
     try {
       schema = same && ours ? ours : convertOnce(name, param, ours, converted);
