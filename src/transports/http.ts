@@ -114,7 +114,7 @@ export async function serveHttp(
     await options.closing?.();
     await runtime.close();
   };
-  const shutdown = (): void => exitAfter(close(), 0);
+  const shutdown = (): void => exitAfter(close(), 0, EXIT_GRACE_MS);
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return { url, close };
