@@ -18,6 +18,8 @@ import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
 import type { SharedRedis } from './shared-turns.js';
 import { observeToolCalls } from './tool-observer.js';
+import { shareCatalog } from './catalog-sync.js';
+import { sealFor } from './sealed-values.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
 import { KeyDirectory, keyMapSettings } from './key-directory.js';
 import { RedisBudgetLedger } from './redis-budget-ledger.js';
@@ -46,6 +48,8 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   let gate: AccountGate | undefined;
   let team: Runtime | undefined;
   let users: UserAccounts | undefined;
+  /** The team key's account on Redis, when shared: the tool list is shared through it too. */
+  let teamRedis: SharedRedis | undefined;
   // Fair turns across nodes when the account is shared on Redis, else among this node's callers.
   const observe = (inner: AccountGate, redis?: SharedRedis): AccountGate => {
     const observed = new ObservedGate(
@@ -57,6 +61,7 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   return {
     metrics,
     wrapGate(inner, redis) {
+      teamRedis = redis;
       gate = observe(inner, redis);
       return gate;
     },
@@ -90,6 +95,16 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
         const link = import('../redis/connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
         void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
         closing.push(() => link.then((redis) => redis.close()));
+      }
+      if (teamRedis) {
+        const sync = shareCatalog({
+          registry: runtime.registry,
+          link: teamRedis.link,
+          keys: teamRedis.keys,
+          seal: sealFor(apiKey),
+          log: runtime.log,
+        });
+        closing.push(() => Promise.resolve(sync.close()));
       }
       const closeRuntime = runtime.close.bind(runtime);
       runtime.close = async () => {

@@ -15,6 +15,7 @@ import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
 import { closeAfterRefusal, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
+import { ListenStreams } from './http-listen.js';
 
 /** What the end of a shutdown's grace keeps for answering the calls it stops. */
 const SHUTDOWN_ANSWER_MS = 1000;
@@ -32,7 +33,12 @@ export async function serveHttp(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const depsFor = options.deps;
   const handler = createMcpHandler(async () => createServer(depsFor ? await depsFor() : runtime.deps));
-  runtime.registry.onChange(() => handler.notify.toolsChanged());
+  // Streams that hear of changes: 2026-07-28 listens (the SDK's) and 2025-11-25 GET streams (ours), a few per member.
+  const listen = new ListenStreams();
+  runtime.registry.onChange(() => {
+    handler.notify.toolsChanged();
+    listen.toolsChanged();
+  });
   const nodeHandler = toNodeHandler(handler);
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
@@ -63,6 +69,12 @@ export async function serveHttp(
           res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
           return;
         }
+        const member = admission.caller.subject;
+        if (ListenStreams.isLegacyListen(req) && new URL(req.url, 'http://localhost').pathname === '/mcp') {
+          listen.serveLegacy(member, res);
+          return;
+        }
+        if (ListenStreams.isListen(req) && !listen.admit(member, res)) return;
         // node:http always sets method on a server request; its type leaves it optional. The
         // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
         const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
@@ -94,6 +106,7 @@ export async function serveHttp(
   // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
   const close = async (): Promise<void> => {
     draining = true;
+    listen.endAll();
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const drained = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();
