@@ -13,7 +13,7 @@ import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { endCallsForShutdown, whileCallerConnected } from './caller-scope.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
-import { closeAfterRefusal, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
+import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 import { ListenStreams } from './http-listen.js';
 
@@ -47,7 +47,7 @@ export async function serveHttp(
   // Responses not yet ended: at shutdown they are let finish, and their connections then end.
   const inFlight = new Set<ServerResponse>();
   let draining = false;
-  const http = createHttpServer((req, res) => {
+  const http = createHttpServer(connectionTimeouts(), (req, res) => {
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
