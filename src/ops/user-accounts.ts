@@ -84,6 +84,7 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
         log,
         cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
         expectedProcesses: config.expectedProcesses,
+        deadlineMs: config.deadlineMs,
       });
     }
     const client = new MarketDataClient({
