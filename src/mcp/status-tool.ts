@@ -23,6 +23,8 @@ export interface StatusDeps {
   simulated: boolean;
   baseUrl: string | undefined;
   keyConfigured: boolean;
+  /** Why there is no key for this caller, when not for want of MARKET_DATA_API_KEY. */
+  noKeyBecause?: string | undefined;
   datasetCount: () => number;
   /** Datasets the upstream's document imported or retired, and why. */
   catalogNotes?: () => unknown;
@@ -71,7 +73,7 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
 /** Whether the key works, as far as this server knows without spending anything. */
 export type KeyState =
   | { kind: 'ok' }
-  | { kind: 'none' }
+  | { kind: 'none'; because?: string | undefined }
   | { kind: 'failed'; code: string }
   /** `held`: discover was not sent, held back here (a Retry-After pause) for about `inSeconds`. */
   | { kind: 'unchecked'; held?: { code: string; inSeconds: number | undefined } };
@@ -81,7 +83,7 @@ function keyWords(key: KeyState): string {
     case 'ok':
       return 'Key OK.';
     case 'none':
-      return 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
+      return key.because ? `No key for you: ${key.because}` : 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
     case 'failed':
       return `Key NOT working (${key.code}): see key.error.`;
     case 'unchecked':
@@ -196,7 +198,7 @@ export function registerStatusTool(server: McpServer, deps: StatusDeps): void {
         resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
       };
       const key: KeyState = !deps.keyConfigured
-        ? { kind: 'none' }
+        ? { kind: 'none', because: deps.noKeyBecause }
         : discovered
           ? { kind: 'ok' }
           : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500

@@ -6,7 +6,7 @@
 import type { AccountGate, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { currentRecord } from './call-record.js';
-import type { TeamMetrics } from './metrics.js';
+import { statusLabel, type TeamMetrics } from './metrics.js';
 
 export class ObservedGate extends GateDecorator {
   constructor(
@@ -29,7 +29,7 @@ export class ObservedGate extends GateDecorator {
       release: (outcome: PermitOutcome) => {
         if (!released) {
           released = true;
-          this.metrics.upstreamResponses.inc({ status: outcome.status === undefined ? 'none' : String(outcome.status) });
+          this.metrics.upstreamResponses.inc({ status: statusLabel(outcome.status) });
           // The spec's charge rule: a data request answered 200 costs one unit; nothing else does.
           const charged = outcome.status === 200 && !request.free;
           if (charged) this.metrics.unitsSpent.inc();

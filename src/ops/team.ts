@@ -72,11 +72,13 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
     attach(runtime, access, oauth) {
       // What the runtime already instruments (traces) stays, for the team key's servers and each user key's.
       const before = runtime.deps.instrument;
+      // The audit trail is written at any log level: it is not diagnostics.
+      const auditLog = runtime.log.child({}, { level: 'info' });
       const instrument =
         (account: string): NonNullable<ServerDeps['instrument']> =>
         (server) => {
           before?.(server);
-          observeToolCalls(server, { metrics, log: runtime.log, account: () => account });
+          observeToolCalls(server, { metrics, log: auditLog, account: () => account });
         };
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');

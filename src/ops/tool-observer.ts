@@ -7,7 +7,7 @@ import type { CallToolResult, McpServer, RegisteredTool } from '@modelcontextpro
 import { currentCaller, digestOf, runAsCaller, type Caller } from '../auth/caller.js';
 import type { Logger } from '../log.js';
 import { recordCall, type CallRecord } from './call-record.js';
-import type { TeamMetrics } from './metrics.js';
+import { outcomeLabel, type TeamMetrics } from './metrics.js';
 
 export interface ToolObserver {
   metrics: TeamMetrics;
@@ -48,7 +48,7 @@ function wrap(tool: string, handler: ToolHandler, observer: ToolObserver): ToolH
       const latencyMs = now() - started;
       const outcome = outcomeOf(result);
       const cacheHit = cacheHitOf(result);
-      observer.metrics.toolCalls.inc({ tool, outcome });
+      observer.metrics.toolCalls.inc({ tool, outcome: outcomeLabel(outcome) });
       observer.metrics.toolLatency.observe({ tool }, latencyMs / 1000);
       if (cacheHit) observer.metrics.cacheHits.inc({ tool });
       observer.log.info(

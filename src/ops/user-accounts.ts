@@ -119,7 +119,12 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     if (!refusedSubjects.has(subject))
       runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
     refusedSubjects.add(subject);
-    return { ...teamDepsWithoutHidden(runtime.deps), client, keyConfigured: false };
+    return {
+      ...teamDepsWithoutHidden(runtime.deps),
+      client,
+      keyConfigured: false,
+      noKeyBecause: `no API key is assigned to your sign-in (subject "${subject}") on this server. Ask the operator to run: market-data-mcp keys set ${subject}`,
+    };
   };
 
   return {

@@ -3,7 +3,7 @@
  * token on every request (no one else may spend the key), then Host and Origin checks
  * (DNS-rebinding protection). One server instance per request.
  */
-import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
@@ -16,6 +16,11 @@ import { EXIT_GRACE_MS, exitAfter } from './exit.js';
 import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 import { ListenStreams } from './http-listen.js';
+import { auditWhenAnswered, readJsonBody, refuseBody, rpcOf } from './http-audit.js';
+
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? '/', 'http://localhost').pathname;
+}
 
 /** What the end of a shutdown's grace keeps for answering the calls it stops. */
 const SHUTDOWN_ANSWER_MS = 1000;
@@ -32,6 +37,8 @@ export async function serveHttp(
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const depsFor = options.deps;
+  // At any log level: the audit trail is not diagnostics.
+  const audit = runtime.log.child({}, { level: 'info' });
   const handler = createMcpHandler(async () => createServer(depsFor ? await depsFor() : runtime.deps));
   // Streams that hear of changes: 2026-07-28 listens (the SDK's) and 2025-11-25 GET streams (ours), a few per member.
   const listen = new ListenStreams();
@@ -56,11 +63,14 @@ export async function serveHttp(
     });
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
+    const started = Date.now();
     const admitted = refusalsClose(res);
     // The caller's scope covers admission too: one who hangs up while a token is checked is gone as well.
     void whileCallerConnected(req, res, () =>
-      door.admit(req, res).then((admission) => {
+      door.admit(req, res).then(async (admission) => {
+        const who = { subject: admission?.caller.subject, client_id: admission?.caller.clientId };
         if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
+          auditWhenAnswered(audit, res, 'refused', { ...who, method: `${req.method ?? 'GET'} ${pathOf(req)}` }, started);
           closeAfterRefusal(req, res);
           return;
         }
@@ -70,15 +80,36 @@ export async function serveHttp(
           return;
         }
         const member = admission.caller.subject;
-        if (ListenStreams.isLegacyListen(req) && new URL(req.url, 'http://localhost').pathname === '/mcp') {
+        if (ListenStreams.isLegacyListen(req) && pathOf(req) === '/mcp') {
+          auditWhenAnswered(audit, res, 'mcp_request', { ...who, method: 'GET (listen for changes)' }, started);
           listen.serveLegacy(member, res);
           return;
         }
-        if (ListenStreams.isListen(req) && !listen.admit(member, res)) return;
+        if (ListenStreams.isListen(req) && !listen.admit(member, res)) {
+          auditWhenAnswered(audit, res, 'refused', { ...who, method: 'subscriptions/listen' }, started);
+          return;
+        }
+        let body: unknown;
+        if (req.method === 'POST') {
+          const read = await readJsonBody(req);
+          if (!read.ok) {
+            auditWhenAnswered(audit, res, 'mcp_request', { ...who, method: 'unreadable' }, started);
+            refuseBody(res, read);
+            return;
+          }
+          body = read.body;
+        }
+        auditWhenAnswered(
+          audit,
+          res,
+          'mcp_request',
+          { ...who, ...(req.method === 'POST' ? rpcOf(body) : { method: req.method ?? 'GET' }) },
+          started,
+        );
         // node:http always sets method on a server request; its type leaves it optional. The
         // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo.
         const request = Object.assign(req, { auth: admission.authInfo }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
-        return runAsCaller(admission.caller, () => nodeHandler(request, res));
+        return runAsCaller(admission.caller, () => nodeHandler(request, res, body));
       }),
     );
   });
