@@ -3,7 +3,7 @@
  * several servers in one process never mix their counts). Labels stay few and bounded:
  * tool names, outcomes and statuses, never a user or an argument.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isErrorCode } from '../catalog/index.js';
 
 /** Outcomes other than the error table's codes that a call can end with. */
@@ -65,6 +65,18 @@ export class TeamMetrics {
     help: 'Quota units spent: upstream data answers with status 200.',
     registers: [this.registry],
   });
+
+  /** With Redis: the units every node of the account spent today, dead nodes' included (units-ledger.ts). */
+  countAccountUnits(today: () => Promise<number>): void {
+    new Gauge({
+      name: 'mdmcp_account_units_spent_today',
+      help: 'Quota units the account spent today (UTC) through every node sharing its Redis, nodes since stopped or killed included.',
+      registers: [this.registry],
+      async collect() {
+        this.set(await today().catch(() => Number.NaN));
+      },
+    });
+  }
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'mdmcp_' });

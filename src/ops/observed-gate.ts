@@ -13,6 +13,8 @@ export class ObservedGate extends GateDecorator {
     inner: AccountGate,
     private readonly metrics: TeamMetrics,
     private readonly now: () => number = Date.now,
+    /** The account's units on Redis, shared by its nodes (units-ledger.ts). */
+    private readonly units?: { charged(): void },
   ) {
     super(inner);
   }
@@ -32,7 +34,10 @@ export class ObservedGate extends GateDecorator {
           this.metrics.upstreamResponses.inc({ status: statusLabel(outcome.status) });
           // The spec's charge rule: a data request answered 200 costs one unit; nothing else does.
           const charged = outcome.status === 200 && !request.free;
-          if (charged) this.metrics.unitsSpent.inc();
+          if (charged) {
+            this.metrics.unitsSpent.inc();
+            this.units?.charged();
+          }
           if (record) {
             record.upstreamRequests += 1;
             if (charged) record.units += 1;

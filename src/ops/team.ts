@@ -19,6 +19,7 @@ import { ObservedGate } from './observed-gate.js';
 import type { SharedRedis } from './shared-turns.js';
 import { observeToolCalls } from './tool-observer.js';
 import { shareCatalog } from './catalog-sync.js';
+import { UnitsLedger } from './units-ledger.js';
 import { sealFor } from './sealed-values.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
 import { KeyDirectory, keyMapSettings } from './key-directory.js';
@@ -55,6 +56,8 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
     const observed = new ObservedGate(
       fairShareGate(inner, () => currentCaller()?.subject, redis),
       metrics,
+      Date.now,
+      redis ? new UnitsLedger(redis.link, redis.keys) : undefined,
     );
     return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
   };
@@ -62,6 +65,10 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
     metrics,
     wrapGate(inner, redis) {
       teamRedis = redis;
+      if (redis) {
+        const units = new UnitsLedger(redis.link, redis.keys);
+        metrics.countAccountUnits(() => units.today());
+      }
       gate = observe(inner, redis);
       return gate;
     },
