@@ -41,6 +41,9 @@ const MEMBER_MEMORY_MS = 15 * 60_000;
 /** The longest the pump sleeps on the pace alone: an answer or a new window may change the pace sooner. */
 const MAX_PACE_SLEEP_MS = 1000;
 
+/** Resets closer than this are one window (as the account gate's rate window counts them). */
+const SAME_WINDOW_MS = 1000;
+
 /** Spend `left` requests evenly from `from` until `reset`. */
 interface Plan {
   reset: number;
@@ -87,6 +90,8 @@ export class WindowPacer {
     const { remaining, resetsAt } = window;
     if (remaining === null || resetsAt === null || resetsAt <= now || remaining <= 0) return 0;
     let plan = this.plan;
+    // The same window, seen again: a shared gate's reset moves by a few milliseconds from one view to the next.
+    if (plan && Math.abs(plan.reset - resetsAt) < SAME_WINDOW_MS) plan.reset = resetsAt;
     // What the plan expects to be left now; a window spent more slowly than planned is planned again from here.
     const expected = plan && plan.reset === resetsAt ? (plan.left * (resetsAt - now)) / (resetsAt - plan.from) : -Infinity;
     if (!plan || remaining >= expected) {

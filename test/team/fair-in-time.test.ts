@@ -105,6 +105,20 @@ test('a member alone keeps the whole window at once: nobody else is there to wai
   );
 });
 
+test("a shared gate's reset seen a few milliseconds apart is one window: the pace holds", () => {
+  const clock = new FakeClock();
+  const pacer = new WindowPacer({ clock });
+  pacer.saw('alice');
+  pacer.saw('bob');
+  const reset = clock.now() + 5000;
+  // Ten views in a row, each naming the reset a millisecond or two off, as Redis's relative times give it.
+  const delays = Array.from({ length: 10 }, (_, i) => pacer.delay({ remaining: 40 - i, resetsAt: reset + (i % 3) - 1 }));
+  assert.ok(
+    delays.some((d) => d > 0),
+    `the burst is held to the pace (${delays.join(', ')})`,
+  );
+});
+
 test('members who stopped calling a quarter of an hour ago no longer pace the window', async () => {
   const clock = new FakeClock();
   const pacer = new WindowPacer({ clock });
