@@ -118,17 +118,25 @@ export class FairShareGate extends GateDecorator {
     try {
       while (!this.closed && this.queues.size > 0) {
         this.again = false;
-        // The window's pace first: the turn goes to whoever's it is when the request may go, not before.
-        const paceMs = await this.paceDelay();
-        if (paceMs > 0) {
-          if (!this.again) await this.sleep(paceMs);
-          continue;
+        // In one process, the window's pace first: the turn goes to whoever's it is when the
+        // request may go, not before.
+        if (!this.turns.acrossNodes) {
+          const paceMs = await this.paceDelay();
+          if (paceMs > 0) {
+            if (!this.again) await this.sleep(paceMs);
+            continue;
+          }
         }
         const turn = await this.turns.next([...this.queues.keys()]);
         if ('waitMs' in turn) {
           if (!this.again) await this.sleep(turn.waitMs);
           continue;
         }
+        // Across nodes, the turn first and then the pace, holding the turn: each node plans the
+        // window from its own first sight of it, and a node whose plan was stricter held its
+        // members back (a light member's call 8-9 s) while the others' plans let a burst through.
+        // Who goes next is the shared turns' to say; the pace only says when.
+        if (this.turns.acrossNodes) await this.pacedHoldingTurn();
         const queue = this.queues.get(turn.user);
         const waiter = queue?.shift();
         if (queue?.length === 0) this.queues.delete(turn.user);
@@ -148,6 +156,15 @@ export class FairShareGate extends GateDecorator {
       }
     } finally {
       this.pumping = false;
+    }
+  }
+
+  /** Waits for the window's pace while this node holds the turn (woken to look again by any change). */
+  private async pacedHoldingTurn(): Promise<void> {
+    for (;;) {
+      const paceMs = await this.paceDelay();
+      if (paceMs <= 0 || this.closed) return;
+      await this.sleep(paceMs);
     }
   }
 

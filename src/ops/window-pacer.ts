@@ -56,6 +56,8 @@ export class WindowPacer {
   private readonly burst: number;
   private readonly memberMemoryMs: number;
   private plan: Plan | undefined;
+  /** What the window had left when last seen, and since when: the account's last request, as near as this node can tell. */
+  private lastSeen: { reset: number; remaining: number; since: number } | undefined;
   private readonly members = new Map<string, number>();
 
   constructor(options: PacerOptions) {
@@ -89,6 +91,7 @@ export class WindowPacer {
     const now = this.clock.now();
     const { remaining, resetsAt } = window;
     if (remaining === null || resetsAt === null || resetsAt <= now || remaining <= 0) return 0;
+    const lastSent = this.lastSent(remaining, resetsAt, now);
     let plan = this.plan;
     // The same window, seen again: a shared gate's reset moves by a few milliseconds from one view to the next.
     if (plan && Math.abs(plan.reset - resetsAt) < SAME_WINDOW_MS) plan.reset = resetsAt;
@@ -108,7 +111,25 @@ export class WindowPacer {
     // later of the two bounds (one ahead, or the shrinking burst ahead).
     const { left } = plan;
     const until = Math.max(remaining / left, left > this.burst ? (remaining - 1) / (left - this.burst) : 0);
-    const at = resetsAt - until * (resetsAt - plan.from);
+    const planned = resetsAt - until * (resetsAt - plan.from);
+    // Never later than one interval at the pace what is left allows (the time left over the
+    // requests left) after the account's last request: a node's plan is its own, made when it
+    // first saw the window, and with several nodes sending, a plan stricter than the others'
+    // held this node's members back for seconds while the others went on.
+    const interval = (resetsAt - now) / remaining;
+    const at = Math.min(planned, lastSent + interval);
+    if (at <= now) return 0;
     return Math.min(MAX_PACE_SLEEP_MS, Math.max(1, Math.ceil(at - now)));
+  }
+
+  /** When the window last lost a request, as this node saw it: now, when it has changed since the last look. */
+  private lastSent(remaining: number, resetsAt: number, now: number): number {
+    const seen = this.lastSeen;
+    if (!seen || Math.abs(seen.reset - resetsAt) >= SAME_WINDOW_MS || seen.remaining !== remaining) {
+      this.lastSeen = { reset: resetsAt, remaining, since: now };
+      return now;
+    }
+    seen.reset = resetsAt;
+    return seen.since;
   }
 }

@@ -119,6 +119,24 @@ test("a shared gate's reset seen a few milliseconds apart is one window: the pac
   );
 });
 
+test("a node's own plan never holds its members back beyond one interval after the account's last request", async () => {
+  // Node A planned the window when it opened; other nodes then spent it faster than A's plan
+  // (their plans are their own): at 30 s A finds 20 of 60 left where its plan expected 30.
+  const clock = new FakeClock();
+  const nodeA = new WindowPacer({ clock });
+  nodeA.saw('alice');
+  nodeA.saw('bob');
+  const reset = clock.now() + 60_000;
+  assert.equal(nodeA.delay({ remaining: 60, resetsAt: reset }), 0);
+  await clock.advance(30_000);
+  // bob's call on node A: from here, one interval at the pace the 20 left allow (30 s / 20).
+  const asked = clock.now();
+  for (let d = nodeA.delay({ remaining: 20, resetsAt: reset }); d > 0; d = nodeA.delay({ remaining: 20, resetsAt: reset }))
+    await clock.advance(d);
+  const waited = clock.now() - asked;
+  assert.ok(waited <= 30_000 / 20 + 1, `bob waited ${waited} ms on node A's plan`);
+});
+
 test('members who stopped calling a quarter of an hour ago no longer pace the window', async () => {
   const clock = new FakeClock();
   const pacer = new WindowPacer({ clock });
