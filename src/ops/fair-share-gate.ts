@@ -14,6 +14,7 @@ import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { SharedTurns, type SharedRedis } from './shared-turns.js';
 import { LocalTurns, type Turns } from './turns.js';
+import { WindowPacer, type WindowNow } from './window-pacer.js';
 
 interface Waiter {
   readonly request: PermitRequest;
@@ -29,12 +30,15 @@ export interface FairShareOptions {
   /** Whose turn it is; by default among this process's users alone. */
   turns?: Turns;
   clock?: Clock;
+  /** Hands the window out across its length while the team has several members (window-pacer.ts); false: as fast as the gate allows. */
+  pacer?: WindowPacer | false;
 }
 
 export class FairShareGate extends GateDecorator {
   private readonly queues = new Map<string, Waiter[]>();
   private readonly turns: Turns;
   private readonly clock: Clock;
+  private readonly pacer: WindowPacer | undefined;
   private pumping = false;
   /** Something changed while the pump was asking: ask again rather than sleep. */
   private again = false;
@@ -48,12 +52,14 @@ export class FairShareGate extends GateDecorator {
     super(inner);
     this.clock = options.clock ?? systemClock;
     this.turns = options.turns ?? new LocalTurns();
+    this.pacer = options.pacer === false ? undefined : (options.pacer ?? new WindowPacer({ clock: this.clock }));
     this.turns.onWake(() => this.kick());
   }
 
   override acquire(request: PermitRequest): Promise<SendPermit> {
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
     const who = (this.options.who ?? callerOf)(request) ?? 'local';
+    this.pacer?.saw(who);
     return new Promise<SendPermit>((resolve, reject) => {
       const waiter: Waiter = { request, resolve, reject };
       // Waiting for its turn among users counts against the call's deadline like any other wait.
@@ -112,11 +118,25 @@ export class FairShareGate extends GateDecorator {
     try {
       while (!this.closed && this.queues.size > 0) {
         this.again = false;
+        // In one process, the window's pace first: the turn goes to whoever's it is when the
+        // request may go, not before.
+        if (!this.turns.acrossNodes) {
+          const paceMs = await this.paceDelay();
+          if (paceMs > 0) {
+            if (!this.again) await this.sleep(paceMs);
+            continue;
+          }
+        }
         const turn = await this.turns.next([...this.queues.keys()]);
         if ('waitMs' in turn) {
           if (!this.again) await this.sleep(turn.waitMs);
           continue;
         }
+        // Across nodes, the turn first and then the pace, holding the turn: each node plans the
+        // window from its own first sight of it, and a node whose plan was stricter held its
+        // members back (a light member's call 8-9 s) while the others' plans let a burst through.
+        // Who goes next is the shared turns' to say; the pace only says when.
+        if (this.turns.acrossNodes) await this.pacedHoldingTurn();
         const queue = this.queues.get(turn.user);
         const waiter = queue?.shift();
         if (queue?.length === 0) this.queues.delete(turn.user);
@@ -127,7 +147,7 @@ export class FairShareGate extends GateDecorator {
         }
         this.settle(waiter);
         try {
-          waiter.resolve(await this.inner.acquire(waiter.request));
+          waiter.resolve(this.kickOnRelease(await this.inner.acquire(waiter.request)));
         } catch (error) {
           waiter.reject(error);
         } finally {
@@ -137,6 +157,43 @@ export class FairShareGate extends GateDecorator {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Waits for the window's pace while this node holds the turn (woken to look again by any change). */
+  private async pacedHoldingTurn(): Promise<void> {
+    for (;;) {
+      const paceMs = await this.paceDelay();
+      if (paceMs <= 0 || this.closed) return;
+      await this.sleep(paceMs);
+    }
+  }
+
+  /** How long the window's pace holds the next request back (0 when unpaced or unknown). */
+  private async paceDelay(): Promise<number> {
+    const pacer = this.pacer;
+    if (!pacer?.pacing()) return 0;
+    try {
+      const view = await this.inner.view();
+      const window: WindowNow = {
+        remaining: view.rate_remaining,
+        resetsAt: view.rate_window_resets_at === null ? null : Date.parse(view.rate_window_resets_at),
+      };
+      return pacer.delay(window);
+    } catch {
+      // The gate cannot say where its window stands: it still keeps the limits itself.
+      return 0;
+    }
+  }
+
+  /** An answer moves the window (its headers): the pace is asked again then, not only when its sleep ends. */
+  private kickOnRelease(permit: SendPermit): SendPermit {
+    if (!this.pacer) return permit;
+    return {
+      release: (outcome) => {
+        permit.release(outcome);
+        if (!this.closed && this.queues.size > 0) this.kick();
+      },
+    };
   }
 
   private sleep(ms: number): Promise<void> {
