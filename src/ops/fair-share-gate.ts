@@ -12,11 +12,13 @@ import { abortError, ApiError } from '../api/errors.js';
 import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
+import { lateInTurns, LateTurns, turnTooLateError } from './late-turns.js';
 import { SharedTurns, type SharedRedis } from './shared-turns.js';
 import { LocalTurns, type Turns } from './turns.js';
 import { WindowPacer, type WindowNow } from './window-pacer.js';
 
 interface Waiter {
+  readonly who: string;
   readonly request: PermitRequest;
   readonly resolve: (permit: SendPermit) => void;
   readonly reject: (error: unknown) => void;
@@ -39,6 +41,10 @@ export class FairShareGate extends GateDecorator {
   private readonly turns: Turns;
   private readonly clock: Clock;
   private readonly pacer: WindowPacer | undefined;
+  /** The account's window as this gate's requests heard it: whose turn comes after its deadline. */
+  private readonly late = new LateTurns();
+  /** The call handed to the account gate and waiting there for its permit: ahead of every call queued here. */
+  private atGate = 0;
   private pumping = false;
   /** Something changed while the pump was asking: ask again rather than sleep. */
   private again = false;
@@ -61,7 +67,7 @@ export class FairShareGate extends GateDecorator {
     const who = (this.options.who ?? callerOf)(request) ?? 'local';
     this.pacer?.saw(who);
     return new Promise<SendPermit>((resolve, reject) => {
-      const waiter: Waiter = { request, resolve, reject };
+      const waiter: Waiter = { who, request, resolve, reject };
       // Waiting for its turn among users counts against the call's deadline like any other wait.
       waiter.timer = this.clock.after(request.deadline - this.clock.now(), () => {
         if (this.leave(who, waiter)) reject(lateError(Math.max(1, Math.ceil((request.deadline - this.clock.now()) / 1000))));
@@ -78,6 +84,8 @@ export class FairShareGate extends GateDecorator {
         this.again = true;
       }
       this.kick();
+      // Told at once when its turn cannot come before its deadline, not at the deadline.
+      this.refuseLate();
       // Still waiting for its turn: say so, as the account gate does for its own waits, so a
       // caller asking for progress hears that its call is queued rather than nothing at all.
       const ahead = [...this.queues.values()].reduce((sum, q) => sum + q.length, 0) - 1;
@@ -146,9 +154,13 @@ export class FairShareGate extends GateDecorator {
           continue;
         }
         this.settle(waiter);
+        this.atGate += 1;
         try {
-          waiter.resolve(this.kickOnRelease(await this.inner.acquire(waiter.request)));
+          const permit = await this.inner.acquire(waiter.request);
+          this.atGate -= 1;
+          waiter.resolve(this.heardOnRelease(permit, waiter.request.free));
         } catch (error) {
+          this.atGate -= 1;
           waiter.reject(error);
         } finally {
           this.turns.done(this.waitingUsers());
@@ -185,15 +197,35 @@ export class FairShareGate extends GateDecorator {
     }
   }
 
-  /** An answer moves the window (its headers): the pace is asked again then, not only when its sleep ends. */
-  private kickOnRelease(permit: SendPermit): SendPermit {
-    if (!this.pacer) return permit;
+  /**
+   * An answer moves the window (its headers): the calls waiting are judged against it
+   * again, and the pace is asked again then, not only when its sleep ends.
+   */
+  private heardOnRelease(permit: SendPermit, free: boolean): SendPermit {
+    const sent = this.late.sent(free, this.clock.now());
+    let released = false;
     return {
       release: (outcome) => {
         permit.release(outcome);
-        if (!this.closed && this.queues.size > 0) this.kick();
+        if (released) return;
+        released = true;
+        this.late.heard(sent, outcome, this.clock.now());
+        this.refuseLate();
+        if (this.pacer && !this.closed && this.queues.size > 0) this.kick();
       },
     };
+  }
+
+  /** Wait or fail among the users: every call whose turn comes after its deadline (late-turns.ts) answers now with the wait. */
+  private refuseLate(): void {
+    const now = this.clock.now();
+    this.late.waiting(this.queues.size > 0);
+    const late = lateInTurns(this.queues.values(), (waiter, ahead) => {
+      // Its turn and then the request itself must fit before its deadline, as the account gate judges it.
+      return this.late.turnAt(this.atGate + ahead, now) + this.late.requestMs() > waiter.request.deadline;
+    });
+    for (const { waiter, place } of late)
+      if (this.leave(waiter.who, waiter)) waiter.reject(turnTooLateError(this.late.turnAt(this.atGate + place, now) - now, place));
   }
 
   private sleep(ms: number): Promise<void> {
