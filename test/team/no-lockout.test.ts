@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
 import { DESK, startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { eventually } from '../helpers/wait.js';
@@ -170,6 +171,35 @@ describe('no lockout', () => {
         return again.status === 200;
       }, 'alice may open one again once she closed one');
     });
+
+    test(
+      "2026-07-28 listen streams count too: one member's ninth subscriptions/listen is refused, another member's is not",
+      { timeout: 60_000 },
+      async () => {
+        const port = await freePort();
+        const resource = `http://127.0.0.1:${port}/mcp`;
+        const served = await node({ MARKET_DATA_OAUTH_ISSUER: idp.issuer, MARKET_DATA_OAUTH_RESOURCE: resource }, port);
+        const [alice, bob] = [DESK[0], DESK[1]];
+        assert.ok(alice && bob);
+        const modernClient = async (token: string): Promise<Client> => {
+          const client = new Client(
+            { name: 'desk-agent', version: '1.0.0' },
+            { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+          );
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+          );
+          stops.push(() => client.close());
+          return client;
+        };
+        const aliceClient = await modernClient(await idp.token(alice, resource));
+        for (let i = 0; i < 8; i += 1) await aliceClient.listen({ toolsListChanged: true });
+        await assert.rejects(aliceClient.listen({ toolsListChanged: true }, { timeout: 10_000 }), "alice's ninth listen is refused");
+        const bobClient = await modernClient(await idp.token(bob, resource));
+        await bobClient.listen({ toolsListChanged: true });
+        assert.equal((await send(new URL('/healthz', served.url).href)).status, 200);
+      },
+    );
   });
 
   describe('through HAProxy as deploy/haproxy.cfg sets it up', { skip: hasHaproxy ? false : 'haproxy not installed' }, () => {
