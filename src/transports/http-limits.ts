@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listeningTime, type ListeningTime } from './listening-time.js';
 
 export const HTTP_MAX_CONNECTIONS_ENV = 'MARKET_DATA_HTTP_MAX_CONNECTIONS';
 /** Enough for a team's agents and their streams; a flood beyond it is refused at accept. */
@@ -37,15 +38,19 @@ export function connectionTimeouts(): { headersTimeout: number; requestTimeout: 
  * room. 260 such sockets used to fill the 256 and refuse everyone (/healthz included) for as
  * long as they stayed; now they only ever hold the budget, and a new connection finds room.
  * A connection at the cap with nothing slow to close is refused at accept, as before.
+ * Waiting is counted in the time the server could listen (listening-time.ts): a stalled
+ * event loop makes no connection slow.
  */
-export function limitConnections(server: Server, max: number, now: () => number = Date.now): void {
+export function limitConnections(server: Server, max: number, listening: ListeningTime = listeningTime()): void {
+  server.once('close', () => listening.stop());
+  const clock = (): number => listening.now();
   const slowBudget = Math.max(4, Math.floor(max / 8));
   /** Connections that have not sent a request yet, oldest first, with when they came. */
   const waiting = new Map<Socket, number>();
   let open = 0;
   const closeSlowest = (): boolean => {
     for (const [socket, since] of waiting) {
-      if (now() - since < SLOW_AFTER_MS) return false;
+      if (clock() - since < SLOW_AFTER_MS) return false;
       waiting.delete(socket);
       socket.destroy();
       return true;
@@ -54,13 +59,13 @@ export function limitConnections(server: Server, max: number, now: () => number 
   };
   server.on('connection', (socket: Socket) => {
     open += 1;
-    waiting.set(socket, now());
+    waiting.set(socket, clock());
     socket.once('close', () => {
       open -= 1;
       waiting.delete(socket);
     });
     let slow = 0;
-    for (const since of waiting.values()) if (now() - since >= SLOW_AFTER_MS) slow += 1;
+    for (const since of waiting.values()) if (clock() - since >= SLOW_AFTER_MS) slow += 1;
     while (slow > slowBudget && closeSlowest()) slow -= 1;
     if (open > max && !closeSlowest()) {
       waiting.delete(socket);

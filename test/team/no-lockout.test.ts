@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -134,6 +135,49 @@ describe('no lockout', () => {
       clearInterval(drip);
     },
   );
+
+  test('a node stalled for 1.5 s while requests arrive closes none of them as slow', { timeout: 60_000 }, async () => {
+    const served = await node({ MARKET_DATA_HTTP_TOKEN: TOKEN });
+    const port = Number(new URL(served.url).port);
+    const pid = served.child.pid;
+    assert.ok(pid !== undefined);
+    const opened: { socket: Socket; answer: Promise<string> }[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      const answer = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
+      await once(socket, 'connect');
+      opened.push({ socket, answer });
+    }
+    stops.push(() => {
+      for (const { socket } of opened) socket.destroy();
+      return Promise.resolve();
+    });
+    // Every connection accepted, none has sent its request yet.
+    await eventually(async () => (await send(new URL('/healthz', served.url).href)).status === 200, 'the node answers');
+    // The node's event loop stalls (a loaded machine; here SIGSTOP) while a newcomer connects and
+    // the 100 send their requests: the stall, not the clients, kept them from being read. It must
+    // outlast the second after which a connection without a request counts as slow.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const newcomer = connect(port, '127.0.0.1');
+      newcomer.on('error', () => undefined);
+      stops.push(() => {
+        newcomer.destroy();
+        return Promise.resolve();
+      });
+      await once(newcomer, 'connect');
+      for (const { socket } of opened) socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const answers = await Promise.all(opened.map(({ answer }) => answer));
+    const lost = answers.filter((a) => !a.startsWith('HTTP/1.1 200')).length;
+    assert.equal(lost, 0, `${lost} of 100 requests lost their connection`);
+  });
 
   describe('listening streams, per member', () => {
     let idp: IdentityProvider;
