@@ -20,12 +20,13 @@
 //                MARKET_DATA_EXPECTED_PROCESSES) starts while Redis is down and joins HAProxy's
 //                rotation: what it served and the upstream 429s meanwhile are reported
 //   --json:      also print the figures as one JSON line at the end
+//   --cli=PATH:  the nodes run another build's dist/cli.js (a baseline, for a before/after)
 // Needs haproxy and redis-server on PATH (Debian: apt-get install -y haproxy redis-server).
 /* global fetch, URLSearchParams */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -40,7 +41,8 @@ const asJson = process.argv.includes('--json');
 const withFaults = !burstMode && !reduced && !process.argv.includes('--no-faults');
 const redisRestart = withFaults || (reduced && process.argv.includes('--redis-restart'));
 const nodeDuringOutage = redisRestart && process.argv.includes('--node-during-outage');
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const CLI =
+  process.argv.find((a) => a.startsWith('--cli='))?.slice('--cli='.length) ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PER_WINDOW = 60;
 const IN_FLIGHT = 5;
 const LATENCY_MS = 50;
@@ -461,6 +463,8 @@ async function burstRun({ sim, users }) {
   alone.sort((a, b) => a - b);
   await new Promise((r) => setTimeout(r, WINDOW_MS - (Date.now() % WINDOW_MS) + 20));
   const sentFrom = sim.api.requests.length;
+  // The machine's load as the burst starts and as it ends: the figures mean little without it.
+  const loadAtStart = loadavg().map((l) => Number(l.toFixed(2)));
   const began = Date.now();
   const stopAt = began + BURST_MAX_WINDOWS * WINDOW_MS;
   const records = [];
@@ -546,13 +550,14 @@ async function burstRun({ sim, users }) {
     spentAtMs,
     slowLight,
     elapsedMs,
-    loadAverage: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))),
+    loadAtStart,
+    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
   };
 }
 
 function reportBurst(f) {
   log(
-    `hosted --burst: ${NODES} nodes behind HAProxy, Redis, ${PER_WINDOW}/${WINDOW_MS / 1000} s window, ${IN_FLIGHT} in flight, ${LATENCY_MS} ms upstream; ${DESK[0].id} ${BURST_CALLS} calls ${BURST_CONCURRENCY} at a time, the 3 others one call each every ${f.lightEveryMs / 1000} s (load average ${f.loadAverage.join(' ')})`,
+    `hosted --burst: ${NODES} nodes behind HAProxy, Redis, ${PER_WINDOW}/${WINDOW_MS / 1000} s window, ${IN_FLIGHT} in flight, ${LATENCY_MS} ms upstream; ${DESK[0].id} ${BURST_CALLS} calls ${BURST_CONCURRENCY} at a time, the 3 others one call each every ${f.lightEveryMs / 1000} s (load average ${f.loadAtStart.join(' ')} at the start, ${f.loadAverage.join(' ')} at the end)`,
   );
   log(
     `  light members' calls    ${f.lightAnswered}/${f.lightCalls} answered, p50 ${f.lightP50Ms} ms, p99 ${f.lightP99Ms} ms, slowest ${f.lightMaxMs} ms   (goal: a few pacing intervals, ${Math.round(WINDOW_MS / PER_WINDOW)} ms each; not a window)`,
