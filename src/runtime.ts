@@ -242,6 +242,7 @@ async function sharedAccount(
     cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
     stateDir,
     expectedProcesses: config.expectedProcesses,
+    deadlineMs: config.deadlineMs,
   });
 }
 

@@ -1,19 +1,21 @@
 /**
  * Checks a JWT access token (RFC 9068) the way a resource server must: a signature by
- * one of the issuer's current keys (its JWKS), the exact issuer, this server as the
- * audience (RFC 8707), exp and nbf. jose does the cryptography; only asymmetric
- * algorithms are accepted, so neither `alg: none` nor a token signed with a public key
- * taken for an HMAC secret can pass.
+ * one of the issuer's current keys (its JWKS, issuer-keys.ts), the exact issuer, this
+ * server as the audience (RFC 8707), exp and nbf with the same tolerance for clock skew,
+ * and the token type `at+jwt` (unless the operator says the provider's access tokens do
+ * not carry it). jose does the cryptography; only asymmetric algorithms are accepted, so
+ * neither `alg: none` nor a token signed with a public key taken for an HMAC secret can
+ * pass. Keys that cannot be read are the provider's trouble, not the token's:
+ * IssuerUnavailableError, which the door answers 503.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import { IssuerKeys, IssuerUnavailableError, noMatchingKey } from './issuer-keys.js';
 import type { OAuthSettings } from './settings.js';
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
-/** Clocks of the nodes and of the identity provider differ by a little. */
-const CLOCK_TOLERANCE_S = 5;
-/** A load balancer's readiness probe waits on the key fetch: it must answer in a few seconds. */
-const JWKS_TIMEOUT_MS = 2000;
+/** Clocks of the nodes and of the identity provider differ by a little: the same allowance at both ends of a token's life. */
+export const CLOCK_TOLERANCE_S = 5;
 
 export interface JwtVerifierOptions {
   settings: OAuthSettings;
@@ -29,28 +31,31 @@ export interface CallerClaims {
 }
 
 export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
-  private keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  private readonly keys: IssuerKeys;
   private readonly now: () => number;
   private readonly fetch: typeof fetch;
 
   constructor(private readonly options: JwtVerifierOptions) {
     this.now = options.now ?? Date.now;
     this.fetch = options.fetch ?? fetch;
+    this.keys = new IssuerKeys({ locate: () => this.discoverJwksUrl(), fetch: this.fetch, now: this.now });
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const { settings } = this.options;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await this.jwks(), {
+      ({ payload } = await jwtVerify(token, this.keys.key, {
         issuer: settings.issuer,
         audience: settings.resource.href,
         algorithms: ASYMMETRIC,
         requiredClaims: ['exp', 'sub'],
         clockTolerance: CLOCK_TOLERANCE_S,
         currentDate: new Date(this.now()),
+        ...(settings.tokenType === 'at+jwt' ? { typ: 'at+jwt' } : {}),
       }));
     } catch (error) {
+      if (error instanceof IssuerUnavailableError) throw error;
       throw refusal(error);
     }
     const subject = String(payload.sub);
@@ -71,26 +76,8 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
    * For /readyz: the issuer's keys can be fetched now. A node that cannot check a token
    * (the identity provider or its JWKS unreachable) refuses every caller, so it is not ready.
    */
-  async keysReachable(): Promise<{ ok: boolean; detail: string }> {
-    try {
-      const keys = await this.jwks();
-      await keys.reload();
-      return { ok: true, detail: `${keys.jwks()?.keys.length ?? 0} signing keys` };
-    } catch (error) {
-      return { ok: false, detail: `the issuer's keys could not be read: ${error instanceof Error ? error.message : String(error)}` };
-    }
-  }
-
-  /** The key set, found through the issuer's metadata unless configured; retried after a failure. */
-  private jwks(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    this.keys ??= this.discoverJwksUrl().then(
-      (url) => createRemoteJWKSet(url, { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: JWKS_TIMEOUT_MS }),
-      (error: unknown) => {
-        this.keys = undefined;
-        throw error;
-      },
-    );
-    return this.keys;
+  keysReachable(): Promise<{ ok: boolean; detail: string }> {
+    return this.keys.check();
   }
 
   private async discoverJwksUrl(): Promise<URL> {
@@ -109,7 +96,7 @@ export class JwtAccessTokenVerifier implements OAuthTokenVerifier {
       if (metadata.issuer !== issuer || typeof metadata.jwks_uri !== 'string') continue;
       return new URL(metadata.jwks_uri);
     }
-    throw new OAuthError(OAuthErrorCode.ServerError, `the issuer's metadata (and its jwks_uri) could not be read from ${issuer}`);
+    throw new Error(`the issuer's metadata (and its jwks_uri) could not be read from ${issuer}`);
   }
 }
 
@@ -149,16 +136,14 @@ function refusal(error: unknown): OAuthError {
           ? 'the token was issued by another issuer (iss)'
           : claim === 'nbf'
             ? 'the token is not valid yet (nbf)'
-            : `the token's "${claim}" claim is missing or invalid`;
+            : claim === 'typ'
+              ? 'the token is not an access token (its typ is not at+jwt, RFC 9068)'
+              : `the token's "${claim}" claim is missing or invalid`;
     return new OAuthError(OAuthErrorCode.InvalidToken, reason);
   }
-  // The keys could not be fetched: the server's trouble, not the token's (500, not 401).
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
-    return new OAuthError(OAuthErrorCode.ServerError, "the issuer's keys could not be read");
   if (error instanceof errors.JOSEAlgNotAllowed)
     return new OAuthError(OAuthErrorCode.InvalidToken, 'the token is not signed with an accepted algorithm');
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey)
+  if (error instanceof errors.JWSSignatureVerificationFailed || noMatchingKey(error))
     return new OAuthError(OAuthErrorCode.InvalidToken, "the token's signature does not match the issuer's keys");
-  if (error instanceof errors.JOSEError) return new OAuthError(OAuthErrorCode.InvalidToken, 'the token is not a valid signed JWT');
-  return new OAuthError(OAuthErrorCode.ServerError, "the issuer's keys could not be read");
+  return new OAuthError(OAuthErrorCode.InvalidToken, 'the token is not a valid signed JWT');
 }

@@ -1,19 +1,24 @@
 /**
  * The --http server as an OAuth 2.1 resource server (MCP authorization spec): it serves
  * its Protected Resource Metadata (RFC 9728) and lets a request through only with a
- * valid access token for this resource carrying the required scope. Refusals are the
- * SDK's: 401 with `WWW-Authenticate: Bearer resource_metadata="…"` so that a client can
- * find the authorization server, 403 `insufficient_scope` naming the scope.
+ * valid access token for this resource carrying the required scope. Refusals follow
+ * RFC 6750 section 3 to the letter: a request without credentials gets a challenge with
+ * no error code (`invalid_token` is for a token that was sent), a malformed Authorization
+ * header 400 `invalid_request`, a bad token 401 `invalid_token`, a good token without the
+ * scope 403 `insufficient_scope`; each challenge names `resource_metadata` so that a client
+ * finds the authorization server. The identity provider in trouble (its keys unreadable)
+ * is not the token's fault: 503 with Retry-After.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
-  verifyBearerToken,
+  OAuthError,
+  OAuthErrorCode,
   type AuthInfo,
   type OAuthProtectedResourceMetadata,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
+import { IssuerUnavailableError } from './issuer-keys.js';
 import type { OAuthSettings } from './settings.js';
 
 export interface ResourceServer {
@@ -39,12 +44,25 @@ export function createResourceServer(settings: OAuthSettings, verifier: OAuthTok
   const metadataUrl = getOAuthProtectedResourceMetadataUrl(settings.resource);
   const document = JSON.stringify(protectedResourceMetadata(settings));
   const paths = new Set([new URL(metadataUrl).pathname, '/.well-known/oauth-protected-resource']);
-  const options = {
-    verifier,
-    requiredScopes: [settings.scope],
-    resourceMetadataUrl: metadataUrl,
-    expectedResource: settings.resource,
+  const challenge = (error?: { code: string; description: string }): string => {
+    const params: [string, string][] = [
+      ...(error
+        ? ([
+            ['error', error.code],
+            ['error_description', error.description],
+          ] as [string, string][])
+        : []),
+      ['scope', settings.scope],
+      ['resource_metadata', metadataUrl],
+    ];
+    return `Bearer ${params.map(([name, value]) => `${name}="${value.replace(/["\\]/g, '')}"`).join(', ')}`;
   };
+  const refuse = (res: ServerResponse, status: number, headers: Record<string, string>, body: Record<string, unknown>): undefined => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    return undefined;
+  };
+  const refuseToken = (res: ServerResponse, status: 400 | 401 | 403, code: string, description: string): undefined =>
+    refuse(res, status, { 'www-authenticate': challenge({ code, description }) }, { error: code, error_description: description });
   return {
     metadataUrl,
     serveMetadata(req, res) {
@@ -60,14 +78,45 @@ export function createResourceServer(settings: OAuthSettings, verifier: OAuthTok
       return true;
     },
     async authenticate(req, res) {
+      const header = req.headers.authorization;
+      // No credentials, or another scheme: the challenge alone (RFC 6750 section 3.1).
+      if (!header || !/^bearer(\s|$)/i.test(header))
+        return refuse(
+          res,
+          401,
+          { 'www-authenticate': challenge() },
+          { error: 'unauthorized', error_description: 'This server needs an OAuth access token (Authorization: Bearer).' },
+        );
+      const token = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)?.[1];
+      if (!token) return refuseToken(res, 400, 'invalid_request', 'the Authorization header is not "Bearer <token>"');
+      let info: AuthInfo;
       try {
-        return await verifyBearerToken(req.headers.authorization, options);
+        info = await verifier.verifyAccessToken(token);
       } catch (error) {
-        const answer = bearerAuthChallengeResponse(error, options);
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        res.end(await answer.text());
-        return undefined;
+        if (error instanceof IssuerUnavailableError)
+          return refuse(
+            res,
+            503,
+            { 'retry-after': String(error.retryAfterSeconds) },
+            {
+              error: 'temporarily_unavailable',
+              error_description: `The identity provider's signing keys cannot be read now, so the token could not be checked (it was not refused). Try again in ${error.retryAfterSeconds} s.`,
+            },
+          );
+        if (error instanceof OAuthError && error.code === String(OAuthErrorCode.InvalidToken))
+          return refuseToken(res, 401, 'invalid_token', error.message);
+        return refuse(res, 500, {}, { error: 'server_error', error_description: 'the token could not be checked' });
       }
+      if (!sameResource(info.resource, settings.resource))
+        return refuseToken(res, 401, 'invalid_token', 'the token was not issued for this resource');
+      if (!info.scopes.includes(settings.scope))
+        return refuseToken(res, 403, 'insufficient_scope', `the token lacks the scope "${settings.scope}"`);
+      return { ...info, resourceMetadataUrl: metadataUrl };
     },
   };
+}
+
+/** The token's resource names this server (jose already held `aud` to it). */
+function sameResource(resource: URL | undefined, expected: URL): boolean {
+  return resource === undefined || resource.href === expected.href;
 }

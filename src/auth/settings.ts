@@ -11,6 +11,7 @@ export const OAUTH_ENV = {
   resource: 'MARKET_DATA_OAUTH_RESOURCE',
   scope: 'MARKET_DATA_OAUTH_SCOPE',
   jwksUrl: 'MARKET_DATA_OAUTH_JWKS_URL',
+  tokenType: 'MARKET_DATA_OAUTH_TOKEN_TYPE',
 } as const;
 
 /** The scope a token must carry to call this server, unless the operator names another. */
@@ -24,6 +25,11 @@ export interface OAuthSettings {
   scope: string;
   /** Where the issuer's signing keys are; discovered from its metadata when unset. */
   jwksUrl: URL | undefined;
+  /**
+   * `at+jwt`: access tokens must say so in their `typ` header (RFC 9068, so that no other
+   * JWT of the provider's passes for one); `any` for providers whose access tokens say `JWT`.
+   */
+  tokenType: 'at+jwt' | 'any';
 }
 
 /** https everywhere, plain http only on loopback (tests, a local identity provider). */
@@ -54,6 +60,7 @@ const schema = z.object({
     .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be one scope token (RFC 6749 section 3.3)')
     .default(DEFAULT_SCOPE),
   jwksUrl: secureUrl.optional(),
+  tokenType: z.enum(['at+jwt', 'any'], { error: 'must be at+jwt (RFC 9068, the default) or any' }).default('at+jwt'),
 });
 
 /**
@@ -79,7 +86,7 @@ export function oauthSettings(env: NodeJS.ProcessEnv): { ok: true; settings: OAu
     const field = String(issue?.path[0] ?? 'issuer') as keyof typeof OAUTH_ENV;
     return { ok: false, problem: `${OAUTH_ENV[field]} ${issue?.message ?? 'is invalid'}` };
   }
-  const { resource, scope, jwksUrl } = parsed.data;
+  const { resource, scope, jwksUrl, tokenType } = parsed.data;
   // The issuer identifier is compared with `iss` as a string: kept exactly as configured.
-  return { ok: true, settings: { issuer: raw['issuer'], resource, scope, jwksUrl } };
+  return { ok: true, settings: { issuer: raw['issuer'], resource, scope, jwksUrl, tokenType } };
 }

@@ -29,6 +29,8 @@ export interface ServerDeps {
   simulated: boolean;
   baseUrl: string | undefined;
   keyConfigured: boolean;
+  /** Why there is no key for this caller, when it is not the server's configuration (a member the key map does not name). */
+  noKeyBecause?: string;
   /** Configuration the server ignored or replaced by a default, shown by api_status. */
   configWarnings?: readonly string[];
   /** Why no data tool is offered (e.g. only unknown toolsets), shown in api_status's description. */
@@ -91,6 +93,7 @@ function ownTools(deps: ServerDeps): ToolDefinition[] {
     simulated: deps.simulated,
     baseUrl: deps.baseUrl,
     keyConfigured: deps.keyConfigured,
+    noKeyBecause: deps.noKeyBecause,
     datasetCount: () => deps.registry.datasets().length,
     catalogNotes: () => deps.registry.notes(),
     resultTokens: deps.resultTokens,

@@ -12,10 +12,13 @@ import { abortError, ApiError } from '../api/errors.js';
 import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
+import { lateInTurns, LateTurns, turnTooLateError } from './late-turns.js';
 import { SharedTurns, type SharedRedis } from './shared-turns.js';
 import { LocalTurns, type Turns } from './turns.js';
+import { WindowPacer, type WindowNow } from './window-pacer.js';
 
 interface Waiter {
+  readonly who: string;
   readonly request: PermitRequest;
   readonly resolve: (permit: SendPermit) => void;
   readonly reject: (error: unknown) => void;
@@ -29,12 +32,19 @@ export interface FairShareOptions {
   /** Whose turn it is; by default among this process's users alone. */
   turns?: Turns;
   clock?: Clock;
+  /** Hands the window out across its length while the team has several members (window-pacer.ts); false: as fast as the gate allows. */
+  pacer?: WindowPacer | false;
 }
 
 export class FairShareGate extends GateDecorator {
   private readonly queues = new Map<string, Waiter[]>();
   private readonly turns: Turns;
   private readonly clock: Clock;
+  private readonly pacer: WindowPacer | undefined;
+  /** The account's window as this gate's requests heard it: whose turn comes after its deadline. */
+  private readonly late = new LateTurns();
+  /** The call handed to the account gate and waiting there for its permit: ahead of every call queued here. */
+  private atGate = 0;
   private pumping = false;
   /** Something changed while the pump was asking: ask again rather than sleep. */
   private again = false;
@@ -48,14 +58,16 @@ export class FairShareGate extends GateDecorator {
     super(inner);
     this.clock = options.clock ?? systemClock;
     this.turns = options.turns ?? new LocalTurns();
+    this.pacer = options.pacer === false ? undefined : (options.pacer ?? new WindowPacer({ clock: this.clock }));
     this.turns.onWake(() => this.kick());
   }
 
   override acquire(request: PermitRequest): Promise<SendPermit> {
     if (request.signal.aborted) return Promise.reject(abortError(request.signal));
     const who = (this.options.who ?? callerOf)(request) ?? 'local';
+    this.pacer?.saw(who);
     return new Promise<SendPermit>((resolve, reject) => {
-      const waiter: Waiter = { request, resolve, reject };
+      const waiter: Waiter = { who, request, resolve, reject };
       // Waiting for its turn among users counts against the call's deadline like any other wait.
       waiter.timer = this.clock.after(request.deadline - this.clock.now(), () => {
         if (this.leave(who, waiter)) reject(lateError(Math.max(1, Math.ceil((request.deadline - this.clock.now()) / 1000))));
@@ -72,6 +84,8 @@ export class FairShareGate extends GateDecorator {
         this.again = true;
       }
       this.kick();
+      // Told at once when its turn cannot come before its deadline, not at the deadline.
+      this.refuseLate();
       // Still waiting for its turn: say so, as the account gate does for its own waits, so a
       // caller asking for progress hears that its call is queued rather than nothing at all.
       const ahead = [...this.queues.values()].reduce((sum, q) => sum + q.length, 0) - 1;
@@ -112,11 +126,25 @@ export class FairShareGate extends GateDecorator {
     try {
       while (!this.closed && this.queues.size > 0) {
         this.again = false;
+        // In one process, the window's pace first: the turn goes to whoever's it is when the
+        // request may go, not before.
+        if (!this.turns.acrossNodes) {
+          const paceMs = await this.paceDelay();
+          if (paceMs > 0) {
+            if (!this.again) await this.sleep(paceMs);
+            continue;
+          }
+        }
         const turn = await this.turns.next([...this.queues.keys()]);
         if ('waitMs' in turn) {
           if (!this.again) await this.sleep(turn.waitMs);
           continue;
         }
+        // Across nodes, the turn first and then the pace, holding the turn: each node plans the
+        // window from its own first sight of it, and a node whose plan was stricter held its
+        // members back (a light member's call 8-9 s) while the others' plans let a burst through.
+        // Who goes next is the shared turns' to say; the pace only says when.
+        if (this.turns.acrossNodes) await this.pacedHoldingTurn();
         const queue = this.queues.get(turn.user);
         const waiter = queue?.shift();
         if (queue?.length === 0) this.queues.delete(turn.user);
@@ -126,9 +154,13 @@ export class FairShareGate extends GateDecorator {
           continue;
         }
         this.settle(waiter);
+        this.atGate += 1;
         try {
-          waiter.resolve(await this.inner.acquire(waiter.request));
+          const permit = await this.inner.acquire(waiter.request);
+          this.atGate -= 1;
+          waiter.resolve(this.heardOnRelease(permit, waiter.request.free));
         } catch (error) {
+          this.atGate -= 1;
           waiter.reject(error);
         } finally {
           this.turns.done(this.waitingUsers());
@@ -137,6 +169,63 @@ export class FairShareGate extends GateDecorator {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Waits for the window's pace while this node holds the turn (woken to look again by any change). */
+  private async pacedHoldingTurn(): Promise<void> {
+    for (;;) {
+      const paceMs = await this.paceDelay();
+      if (paceMs <= 0 || this.closed) return;
+      await this.sleep(paceMs);
+    }
+  }
+
+  /** How long the window's pace holds the next request back (0 when unpaced or unknown). */
+  private async paceDelay(): Promise<number> {
+    const pacer = this.pacer;
+    if (!pacer?.pacing()) return 0;
+    try {
+      const view = await this.inner.view();
+      const window: WindowNow = {
+        remaining: view.rate_remaining,
+        resetsAt: view.rate_window_resets_at === null ? null : Date.parse(view.rate_window_resets_at),
+      };
+      return pacer.delay(window);
+    } catch {
+      // The gate cannot say where its window stands: it still keeps the limits itself.
+      return 0;
+    }
+  }
+
+  /**
+   * An answer moves the window (its headers): the calls waiting are judged against it
+   * again, and the pace is asked again then, not only when its sleep ends.
+   */
+  private heardOnRelease(permit: SendPermit, free: boolean): SendPermit {
+    const sent = this.late.sent(free, this.clock.now());
+    let released = false;
+    return {
+      release: (outcome) => {
+        permit.release(outcome);
+        if (released) return;
+        released = true;
+        this.late.heard(sent, outcome, this.clock.now());
+        this.refuseLate();
+        if (this.pacer && !this.closed && this.queues.size > 0) this.kick();
+      },
+    };
+  }
+
+  /** Wait or fail among the users: every call whose turn comes after its deadline (late-turns.ts) answers now with the wait. */
+  private refuseLate(): void {
+    const now = this.clock.now();
+    this.late.waiting(this.queues.size > 0);
+    const late = lateInTurns(this.queues.values(), (waiter, ahead) => {
+      // Its turn and then the request itself must fit before its deadline, as the account gate judges it.
+      return this.late.turnAt(this.atGate + ahead, now) + this.late.requestMs() > waiter.request.deadline;
+    });
+    for (const { waiter, place } of late)
+      if (this.leave(waiter.who, waiter)) waiter.reject(turnTooLateError(this.late.turnAt(this.atGate + place, now) - now, place));
   }
 
   private sleep(ms: number): Promise<void> {

@@ -3,7 +3,29 @@
  * several servers in one process never mix their counts). Labels stay few and bounded:
  * tool names, outcomes and statuses, never a user or an argument.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isErrorCode } from '../catalog/index.js';
+
+/** Outcomes other than the error table's codes that a call can end with. */
+const OTHER_OUTCOMES = new Set(['ok', 'exception', 'error', 'USER_BUDGET_EXHAUSTED']);
+
+/**
+ * A call's outcome as a label: `ok`, one of the error table's codes, or `other_error`. An
+ * upstream may answer with a code of its own (it reaches the agent as sent): as a label it
+ * made one series per code, without end.
+ */
+export function outcomeLabel(outcome: string): string {
+  return OTHER_OUTCOMES.has(outcome) || isErrorCode(outcome) ? outcome : 'other_error';
+}
+
+/** The statuses the spec names keep their own label; any other is counted by its class (`5xx`). */
+const SPEC_STATUSES = new Set([200, 202, 400, 401, 402, 403, 404, 409, 410, 422, 429, 500, 502, 503, 504]);
+
+export function statusLabel(status: number | undefined): string {
+  if (status === undefined) return 'none';
+  if (SPEC_STATUSES.has(status)) return String(status);
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
 
 export class TeamMetrics {
   readonly registry = new Registry();
@@ -43,6 +65,18 @@ export class TeamMetrics {
     help: 'Quota units spent: upstream data answers with status 200.',
     registers: [this.registry],
   });
+
+  /** With Redis: the units every node of the account spent today, dead nodes' included (units-ledger.ts). */
+  countAccountUnits(today: () => Promise<number>): void {
+    new Gauge({
+      name: 'mdmcp_account_units_spent_today',
+      help: 'Quota units the account spent today (UTC) through every node sharing its Redis, nodes since stopped or killed included.',
+      registers: [this.registry],
+      async collect() {
+        this.set(await today().catch(() => Number.NaN));
+      },
+    });
+  }
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'mdmcp_' });

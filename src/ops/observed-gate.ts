@@ -5,13 +5,15 @@
  */
 import type { AccountGate, PermitOutcome, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
-import type { TeamMetrics } from './metrics.js';
+import { statusLabel, type TeamMetrics } from './metrics.js';
 
 export class ObservedGate extends GateDecorator {
   constructor(
     inner: AccountGate,
     private readonly metrics: TeamMetrics,
     private readonly now: () => number = Date.now,
+    /** The account's units on Redis, shared by its nodes (units-ledger.ts). */
+    private readonly units?: { charged(): void },
   ) {
     super(inner);
   }
@@ -28,10 +30,13 @@ export class ObservedGate extends GateDecorator {
       release: (outcome: PermitOutcome) => {
         if (!released) {
           released = true;
-          this.metrics.upstreamResponses.inc({ status: outcome.status === undefined ? 'none' : String(outcome.status) });
+          this.metrics.upstreamResponses.inc({ status: statusLabel(outcome.status) });
           // The spec's charge rule: a data request answered 200 costs one unit; nothing else does.
           const charged = outcome.status === 200 && !request.free;
-          if (charged) this.metrics.unitsSpent.inc();
+          if (charged) {
+            this.metrics.unitsSpent.inc();
+            this.units?.charged();
+          }
           if (record) {
             record.upstreamRequests += 1;
             if (charged) record.units += 1;

@@ -49,6 +49,7 @@ const SCRIPT = new Script(TURN_SCRIPT);
 type Mode = 'ask' | 'keep' | 'done';
 
 export class SharedTurns implements Turns {
+  readonly acrossNodes = true;
   private readonly node = randomUUID();
   private readonly keys: TurnKeys;
   private readonly local = new LocalTurns();

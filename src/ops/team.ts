@@ -19,6 +19,9 @@ import { TeamMetrics } from './metrics.js';
 import { ObservedGate } from './observed-gate.js';
 import type { SharedRedis } from './shared-turns.js';
 import { observeToolCalls } from './tool-observer.js';
+import { shareCatalog } from './catalog-sync.js';
+import { UnitsLedger } from './units-ledger.js';
+import { sealFor } from './sealed-values.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
 import { KeyDirectory, keyMapSettings } from './key-directory.js';
 import { RedisBudgetLedger } from './redis-budget-ledger.js';
@@ -51,21 +54,38 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   const budget = dailyUnits(env);
   if (!budget.ok) throw new Error(budget.problem);
   let ledger: BudgetLedger = new InProcessLedger();
+  /** The team key's account on Redis, when shared (set as its gate is made): the tool list is shared through it too. */
+  let teamRedis: SharedRedis | undefined;
   // The team's layers over an account's gate, outermost first: the caller's daily budget (when
   // configured), the metrics and the call's cost record, then fair turns among the account's
   // users (across nodes when the account is shared on Redis, else among this node's callers).
+  // On Redis, each charged answer is also added to the account's day there (units-ledger.ts).
   const observe = (inner: AccountGate, redis?: SharedRedis): AccountGate => {
-    const observed = new ObservedGate(fairShareGate(inner, redis), metrics);
+    const observed = new ObservedGate(
+      fairShareGate(inner, redis),
+      metrics,
+      Date.now,
+      redis ? new UnitsLedger(redis.link, redis.keys) : undefined,
+    );
     return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
   };
   return {
     metrics,
-    wrapGate: observe,
+    wrapGate(inner, redis) {
+      teamRedis = redis;
+      if (redis) {
+        const units = new UnitsLedger(redis.link, redis.keys);
+        metrics.countAccountUnits(() => units.today());
+      }
+      return observe(inner, redis);
+    },
     attach(runtime, access, oauth) {
       // What the runtime already wraps its tools in (traces) stays, for the team key's servers and each user key's.
       const before = runtime.deps.middleware ?? NO_MIDDLEWARE;
+      // The audit trail is written at any log level: it is not diagnostics.
+      const auditLog = runtime.log.child({}, { level: 'info' });
       const middleware = (account: string): ToolMiddleware =>
-        composeMiddleware(before, observeToolCalls({ metrics, log: runtime.log, account: () => account }));
+        composeMiddleware(before, observeToolCalls({ metrics, log: auditLog, account: () => account }));
       // The audit names the account by a hash: of the operator's account name, else of the key's tag.
       const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
       const teamDeps: ServerDeps = { ...runtime.deps, middleware: middleware(accountNameOf(apiKey, runtime.config.accountId)) };
@@ -83,6 +103,16 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
         const link = import('../redis/connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
         void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
         closing.push(() => link.then((redis) => redis.close()));
+      }
+      if (teamRedis) {
+        const sync = shareCatalog({
+          registry: runtime.registry,
+          link: teamRedis.link,
+          keys: teamRedis.keys,
+          seal: sealFor(apiKey),
+          log: runtime.log,
+        });
+        closing.push(() => Promise.resolve(sync.close()));
       }
       const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
       const ready = readinessProbe({

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { digestOf } from '../auth/caller.js';
 import type { Logger } from '../log.js';
 import { withHandler, type ToolHandler, type ToolMiddleware } from '../mcp/tool.js';
-import type { TeamMetrics } from './metrics.js';
+import { outcomeLabel, type TeamMetrics } from './metrics.js';
 
 export interface ToolObserver {
   metrics: TeamMetrics;
@@ -38,7 +38,7 @@ function observed(tool: string, handler: ToolHandler, observer: ToolObserver): T
       const latencyMs = now() - started;
       const outcome = outcomeOf(result);
       const cacheHit = cacheHitOf(result);
-      observer.metrics.toolCalls.inc({ tool, outcome });
+      observer.metrics.toolCalls.inc({ tool, outcome: outcomeLabel(outcome) });
       observer.metrics.toolLatency.observe({ tool }, latencyMs / 1000);
       if (cacheHit) observer.metrics.cacheHits.inc({ tool });
       observer.log.info(

@@ -10,6 +10,8 @@
 export type Turn = { user: string } | { waitMs: number };
 
 export interface Turns {
+  /** Whether turns are taken with other nodes (then a node waits for the window's pace holding its turn). */
+  readonly acrossNodes: boolean;
   /** The next turn, among `waiting` (the users with calls waiting here, never empty). */
   next(waiting: readonly string[]): Promise<Turn>;
   /** The turn's call has its permit, or gave up: the next turn may be given. `waiting` as now. */
@@ -28,6 +30,7 @@ export interface Turns {
  * a moment keeps their place rather than jumping the line.
  */
 export class LocalTurns implements Turns {
+  readonly acrossNodes = false;
   private readonly lastTurn = new Map<string, number>();
   private turns = 0;
 

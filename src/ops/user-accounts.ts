@@ -87,6 +87,7 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
         log,
         cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
         expectedProcesses: config.expectedProcesses,
+        deadlineMs: config.deadlineMs,
       });
     }
     const client = new MarketDataClient({
@@ -121,7 +122,12 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     if (!refusedSubjects.has(subject))
       runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
     refusedSubjects.add(subject);
-    return { ...teamDepsWithoutHidden(teamDeps), client, keyConfigured: false };
+    return {
+      ...teamDepsWithoutHidden(teamDeps),
+      client,
+      keyConfigured: false,
+      noKeyBecause: `no API key is assigned to your sign-in (subject "${subject}") on this server. Ask the operator to run: market-data-mcp keys set ${subject}`,
+    };
   };
 
   return {

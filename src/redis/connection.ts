@@ -12,6 +12,21 @@ export interface RedisLinkOptions {
   /** A command that takes longer counts as Redis being unreachable. */
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * A Redis whose commands take longer than this (a moving average) is left as if it did
+   * not answer, until a probe answers within half of it. Undefined: only the timeout counts.
+   */
+  slowOverMs?: number | undefined;
+}
+
+/**
+ * What a call may spend on Redis: a share of its deadline over its round trips (cache tier,
+ * shared request, fair turn, the gate's scripts), never less than a floor (a local Redis
+ * answers in a millisecond or two, a loaded one in tens). Calls took 3.7-11 s on a Redis
+ * answering each command under its 1 s timeout, and one missed its 10 s deadline.
+ */
+export function slowRedisOverMs(deadlineMs: number): number {
+  return Math.max(50, (deadlineMs * 0.1) / 8);
 }
 
 export class RedisUnavailableError extends Error {
@@ -32,6 +47,9 @@ export function describe(error: unknown): string {
 
 type Client = ReturnType<typeof createClient>;
 
+/** How much the latest command weighs in the moving average of command times. */
+const LATENCY_WEIGHT = 0.3;
+
 export class RedisLink implements RedisCommander {
   private readonly client: Client;
   private readonly subscriber: Client;
@@ -47,9 +65,15 @@ export class RedisLink implements RedisCommander {
   private lastFailure: string | undefined;
   /** Settles when each connection's first attempt has an outcome (ready or an error), or after the connect timeout. */
   private readonly firstAttempts: Promise<unknown>;
+  /** How long recent commands took (a moving average): a Redis that answers, but slowly, is found by it. */
+  private latency = 0;
+  private readonly slowLimitMs: number | undefined;
+  /** Set while Redis is left for being slow: a probe must answer within half of the limit to bring it back. */
+  private leftSlow = false;
 
   constructor(options: RedisLinkOptions) {
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
+    this.slowLimitMs = options.slowOverMs;
     const connectTimeout = options.connectTimeoutMs ?? 1000;
     const make = (): Client =>
       createClient({
@@ -98,12 +122,26 @@ export class RedisLink implements RedisCommander {
   private async send(args: readonly string[]): Promise<unknown> {
     if (this.closed) throw new RedisUnavailableError('closed');
     if (!this.client.isReady) throw this.notConnected('not connected');
+    const sent = Date.now();
     try {
       return await this.bounded(this.client.sendCommand([...args]));
     } catch (error) {
       if (error instanceof RedisUnavailableError || isConnectionError(error)) throw new RedisUnavailableError(error);
       throw error;
+    } finally {
+      this.latency = this.latency * (1 - LATENCY_WEIGHT) + (Date.now() - sent) * LATENCY_WEIGHT;
+      if (this.slowLimitMs !== undefined && this.latency > this.slowLimitMs && !this.unanswered) this.leaveSlow();
     }
+  }
+
+  /**
+   * Redis answers, but slower than a call can afford: every command is refused at once, as
+   * after one that went unanswered, and the gates fall back now, until a probe is fast.
+   */
+  private leaveSlow(): void {
+    this.leftSlow = true;
+    this.unanswered = new RedisUnavailableError(`slower than a call can afford: about ${Math.round(this.latency)} ms a command`);
+    for (const listener of this.troubleListeners) listener(this.unanswered);
   }
 
   /** Listens on `channel`; the subscription is made again whenever Redis comes back. */
@@ -120,7 +158,13 @@ export class RedisLink implements RedisCommander {
   async ping(): Promise<void> {
     // Start-up's first probe: a refusal (a wrong password) is said from the first report on, not "not connected".
     if (!this.client.isReady || !this.subscriber.isReady) await this.firstAttempts;
+    const sent = Date.now();
     await this.send(['PING']);
+    const took = Date.now() - sent;
+    if (this.leftSlow && this.slowLimitMs !== undefined && took > this.slowLimitMs / 2)
+      throw new RedisUnavailableError(`still slow: ${took} ms for a PING`);
+    this.leftSlow = false;
+    this.latency = took;
     this.unanswered = undefined;
     if (!this.subscriber.isReady) throw this.notConnected('subscriber not connected');
     await this.ensureSubscribed();

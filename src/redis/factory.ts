@@ -5,7 +5,7 @@
 import type { Logger } from '../log.js';
 import { createRedisCacheTier, type RedisCacheOptions, type RedisCacheTier } from './cache.js';
 import type { AccountGate } from '../api/gate/account-gate.js';
-import { RedisLink } from './connection.js';
+import { RedisLink, slowRedisOverMs } from './connection.js';
 import { RedisAccountGate } from './gate.js';
 import { accountKeys, type AccountKeys } from './keys.js';
 import { AccountMembers } from './members.js';
@@ -44,6 +44,15 @@ export interface AccountGateFactoryOptions {
   stateDir?: string | undefined;
   /** MARKET_DATA_EXPECTED_PROCESSES: the fewest processes each leaves room for while Redis is away. */
   expectedProcesses?: number | undefined;
+  /** The calls' deadline (MARKET_DATA_DEADLINE_MS): a Redis slower than their share of it is left (slowRedisOverMs). */
+  deadlineMs?: number | undefined;
+}
+
+function linkFor(options: AccountGateFactoryOptions & { redisUrl: string }): RedisLink {
+  return new RedisLink({
+    url: options.redisUrl,
+    slowOverMs: options.deadlineMs === undefined ? undefined : slowRedisOverMs(options.deadlineMs),
+  });
 }
 
 /**
@@ -55,7 +64,7 @@ export const JOIN_WAIT_MS = 150;
 
 export function createAccountGate(options: AccountGateFactoryOptions): Promise<AccountGate> {
   if (!options.redisUrl) return Promise.resolve(options.fallback);
-  const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const link = options.link ?? linkFor({ ...options, redisUrl: options.redisUrl });
   const keys = options.keys ?? accountKeys(options.apiKey);
   const shared = new RedisAccountGate({
     link,
@@ -112,7 +121,7 @@ export interface SharedAccount<T> {
  */
 export async function createSharedAccount<T>(options: AccountGateFactoryOptions): Promise<SharedAccount<T>> {
   if (!options.redisUrl) return { gate: options.fallback, cache: undefined, close: () => options.fallback.close() };
-  const link = options.link ?? new RedisLink({ url: options.redisUrl });
+  const link = options.link ?? linkFor({ ...options, redisUrl: options.redisUrl });
   const gate = await createAccountGate({ ...options, link });
   const cache = createRedisCacheTier<T>({
     link,

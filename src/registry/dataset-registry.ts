@@ -127,6 +127,9 @@ export class DatasetRegistry {
   private current: DatasetDefinition[] = [...DATASETS];
   private readonly prints = new WeakMap<DatasetDefinition, string>();
   private readonly listeners = new Set<(change: CatalogChange) => void>();
+  private readonly fetchedListeners = new Set<(text: string) => void>();
+  /** The text of the last upstream document this process fetched and applied itself. */
+  private lastFetched: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private firstRefresh: NodeJS.Timeout | undefined;
   /** The first start's disk copy, not written yet (FIRST_COPY_DELAY_MS). */
@@ -183,6 +186,32 @@ export class DatasetRegistry {
   }
 
   /**
+   * Hears the text of each upstream document this process fetched and applied (not those
+   * adopted from another node): the team server publishes it, so every node lists the same tools.
+   */
+  onFetched(listener: (text: string) => void): () => void {
+    this.fetchedListeners.add(listener);
+    return () => this.fetchedListeners.delete(listener);
+  }
+
+  /**
+   * Applies an upstream document another node fetched, as if fetched here (its text as
+   * `onFetched` gave it). False when it is the document in use already, or not usable.
+   */
+  async adopt(text: string): Promise<boolean> {
+    // After a refresh under way: the two never apply at once.
+    await this.underWay?.catch(() => undefined);
+    if (this.alreadyApplied(text)) return false;
+    let received: ReceivedDocument;
+    try {
+      received = await this.received(JSON.parse(text) as unknown, text);
+    } catch {
+      return false;
+    }
+    return this.applyUpstream(received, false);
+  }
+
+  /**
    * Loads the disk copy, then asks the upstream. With a disk copy the server starts at
    * once and refreshes behind; without one it waits at most `waitMs` for the upstream.
    */
@@ -231,11 +260,7 @@ export class DatasetRegistry {
       const document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
       // An unchanged document is the common case of a refresh: nothing to import again.
       const text = JSON.stringify(document) ?? '';
-      if (text === this.lastText) return;
-      // The document the disk copy was made of: the copy leaves out the operations it skipped,
-      // so its text never equals the upstream's, and a registry over the 100 imported (or with
-      // any unusable operation) was imported again, and its skips logged again, at every start.
-      if (this.lastSource !== undefined && this.sourcePrint(text) === this.lastSource) return;
+      if (this.alreadyApplied(text)) return;
       received = await this.received(document, text);
     } catch (error) {
       this.options.log.warn(
@@ -245,18 +270,45 @@ export class DatasetRegistry {
       this.options.onUnavailable?.(error);
       return;
     }
+    if (!(await this.applyUpstream(received, copyLater))) return;
+    this.lastFetched = received.text;
+    for (const listener of this.fetchedListeners) listener(received.text);
+  }
+
+  /** The upstream document this process last fetched and applied itself, as text (undefined: none yet, or only a disk copy). */
+  lastFetchedText(): string | undefined {
+    return this.lastFetched;
+  }
+
+  /**
+   * Whether a document's text is the one in use: the same text, or the document the disk
+   * copy in use was made of (the copy leaves out the operations it skipped, so its text
+   * never equals the upstream's, and a registry over the 100 imported, or with any unusable
+   * operation, was imported again and its skips logged again at every start).
+   */
+  private alreadyApplied(text: string): boolean {
+    if (text === this.lastText) return true;
+    return this.lastSource !== undefined && this.sourcePrint(text) === this.lastSource;
+  }
+
+  /** Applies an upstream document and keeps it on disk; false when it was not accepted. */
+  private async applyUpstream(received: ReceivedDocument, copyLater: boolean): Promise<boolean> {
     const accepted = this.apply(received, 'upstream', false);
-    if (accepted === undefined) return;
+    if (accepted === undefined) return false;
     // A later document supersedes the copy still waiting.
     clearTimeout(this.copyTimer);
     this.pendingCopy = undefined;
-    if (!copyLater) return this.writeDiskCopy(accepted());
+    if (!copyLater) {
+      await this.writeDiskCopy(accepted());
+      return true;
+    }
     this.pendingCopy = accepted;
     this.copyTimer = setTimeout(() => {
       const pending = this.pendingCopy;
       this.pendingCopy = undefined;
       if (pending) void this.writeDiskCopy(pending());
     }, FIRST_COPY_DELAY_MS).unref();
+    return true;
   }
 
   /** Why a document cannot be used at all, or undefined. */

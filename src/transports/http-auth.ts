@@ -62,7 +62,10 @@ export function bearerGuard(token: string): (req: IncomingMessage, res: ServerRe
     res
       .writeHead(401, {
         'content-type': 'application/json',
-        'www-authenticate': `Bearer realm="market-data-mcp", error="${header ? 'invalid_token' : 'invalid_request'}"`,
+        // RFC 6750 section 3.1: no error code for a request that sent no token; invalid_token for one that sent a wrong one.
+        'www-authenticate': /^bearer\s/i.test(header)
+          ? 'Bearer realm="market-data-mcp", error="invalid_token"'
+          : 'Bearer realm="market-data-mcp"',
       })
       .end(
         JSON.stringify({

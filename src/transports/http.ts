@@ -3,7 +3,7 @@
  * token on every request (no one else may spend the key), then Host and Origin checks
  * (DNS-rebinding protection). One server instance per request.
  */
-import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
@@ -15,8 +15,14 @@ import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { RequestEnds } from './request-ends.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
-import { closeAfterRefusal, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
+import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
+import { ListenStreams } from './http-listen.js';
+import { auditWhenAnswered, rpcOf, type AuditEntry } from './http-audit.js';
+
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? '/', 'http://localhost').pathname;
+}
 
 /** What the end of a shutdown's grace keeps for answering the calls it stops. */
 const SHUTDOWN_ANSWER_MS = 1000;
@@ -35,11 +41,21 @@ export async function serveHttp(
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const depsFor = options.deps;
+  // At any log level: the audit trail is not diagnostics.
+  const audit = runtime.log.child({}, { level: 'info' });
   // One server per request, for its caller: the factory is handed the request's AuthInfo.
   const handler = createMcpHandler(async ({ authInfo }) => createServer(depsFor ? await depsFor(callerOf(authInfo)) : runtime.deps));
-  runtime.registry.onChange(() => handler.notify.toolsChanged());
-  // Each request's body is read for an own __proto__ argument before the SDK's parse drops it (mcp/prototype-guard.ts).
-  const nodeHandler = toNodeHandler(markingHandler(handler));
+  // Streams that hear of changes: 2026-07-28 listens (the SDK's) and 2025-11-25 GET streams (ours), a few per member.
+  const listen = new ListenStreams();
+  runtime.registry.onChange(() => {
+    handler.notify.toolsChanged();
+    listen.toolsChanged();
+  });
+  // Each request's body is read once, by the prototype guard (mcp/prototype-guard.ts), which
+  // renames an own __proto__ argument before the SDK's parse drops it and tells the request's
+  // audit line what the body asks (2025-11-25 clients send no Mcp-Method header).
+  const nodeHandlerNaming = (entry: AuditEntry): ReturnType<typeof toNodeHandler> =>
+    toNodeHandler(markingHandler(handler, (body) => Object.assign(entry, rpcOf(body))));
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
   // OAuth sign-in, health and metrics live in src/auth and src/ops; without them, the static token.
@@ -48,7 +64,7 @@ export async function serveHttp(
   const inFlight = new Set<ServerResponse>();
   const ends = new RequestEnds();
   let draining = false;
-  const http = createHttpServer((req, res) => {
+  const http = createHttpServer(connectionTimeouts(), (req, res) => {
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
@@ -57,11 +73,14 @@ export async function serveHttp(
     });
     if (draining) res.shouldKeepAlive = false;
     if (door.open(req, res)) return;
+    const started = Date.now();
     const admitted = refusalsClose(res);
     // Watched from before admission: one who hangs up while a token is checked is gone as well.
     const ended = ends.watch(req, res);
     void door.admit(req, res).then((admission) => {
+      const who = { subject: admission?.caller.subject, client_id: admission?.caller.clientId };
       if (!admission || !validateHost(req, res) || !validateOrigin(req, res)) {
+        auditWhenAnswered(audit, res, 'refused', { ...who, method: `${req.method ?? 'GET'} ${pathOf(req)}` }, started);
         closeAfterRefusal(req, res);
         return;
       }
@@ -70,10 +89,24 @@ export async function serveHttp(
         res.writeHead(404, { 'content-type': 'text/plain' }).end('MCP endpoint: /mcp\n');
         return;
       }
+      const member = admission.caller.subject;
+      if (ListenStreams.isLegacyListen(req) && pathOf(req) === '/mcp') {
+        auditWhenAnswered(audit, res, 'mcp_request', { ...who, method: 'GET (listen for changes)' }, started);
+        listen.serveLegacy(member, res);
+        return;
+      }
+      if (ListenStreams.isListen(req) && !listen.admit(member, res)) {
+        auditWhenAnswered(audit, res, 'refused', { ...who, method: 'subscriptions/listen' }, started);
+        return;
+      }
+      // The line is written once the answer is sent; a JSON body names its method and tool by then.
+      const entry: AuditEntry = { ...who, method: req.method ?? 'GET' };
+      auditWhenAnswered(audit, res, 'mcp_request', entry, started);
       // node:http always sets method on a server request; its type leaves it optional. The
       // adapter hands `auth` to the server factory and to tools as ctx.http.authInfo: the
       // caller and the request's end go with it to each call's context (src/mcp/call-context.ts).
       const auth: AuthInfo = requestOrigin(admission.caller, admission.authInfo, ended);
+      const nodeHandler = nodeHandlerNaming(entry);
       const request = Object.assign(req, { auth }) as Parameters<typeof nodeHandler>[0] & { auth?: AuthInfo };
       return nodeHandler(request, res);
     });
@@ -102,6 +135,7 @@ export async function serveHttp(
   // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
   const close = async (): Promise<void> => {
     draining = true;
+    listen.endAll();
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const drained = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();

@@ -34,15 +34,18 @@ export const DESK: readonly TestClient[] = [
 export const OUTSIDER: TestClient = { id: 'outsider-agent', secret: 'outsider-secret-0123456789ab' };
 
 /** One signing key for several providers: a token of another issuer then differs only by `iss`. */
-export async function signingKey(): Promise<JWK> {
+export async function signingKey(kid = 'test-key'): Promise<JWK> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  return { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }
 
-export async function startIdentityProvider(options: { key?: JWK; accessTokenTtlS?: number } = {}): Promise<IdentityProvider> {
+/** `port`: the same issuer again (a provider restarted, say with a rotated key). */
+export async function startIdentityProvider(
+  options: { key?: JWK; accessTokenTtlS?: number; port?: number } = {},
+): Promise<IdentityProvider> {
   const key = options.key ?? (await signingKey());
   const http: Server = createServer();
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const clients = [...DESK, OUTSIDER].map((c) => ({
     client_id: c.id,

@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startFakeUpstream } from '../faults/fake-upstream.js';
 import { testCall } from '../helpers/call.js';
 import { errorOf } from '../helpers/mcp.js';
+import { eventually } from '../helpers/wait.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 import { freePort, serveHttp } from './serve.js';
 
@@ -134,6 +135,49 @@ describe('the daily budget on the built --http server', () => {
       await client.close();
       await served.stop();
       await upstream.close();
+    }
+  });
+});
+
+describe('the daily budget across a Redis restart, on the built --http server', () => {
+  redisTest('a member who spent the day’s units is still refused after Redis restarts empty', { timeout: 60_000 }, async () => {
+    const token = 'a-static-token-for-the-budget-test-0123456789';
+    const redis = await ThrowawayRedis.start();
+    const upstream = await startFakeUpstream();
+    const served = await serveHttp(await freePort(), {
+      MARKET_DATA_HTTP_TOKEN: token,
+      MARKET_DATA_BASE_URL: upstream.url,
+      MARKET_DATA_API_KEY: 'team-account-key-0001',
+      MARKET_DATA_REDIS_URL: redis.url,
+      MARKET_DATA_USER_DAILY_UNITS: String(UNITS),
+    });
+    const client = new Client({ name: 'budget-test', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      // A limit of its own per call: no answer comes from the cache.
+      let limit = 1;
+      const call = (): ReturnType<Client['callTool']> => client.callTool({ name: 'shorts_short_screener', arguments: { limit: limit++ } });
+      // The budget's count is on Redis before the restart: the node has joined it.
+      await eventually(async () => (await fetch(new URL('/readyz', served.url))).status === 200, 'the node on Redis', 20_000);
+      for (let i = 0; i < UNITS; i += 1) assert.notEqual((await call()).isError, true, `charged call ${i + 1}`);
+      await redis.kill();
+      await redis.restart();
+      await eventually(
+        async () => (await fetch(new URL('/readyz', served.url))).status === 200,
+        'the node back on the restarted Redis',
+        20_000,
+      );
+      const before = upstream.dataRequests().length;
+      const refused = await call();
+      assert.equal(errorOf(refused).code, 'USER_BUDGET_EXHAUSTED', JSON.stringify(refused.content));
+      assert.equal(upstream.dataRequests().length, before, 'nothing reached the upstream');
+    } finally {
+      await client.close();
+      await served.stop();
+      await upstream.close();
+      await redis.kill();
     }
   });
 });

@@ -140,13 +140,17 @@ describe('whose key pays: a sealed per-user key map', () => {
       /No API key is assigned to your sign-in \(subject \\?"carol-agent\\?"\).*keys set carol-agent/,
     );
     assert.deepEqual(keysSeen(upstream, from), [], "carol's call reached no upstream");
+    // The guidance sends her to api_status, which says the same, not to set the server's MARKET_DATA_API_KEY.
+    const status = JSON.stringify((await carolClient.callTool({ name: 'api_status', arguments: {} })).content);
+    assert.match(status, /No key for you: no API key is assigned to your sign-in/);
+    assert.doesNotMatch(status, /MARKET_DATA_API_KEY/);
 
     for (const client of [aliceClient, bobClient, carolClient]) await client.close();
     for (const key of [ALICE_KEY, BOB_KEY, TEAM_KEY]) assert.ok(!served.stderr().includes(key), 'no key in the log');
     const audit = served
       .stderr()
       .split('\n')
-      .filter((line) => line.includes(`"tool":"${TOOL}"`));
+      .filter((line) => line.includes('"audit":"tool_call"') && line.includes(`"tool":"${TOOL}"`));
     const accountOf = (subject: string): Set<string> =>
       new Set(audit.filter((l) => l.includes(`"subject":"${subject}"`)).map((l) => /"account":"(\w+)"/.exec(l)?.[1] ?? ''));
     assert.equal(accountOf(alice.id).size, 1, "alice's calls name one account");

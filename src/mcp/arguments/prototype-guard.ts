@@ -88,9 +88,10 @@ type FetchHandler = Pick<McpHttpHandler, 'fetch'>;
 /**
  * The HTTP handler with each request's body marked. A JSON body is read here and handed to
  * the SDK parsed (its `parsedBody`, as a body parser's would be), so it is read and parsed
- * once, as before; any other body goes on as it came, for the SDK to answer.
+ * once, as before; any other body goes on as it came, for the SDK to answer. `seen` is
+ * shown the parsed body as sent (the transport's audit line names its method and tool).
  */
-export function markingHandler(handler: FetchHandler): FetchHandler {
+export function markingHandler(handler: FetchHandler, seen?: (body: unknown) => void): FetchHandler {
   return {
     fetch: async (request, options) => {
       const json = request.method.toUpperCase() === 'POST' && isJsonContentType(request.headers.get('content-type'));
@@ -102,6 +103,7 @@ export function markingHandler(handler: FetchHandler): FetchHandler {
       } catch {
         body = undefined;
       }
+      if (body !== undefined) seen?.(body);
       if (body !== undefined) return handler.fetch(request, { ...options, parsedBody: markBody(body) });
       // Empty or not JSON: the SDK answers it as it answers any such body, from the text it was.
       const { method, headers, signal } = request;

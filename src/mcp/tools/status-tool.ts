@@ -26,6 +26,8 @@ export interface StatusDeps {
   simulated: boolean;
   baseUrl: string | undefined;
   keyConfigured: boolean;
+  /** Why there is no key for this caller, when not for want of MARKET_DATA_API_KEY. */
+  noKeyBecause?: string | undefined;
   datasetCount: () => number;
   /** Datasets the upstream's document imported or retired, and why. */
   catalogNotes?: () => unknown;
@@ -76,7 +78,7 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
 /** Whether the key works, as far as this server knows without spending anything. */
 export type KeyState =
   | { kind: 'ok' }
-  | { kind: 'none' }
+  | { kind: 'none'; because?: string | undefined }
   | { kind: 'failed'; code: string }
   /** Discover answered as no API would (a 404, a page, a redirect): the base URL is wrong, and the key untested. */
   | { kind: 'not_the_api'; why: string }
@@ -88,7 +90,7 @@ function keyWords(key: KeyState): string {
     case 'ok':
       return 'Key OK.';
     case 'none':
-      return 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
+      return key.because ? `No key for you: ${key.because}` : 'No key configured: set MARKET_DATA_API_KEY (or run with --demo).';
     case 'failed':
       return `Key NOT working (${key.code}): see key.error.`;
     case 'not_the_api':
@@ -206,7 +208,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
       };
       const notTheApi = memory?.error ? wrongBaseUrl(memory.error, deps.baseUrl, '/v1/discover') : undefined;
       const key: KeyState = !deps.keyConfigured
-        ? { kind: 'none' }
+        ? { kind: 'none', because: deps.noKeyBecause }
         : discovered
           ? { kind: 'ok' }
           : notTheApi
