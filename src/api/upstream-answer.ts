@@ -129,8 +129,11 @@ export function answeredLongerThan(result: ApiResult, maxChars: number): boolean
   return (answeredChars.get(result) ?? 0) > maxChars;
 }
 
-/** The data and meta of a 200 that classify found no failure in. */
-export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
+/**
+ * The data and meta of a 200 that classify found no failure in. `clean`: its text values
+ * cleaned here; false only for an answer whose reader cleans what it reads (request-target.ts).
+ */
+export async function toResult(operationId: string, response: RawResponse, clean = true): Promise<ApiResult> {
   // Rows, meta and cursor wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
   const parts = payloadParts(response.body);
   const upstream = parts.meta;
@@ -139,7 +142,7 @@ export async function toResult(operationId: string, response: RawResponse): Prom
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
   // Cleaned where it lies, a slice at a time: a page of millions of rows is neither copied nor walked in one go.
   const cuts: TextCuts = { count: 0, longest: 0 };
-  const data = await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts);
+  const data = clean ? await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts) : parts.data;
   const leftOut = response.leftOut ?? 0;
   const fieldsLeftOut = response.fieldsLeftOut ?? 0;
   // Rows the API or the reader left out, and what was cut inside rows: only the first means more to read.
