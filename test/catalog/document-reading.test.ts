@@ -56,14 +56,19 @@ const { schema } = fc.letrec<{ schema: Json }>((tie) => ({
 
 const parameter = fc.oneof(fc.record({ name: text, in: fc.constantFrom('query', 'path'), schema }), fc.record({ $ref: reference }));
 
-const item = fc.record({
-  get: fc.record({
+const answer = fc.record({ description: text, content: fc.record({ 'application/json': fc.record({ schema }) }) });
+const operation = fc.record(
+  {
     operationId: text,
     summary: text,
     parameters: fc.array(parameter, { maxLength: 3 }),
-    responses: fc.record({ 200: fc.record({ description: text, content: fc.record({ 'application/json': fc.record({ schema }) }) }) }),
-  }),
-});
+    // An error answer is never read: it is not resolved either.
+    responses: fc.record({ 200: answer, 422: answer }, { requiredKeys: ['200'] }),
+  },
+  { requiredKeys: ['operationId', 'responses'] },
+);
+// Nor is another method.
+const item = fc.record({ get: operation, post: operation }, { requiredKeys: ['get'] });
 
 const document = fc.record({
   openapi: fc.constantFrom('3.1.0', '3.0.3'),

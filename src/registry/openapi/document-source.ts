@@ -18,6 +18,7 @@
 import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '@apidevtools/json-schema-ref-parser';
 import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
 import { dereferenceDocument, OPTIONS } from './dereference.js';
+import { READ_PARTS } from './operations.js';
 
 /** The longest upstream text kept: what the client's answer reading keeps of any text value. */
 export const DOCUMENT_TEXT_CHARS = 2000;
@@ -119,6 +120,8 @@ class LazyDocument implements DocumentSource {
   private readonly keyMaps = new WeakMap<object, KeyMap>();
   /** Entries copied into `root`, as their tokens joined by `/` (escaped). */
   private readonly placed = new Set<string>();
+  /** Entries references name that the document does not hold. */
+  private readonly missing = new Set<string>();
   private readonly items = new Map<string, unknown>();
   private readonly parser = new $RefParser();
   private readonly options = jsonSchemaParserNormalizeArgs([{}, OPTIONS]).options;
@@ -157,7 +160,7 @@ class LazyDocument implements DocumentSource {
         const getNames = this.keyMap(get);
         if (getNames.has('$ref')) return { kind: 'unknown' };
         const id = getNames.has('operationId') ? get[getNames.get('operationId') as string] : undefined;
-        return { kind: 'get', operationId: typeof id === 'string' ? sanitizeText(id, DOCUMENT_TEXT_CHARS) : id };
+        return { kind: 'get', operationId: typeof id === 'string' ? cleanText(id, DOCUMENT_TEXT_CHARS) : id };
       }
       return shapeOf(item, get, names.has('get'));
     }
@@ -177,14 +180,16 @@ class LazyDocument implements DocumentSource {
     for (const key of wanted) {
       const raw = this.rawPaths[this.pathKeys.get(key) as string];
       const at = `paths/${pointerToken(key)}`;
-      const look = this.placed.has(at) || this.placed.has('') ? undefined : inspect(raw);
-      if (look && !look.references) {
-        // Nothing to resolve: read as it is when its text is clean, else as a clean copy; the library never holds it.
-        this.items.set(key, look.clean ? raw : cleanCopy(raw, []));
-        continue;
+      if (!this.placed.has(at) && !this.placed.has('')) {
+        // Nothing to resolve in what is read: read as it is when its text is clean, else as a clean copy; the library never holds it.
+        const read = isClean(raw) ? raw : cleanCopy(raw, []);
+        if (!hasReference(readView(read))) {
+          this.items.set(key, read);
+          continue;
+        }
       }
       this.place(['paths', key]);
-      if (hasReference(paths()[key])) referring.push(key);
+      if (hasReference(readView(paths()[key]))) referring.push(key);
     }
     if (referring.length > 0 && !this.crawl(referring.map((key) => `#/paths/${pointerToken(key)}`))) {
       // The library could not walk these items (a chain too deep): read as they came, each `$ref` then unreadable.
@@ -211,7 +216,7 @@ class LazyDocument implements DocumentSource {
     let map = this.keyMaps.get(value);
     if (!map) {
       const keys = Object.keys(value);
-      const names = cleanKeyNames(keys);
+      const names = keys.every((key) => cleanText(key, 100) === key) ? keys : cleanKeyNames(keys);
       map = new Map(names.map((name, index) => [name, keys[index] as string]));
       this.keyMaps.set(value, map);
     }
@@ -234,9 +239,14 @@ class LazyDocument implements DocumentSource {
 
   /** One entry copied into place, with the references in it; none when it is placed already or names nothing. */
   private placeOne(tokens: readonly string[]): string[] {
-    const id = tokens.map(pointerToken).join('/');
-    // '' is the whole document, placed by a reference to it.
-    for (let i = 0; i <= tokens.length; i += 1) if (this.placed.has(tokens.slice(0, i).map(pointerToken).join('/'))) return [];
+    // '' is the whole document, placed by a reference to it; an entry inside one placed is there already.
+    if (this.placed.has('')) return [];
+    let id = '';
+    for (const token of tokens) {
+      id = id === '' ? pointerToken(token) : `${id}/${pointerToken(token)}`;
+      if (this.placed.has(id)) return [];
+    }
+    if (this.missing.has(id)) return [];
     // Where the raw entry is, by cleaned names; a token that is no key (the library also reads `a/b` as one key) takes its container whole.
     let source: unknown = this.raw;
     let depth = 0;
@@ -246,15 +256,18 @@ class LazyDocument implements DocumentSource {
       const key = Array.isArray(source) ? (/^(0|[1-9][0-9]*)$/.test(token) ? token : undefined) : this.keyMap(source).get(token);
       if (key === undefined) {
         const prefixed = isJson(source) && [...this.keyMap(source).keys()].some((name) => name.startsWith(`${token}/`));
-        if (!prefixed) return [];
-        break;
+        if (prefixed) break;
+        // A reference to nothing: the library reads it as null.
+        this.missing.add(id);
+        return [];
       }
       source = (source as Json)[key];
     }
     const at = tokens.slice(0, depth);
     if (at.length < tokens.length) return this.placeOne(at);
     if (at.length === 0) return this.placeWhole();
-    for (const done of [...this.placed]) if (done.startsWith(`${id}/`)) this.placed.delete(done);
+    // A whole section (a reference to `#/components/schemas`) holds the entries placed in it before.
+    if (at.length < entryDepth(at)) for (const done of [...this.placed]) if (done.startsWith(`${id}/`)) this.placed.delete(done);
     this.placed.add(id);
     // Always a copy: the library writes into what references name (a `description` beside a `$ref`).
     const refs: string[] = [];
@@ -290,7 +303,9 @@ class LazyDocument implements DocumentSource {
       const top = second < 0 ? path : path.slice(0, second);
       if (top !== '#/paths') return !allowed.has(top);
       const third = path.indexOf('/', 8);
-      return !allowed.has(third < 0 ? path : path.slice(0, third));
+      if (!allowed.has(third < 0 ? path : path.slice(0, third))) return true;
+      // Inside an item asked for, what the reader never reads is not resolved either.
+      return third >= 0 && !isReadPart(path, third + 1);
     };
     try {
       dereferenceInternal(this.parser, this.options);
@@ -327,6 +342,42 @@ function hasReference(value: unknown): boolean {
   return false;
 }
 
+/**
+ * The parts of a path item its reader reads (operations.ts READ_PARTS): an item or a GET by
+ * reference is read whole, as what it names.
+ */
+function readView(item: unknown): unknown[] {
+  if (!isJson(item) || typeof item['$ref'] === 'string') return [item];
+  const get = item['get'];
+  const parts: unknown[] = [item['parameters']];
+  if (!isJson(get) || typeof get['$ref'] === 'string') return [...parts, get];
+  for (const key of READ_PARTS.get) parts.push(get[key]);
+  const responses = get['responses'];
+  if (!isJson(responses) || typeof responses['$ref'] === 'string') return [...parts, responses];
+  for (const code of READ_PARTS.responses) parts.push(responses[code]);
+  return parts;
+}
+
+/** Whether a JSON pointer below a path item, from `at` on (escaped tokens), names a part its reader reads. */
+function isReadPart(path: string, at: number): boolean {
+  const token = (from: number): [string, number] => {
+    const end = path.indexOf('/', from);
+    return end < 0 ? [path.slice(from), -1] : [path.slice(from, end), end + 1];
+  };
+  const [part, next] = token(at);
+  if (!ITEM_PARTS.has(part)) return false;
+  if (part !== 'get' || next < 0) return true;
+  const [key, after] = token(next);
+  if (key !== 'responses') return GET_PARTS.has(pointerDecoded(key));
+  return after < 0 || ANSWER_PARTS.has(pointerDecoded(token(after)[0]));
+}
+
+const ITEM_PARTS = new Set<string>(READ_PARTS.item);
+const GET_PARTS = new Set<string>(READ_PARTS.get);
+const ANSWER_PARTS = new Set<string>(READ_PARTS.responses);
+
+const pointerDecoded = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
+
 /** Printable ASCII, tab and newline: text with nothing hidden or control in it. */
 const PLAIN = /^[\x20-\x7e\t\n]*$/;
 
@@ -335,17 +386,12 @@ function cleanText(value: string, maxLength: number): string {
   return value.length <= maxLength && PLAIN.test(value) && redactSecrets(value) === value ? value : sanitizeText(value, maxLength);
 }
 
-/**
- * Whether a part of the document as parsed is clean already (every text and key as cleaning
- * would leave it) and whether it holds a `$ref`: a clean part without one is read as it is.
- */
-function inspect(value: unknown): { clean: boolean; references: boolean } {
-  let clean = true;
-  let references = false;
+/** Whether a part of the document as parsed is clean already: every text and key as cleaning would leave it. */
+function isClean(value: unknown): boolean {
   const stack: unknown[] = [value];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (typeof node === 'string') {
-      if (clean && cleanText(node, DOCUMENT_TEXT_CHARS) !== node) clean = false;
+      if (cleanText(node, DOCUMENT_TEXT_CHARS) !== node) return false;
       continue;
     }
     if (typeof node !== 'object' || node === null) continue;
@@ -355,13 +401,11 @@ function inspect(value: unknown): { clean: boolean; references: boolean } {
     }
     const record = node as Json;
     for (const key of Object.keys(record)) {
-      if (clean && cleanText(key, 100) !== key) clean = false;
-      if (key === '$ref') references = true;
+      if (cleanText(key, 100) !== key) return false;
       stack.push(record[key]);
     }
-    if (!clean && references) break;
   }
-  return { clean, references };
+  return true;
 }
 
 /**

@@ -69,6 +69,15 @@ const MAX_PARAMETERS = 50;
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 /** The answer a dataset's rows come in: a 200, else the first 2XX the document describes. */
 const SUCCESS = ['200', '2XX', '2xx', '203'];
+/** What of a GET operation is read, besides its success answers. */
+const READ_OF_GET = ['operationId', 'summary', 'description', 'parameters', 'x-on-demand', 'x-cache-class'];
+
+/**
+ * The parts of a path item this reader reads (by the keys it reads them under): its
+ * parameters and its GET's, the GET's words and flags and its success answers. The rest (other
+ * methods, error answers, examples) is never resolved (document-source.ts).
+ */
+export const READ_PARTS = { item: ['parameters', 'get'], get: READ_OF_GET, responses: SUCCESS } as const;
 
 /** A problem that skips the operation, with the reason in words. */
 export class Unusable extends Error {}
