@@ -16,9 +16,10 @@ import type { MarketDataClient } from '../api/client.js';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
 import type { ImportReport } from './openapi/import.js';
-import type { ReceivedDocument } from './openapi/received.js';
+import type { DocumentSource } from './openapi/document-source.js';
+import type { OpenedDocument, ReceivedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
-import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
+import { cleanKeyNames, nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import type { ImportDocument } from './import-memo.js';
 
 export interface RegistryOptions {
@@ -259,10 +260,14 @@ export class DatasetRegistry {
     }, FIRST_COPY_DELAY_MS).unref();
   }
 
-  /** Why a document cannot be used at all, or undefined. */
-  private refusal(document: unknown, text: string): string | undefined {
+  /**
+   * Why a document cannot be used at all, or undefined. `fetched`: the client's answer, whose
+   * nesting the client has judged already (src/api/upstream-answer.ts refuses a deeper one):
+   * only a disk copy is walked for it again.
+   */
+  private refusal(document: unknown, text: string, fetched: boolean): string | undefined {
     if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not a JSON object';
-    if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
+    if (!fetched && nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
     if (text.length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
     return undefined;
   }
@@ -279,13 +284,14 @@ export class DatasetRegistry {
   }
 
   /**
-   * A document as received, with its references resolved (by the importer's library, loaded
-   * for it); the catalog's own document, which needs no import, is left as it is.
+   * A document as received, opened for the importer (src/registry/openapi/document-source.ts:
+   * each operation cleaned and its references resolved when the import reads it); the
+   * catalog's own document, which needs no import, is left as it is.
    */
   private async received(raw: unknown, text: string): Promise<ReceivedDocument> {
-    if (this.isCatalog(text) || typeof raw !== 'object' || raw === null) return { raw, text, resolved: raw };
+    if (this.isCatalog(text) || typeof raw !== 'object' || raw === null) return { raw, text, source: undefined };
     const loaded = await loadImporter();
-    return { raw, text, resolved: (await loaded.dereferenceDocument(raw, text)).resolved };
+    return { raw, text, source: await loaded.openDocument(raw, text) };
   }
 
   /** Imports a document; its caller has loaded the importer (loadImporter, through received). */
@@ -294,15 +300,16 @@ export class DatasetRegistry {
     if (!loaded) throw new Error('the OpenAPI importer is used before it was loaded');
     // Only our own disk copy carries retirements: an upstream's document saying so is no evidence.
     const retired = fresh ? [] : retiredOf(document.raw);
-    const importNow = (resolved: unknown): ImportReport =>
-      loaded.datasetsFromOpenApi(resolved, {
+    const importNow = (source: DocumentSource): ImportReport =>
+      loaded.importOperations(source, {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
         ...(fresh ? {} : { retired }),
         baseUrl: this.options.sourceId,
       });
-    return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document.resolved);
+    const opened: OpenedDocument = { ...document, source: document.source ?? loaded.plainSource(document.raw) };
+    return this.options.importDocument ? this.options.importDocument(opened, importNow, fresh) : importNow(opened.source);
   }
 
   /**
@@ -311,7 +318,7 @@ export class DatasetRegistry {
    */
   private apply(received: ReceivedDocument, source: 'disk' | 'upstream', checked: boolean): (() => unknown) | undefined {
     const { raw: document, text } = received;
-    const refused = checked ? undefined : this.refusal(document, text);
+    const refused = checked ? undefined : this.refusal(document, text, source === 'upstream');
     if (refused) {
       this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
       return undefined;
@@ -413,7 +420,7 @@ export class DatasetRegistry {
     try {
       const document = JSON.parse(text) as unknown;
       const canonicalText = JSON.stringify(document);
-      problem = this.refusal(document, canonicalText);
+      problem = this.refusal(document, canonicalText, false);
       // The catalog's own document is usable as it is: nothing to import to find out.
       if (!problem) received = await this.received(document, canonicalText);
       if (received && !this.isCatalog(canonicalText)) {
@@ -480,7 +487,14 @@ function acceptedDocument(
 ): unknown {
   const upstream = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
   const keep = new Set([...acceptedPaths, '/v1/discover', '/v1/health', '/v1/openapi.json']);
-  const paths = Object.fromEntries(Object.entries(upstream.paths ?? {}).filter(([path]) => keep.has(path)));
+  // The import names paths by their keys cleaned (the document is cleaned as it is read).
+  const entries = Object.entries(upstream.paths ?? {});
+  const names = cleanKeyNames(entries.map(([key]) => key));
+  const paths: Record<string, unknown> = {};
+  for (const [index, [, item]] of entries.entries()) {
+    const name = names[index] as string;
+    if (keep.has(name)) Object.defineProperty(paths, name, { value: item, enumerable: true, writable: true, configurable: true });
+  }
   // The upstream's own key of that name, if any, is not ours: replaced, never carried over.
   const rest = Object.fromEntries(Object.entries(upstream).filter(([key]) => key !== RETIRED_KEY && key !== SOURCE_KEY));
   return {

@@ -19,14 +19,15 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import type { ImportReport } from './openapi/import.js';
-import type { ReceivedDocument } from './openapi/received.js';
+import type { DocumentSource } from './openapi/document-source.js';
+import type { OpenedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
 import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/input-schema.js';
 
-/** Imports a document whose references are resolved. */
-export type ImportNow = (resolved: unknown) => ImportReport;
+/** Imports a document, reading its operations from `source`. */
+export type ImportNow = (source: DocumentSource) => ImportReport;
 /** `fresh`: a freshly fetched document, which may retire catalog datasets (the disk copy never does). */
-export type ImportDocument = (document: ReceivedDocument, importNow: ImportNow, fresh: boolean) => ImportReport;
+export type ImportDocument = (document: OpenedDocument, importNow: ImportNow, fresh: boolean) => ImportReport;
 
 export interface ImportMemoOptions {
   /** The record's file; undefined keeps the memo in memory only. */
@@ -92,7 +93,7 @@ export function memoisedImport(options: ImportMemoOptions): ImportDocument {
       .digest('hex');
     if (last?.key === key) return last.report;
     const recorded = readRecord(options, key);
-    const report = recorded ? fromRecord(recorded, document.resolved, importNow) : importNow(document.resolved);
+    const report = recorded ? fromRecord(recorded, document.source, importNow) : importNow(document.source);
     if (!recorded) record(options, key, report);
     last = { key, report };
     return report;
@@ -164,7 +165,7 @@ function toRecord(key: string, report: ImportReport): ImportRecord {
   };
 }
 
-function fromRecord(record: ImportRecord, document: unknown, importNow: ImportNow): ImportReport {
+function fromRecord(record: ImportRecord, document: DocumentSource, importNow: ImportNow): ImportReport {
   const datasets = record.datasets.map((entry) => {
     if (typeof entry === 'string') return catalogById.get(entry) as DatasetDefinition;
     const dataset = lazyDataset(entry, () => importOne(entry, document, importNow));
@@ -217,11 +218,9 @@ function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): Dat
 }
 
 /** One operation of the document, imported alone; the whole document if that does not give it. */
-function importOne(entry: RecordedDataset, document: unknown, importNow: ImportNow): DatasetDefinition {
-  const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
-  const alone = { ...source, paths: { [entry.key]: source.paths?.[entry.key] } };
+function importOne(entry: RecordedDataset, document: DocumentSource, importNow: ImportNow): DatasetDefinition {
   const found =
-    importNow(alone).datasets.find((d) => d.operationId === entry.operationId) ??
+    importNow(document.only(entry.key)).datasets.find((d) => d.operationId === entry.operationId) ??
     importNow(document).datasets.find((d) => d.operationId === entry.operationId);
   if (!found) throw new Error(`the upstream document no longer gives ${entry.operationId}`);
   return found;

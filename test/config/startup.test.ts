@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -54,6 +54,16 @@ test('the built binary loads neither the simulator nor the HTTP transport before
   assert.doesNotMatch(all, /RE2JS/, 'the RE2 engine loads with the first document that needs an import');
   // The SDK's default JSON Schema validator (Ajv, about 290 KB evaluated at start) is replaced by src/sdk-shims.ts.
   assert.doesNotMatch(all, /require_ajv|ajv-formats/, 'no Ajv before the first answer');
+});
+
+test("the importer a first start loads carries no YAML parser: the reference resolver's is never used on a parsed document", () => {
+  const importer = readdirSync(DIST).filter(
+    (file) => file.startsWith('bundle-') && readFileSync(join(DIST, file), 'utf8').includes('RE2JS'),
+  );
+  assert.equal(importer.length, 1, `the importer is one chunk: ${importer.join(', ')}`);
+  const text = readFileSync(join(DIST, importer[0] as string), 'utf8');
+  assert.match(text, /json-schema-ref-parser/, 'the reference resolver is in it');
+  assert.doesNotMatch(text, /function loadDocuments\b|YAMLException/, "js-yaml's code is not");
 });
 
 test('the prebuilt schemas and catalog fingerprint the build wrote are what a start would compute', () => {

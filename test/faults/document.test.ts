@@ -218,7 +218,7 @@ test('a start from the disk copy does not import again, at its refresh, the upst
         // Counts the imports, as the runtime's memo wraps them.
         importDocument: (document, importNow, fresh) => {
           if (fresh) freshImports += 1;
-          return importNow(document.resolved);
+          return importNow(document.source);
         },
       });
     try {

@@ -9,6 +9,7 @@
  * (a required header it does not send), and the reason is kept for the report.
  */
 import { registryPath } from '../../catalog/registry-text.js';
+import type { DocumentSource } from './document-source.js';
 import { plainSchema, type PlainSchema } from './schema-forms.js';
 
 /** A name of the document quoted in a reason: its own characters only, short (the reason reaches a tool's description). */
@@ -43,8 +44,18 @@ export interface DocumentOperation {
   readonly cacheClass: unknown;
 }
 
-export interface OperationsRead {
-  readonly operations: DocumentOperation[];
+/** A GET operation of the document, listed before it is read (reading resolves and cleans its item). */
+export interface ListedOperation {
+  readonly key: string;
+  readonly path: string;
+  /** Its id as written, for telling a meta endpoint apart without reading it. */
+  readonly operationId: unknown;
+}
+
+export interface OperationsListed {
+  /** Every GET operation, in the document's order. */
+  readonly operations: ListedOperation[];
+  /** Path items that are no operation OpenAPI allows (not an object, or a GET that is not one). */
   readonly skipped: { key: string; path: string; reason: string }[];
   /** What every key sits below (from `servers` or `basePath`), '' when nothing. */
   readonly basePath: string;
@@ -58,36 +69,54 @@ const MAX_PARAMETERS = 50;
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 /** The answer a dataset's rows come in: a 200, else the first 2XX the document describes. */
 const SUCCESS = ['200', '2XX', '2xx', '203'];
-
-/** A problem that skips the operation, with the reason in words. */
-class Unusable extends Error {}
+/** What of a GET operation is read, besides its success answers. */
+const READ_OF_GET = ['operationId', 'summary', 'description', 'parameters', 'x-on-demand', 'x-cache-class'];
 
 /**
- * Reads every GET operation of a dereferenced document. `baseUrl` is where requests go:
- * relative `servers` resolve against the document's own address below it.
+ * The parts of a path item this reader reads (by the keys it reads them under): its
+ * parameters and its GET's, the GET's words and flags and its success answers. The rest (other
+ * methods, error answers, examples) is never resolved (document-source.ts).
  */
-export function readOperations(resolved: unknown, baseUrl?: string): OperationsRead {
-  const document = isJson(resolved) ? resolved : {};
-  const paths = isJson(document['paths']) ? document['paths'] : {};
-  const basePath = basePathOf(document, baseUrl);
-  const operations: DocumentOperation[] = [];
-  const skipped: OperationsRead['skipped'] = [];
-  for (const [key, item] of Object.entries(paths)) {
+export const READ_PARTS = { item: ['parameters', 'get'], get: READ_OF_GET, responses: SUCCESS } as const;
+
+/** A problem that skips the operation, with the reason in words. */
+export class Unusable extends Error {}
+
+const NOT_AN_OPERATION = 'its GET operation is not an object';
+
+/**
+ * Lists the GET operations of a document without reading them: a path item is read (its
+ * references resolved, its text cleaned) only when readOperation is asked for it. `baseUrl`
+ * is where requests go: relative `servers` resolve against the document's own address below it.
+ */
+export function listOperations(source: DocumentSource, baseUrl?: string): OperationsListed {
+  const basePath = basePathOf(source.head, baseUrl);
+  const operations: ListedOperation[] = [];
+  const skipped: OperationsListed['skipped'] = [];
+  for (const key of source.keys) {
     const path = fullPath(basePath, key);
+    let shape = source.shape(key);
+    // A path item by reference: what it holds is known once resolved.
+    if (shape.kind === 'unknown') shape = shapeOfItem(source.item(key));
     // OpenAPI: a path item and its operations are objects; one without a GET is no dataset.
-    if (!isJson(item) || (item['get'] !== undefined && !isJson(item['get']))) {
-      skipped.push({ key, path, reason: 'its GET operation is not an object' });
-      continue;
-    }
-    if (!isJson(item['get'])) continue;
-    try {
-      operations.push(readOperation(key, path, item, item['get']));
-    } catch (error) {
-      if (!(error instanceof Unusable)) throw error;
-      skipped.push({ key, path, reason: error.message });
-    }
+    if (shape.kind === 'not-object' || shape.kind === 'get-not-object') skipped.push({ key, path, reason: NOT_AN_OPERATION });
+    else if (shape.kind === 'get') operations.push({ key, path, operationId: shape.operationId });
   }
   return { operations, skipped, basePath };
+}
+
+function shapeOfItem(item: unknown): ReturnType<DocumentSource['shape']> {
+  if (!isJson(item)) return { kind: 'not-object' };
+  if (item['get'] === undefined) return { kind: 'none' };
+  const get = item['get'];
+  return isJson(get) ? { kind: 'get', operationId: get['operationId'] } : { kind: 'get-not-object' };
+}
+
+/** One listed operation, read; throws Unusable with the reason it cannot be used. */
+export function readListed(source: DocumentSource, listed: ListedOperation): DocumentOperation {
+  const item = source.item(listed.key);
+  if (!isJson(item) || !isJson(item['get'])) throw new Unusable(NOT_AN_OPERATION);
+  return readOperation(listed.key, listed.path, item, item['get']);
 }
 
 /**

@@ -44,10 +44,16 @@ export function cleanSchema(schema: PlainSchema): CleanSchema {
 const isDefaultValue = (value: unknown): value is string | number | boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
-/** JSON with keys sorted, so that key order never counts as a difference. */
+/**
+ * JSON with keys sorted, so that key order never counts as a difference. Sorted by code unit,
+ * not localeCompare: any one order does, and the first localeCompare of a process sets up
+ * ICU's collator (tens of ms of a first start, BENCHMARKS.md).
+ */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 

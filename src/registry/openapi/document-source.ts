@@ -1,0 +1,431 @@
+/**
+ * The upstream's document as the importer reads it: a path item at a time, when the import
+ * first asks for it, its text cleaned as every upstream text is (sanitizeDeep) and its
+ * internal references resolved by @apidevtools/json-schema-ref-parser (dereference.ts says
+ * why that library and how it is told to resolve). A first start against a registry of 500
+ * datasets imports at most 100 of them (import.ts): cleaning and resolving the whole
+ * document before reading any of it cost more than the rest of the start together
+ * (BENCHMARKS.md), for operations nobody would call.
+ *
+ * Only what a path item refers to joins it: the library resolves references in a document
+ * made of the items asked for and the entries their references name (a component, a
+ * definition, another path item), each cleaned as it is placed, and its crawl is kept to the
+ * items asked for. What is read is what a resolution of the whole document would give, with
+ * one difference left: where two circular schemas are reached in another order, the library
+ * cuts the cycle at another place. A document with `$id` (whose scopes change what a
+ * reference means) is resolved whole, as before.
+ */
+import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '@apidevtools/json-schema-ref-parser';
+import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
+import { dereferenceDocument, OPTIONS } from './dereference.js';
+import { READ_PARTS } from './operations.js';
+
+/** The longest upstream text kept: what the client's answer reading keeps of any text value. */
+export const DOCUMENT_TEXT_CHARS = 2000;
+
+/** What a path item is, told without resolving it (a `$ref` item is `unknown` until it is). */
+export type ItemShape =
+  { kind: 'get'; operationId: unknown } | { kind: 'none' } | { kind: 'not-object' } | { kind: 'get-not-object' } | { kind: 'unknown' };
+
+export interface DocumentSource {
+  /** `servers` and `basePath` as read (cleaned, resolved): where the keys sit. */
+  readonly head: Readonly<Record<string, unknown>>;
+  /** The document's `paths` keys, cleaned, in its order. */
+  readonly keys: readonly string[];
+  shape(key: string): ItemShape;
+  /** The path item, cleaned and resolved (now, if it was not asked for before). */
+  item(key: string): unknown;
+  /** Resolves these path items together, in one crawl, before they are asked for one by one. */
+  prefetch(keys: readonly string[]): void;
+  /** The same document with only `key` among its paths: one operation imported alone (import-memo.ts). */
+  only(key: string): DocumentSource;
+}
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function shapeOf(item: unknown, get: unknown, hasGet: boolean): ItemShape {
+  if (!isJson(item)) return { kind: 'not-object' };
+  if (!hasGet) return { kind: 'none' };
+  if (!isJson(get)) return { kind: 'get-not-object' };
+  return { kind: 'get', operationId: get['operationId'] };
+}
+
+/** A document already in the form the importer reads (cleaned and resolved, or needing neither). */
+export function plainSource(document: unknown): DocumentSource {
+  const head = isJson(document) ? document : {};
+  const paths = isJson(head['paths']) ? head['paths'] : {};
+  return {
+    head,
+    keys: Object.keys(paths),
+    shape: (key) => {
+      const item = paths[key];
+      return shapeOf(item, isJson(item) ? item['get'] : undefined, isJson(item) && item['get'] !== undefined);
+    },
+    item: (key) => paths[key],
+    prefetch: () => undefined,
+    only: (key) => plainSource({ ...head, paths: { [key]: paths[key] } }),
+  };
+}
+
+/**
+ * The document the registry received, ready to be read an item at a time. Nothing is cleaned
+ * or resolved here but `servers` and `basePath`; a document with `$id` is resolved whole.
+ */
+export async function openDocument(raw: unknown, text = JSON.stringify(raw) ?? ''): Promise<DocumentSource> {
+  if (!isJson(raw)) return plainSource(sanitizeDeep(raw, DOCUMENT_TEXT_CHARS));
+  if (text.includes('"$id"')) {
+    const clean = sanitizeDeep(raw, DOCUMENT_TEXT_CHARS);
+    return plainSource((await dereferenceDocument(clean)).resolved);
+  }
+  const document = new LazyDocument(raw);
+  await document.ready();
+  return document;
+}
+
+/** A container of the document with its keys cleaned: cleaned name → the raw key. */
+type KeyMap = Map<string, string>;
+
+/** What a reference names, as the library reads it: the pointer's tokens, or undefined for no pointer it resolves. */
+function pointerTokens(ref: string): string[] | undefined {
+  if (ref === '#') return [];
+  if (!ref.startsWith('#/')) return undefined;
+  let pointer: string;
+  try {
+    // The library reads the fragment through a URL (percent escapes mean their characters), keeping trailing spaces.
+    const trailing = /\s*$/.exec(ref)?.[0] ?? '';
+    pointer = decodeURIComponent(new URL(ref, 'https://document.invalid/').hash.slice(1)) + trailing;
+  } catch {
+    return undefined;
+  }
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** A JSON pointer's token as the library writes it in the paths its crawl passes to excludedPathMatcher. */
+const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** How deep a named entry sits: `components/schemas/X`, else `definitions/X`, `paths/{key}`... */
+const entryDepth = (tokens: readonly string[]): number => (tokens[0] === 'components' ? 3 : 2);
+
+class LazyDocument implements DocumentSource {
+  readonly head: Json;
+  readonly keys: readonly string[];
+  /** What the library resolves in: cleaned copies of what has been placed, at their places. */
+  private readonly root: Json = {};
+  private readonly rawPaths: Json;
+  private readonly pathKeys: KeyMap;
+  private readonly keyMaps = new WeakMap<object, KeyMap>();
+  /** Entries copied into `root`, as their tokens joined by `/` (escaped). */
+  private readonly placed = new Set<string>();
+  /** Entries references name that the document does not hold. */
+  private readonly missing = new Set<string>();
+  private readonly items = new Map<string, unknown>();
+  private readonly parser = new $RefParser();
+  private readonly options = jsonSchemaParserNormalizeArgs([{}, OPTIONS]).options;
+
+  constructor(private readonly raw: Json) {
+    const rootKeys = this.keyMap(raw);
+    for (const [name, key] of rootKeys) {
+      const value = raw[key];
+      // Scalars say which OpenAPI this is (the library reads `openapi`); `paths` is filled as items are asked for.
+      if (typeof value !== 'object' || value === null) setOwn(this.root, name, sanitizeDeep(value, DOCUMENT_TEXT_CHARS));
+    }
+    const paths = rootKeys.has('paths') ? raw[rootKeys.get('paths') as string] : undefined;
+    this.rawPaths = isJson(paths) ? paths : {};
+    this.pathKeys = this.keyMap(this.rawPaths);
+    this.keys = [...this.pathKeys.keys()];
+    setOwn(this.root, 'paths', {});
+    this.head = { basePath: this.root['basePath'] };
+  }
+
+  /** The library's hold on `root`, and `servers` read (a relative server moves every key). */
+  async ready(): Promise<void> {
+    await this.parser.parse(this.root, OPTIONS);
+    this.place(['servers']);
+    if (hasReference(this.root['servers'])) this.crawl(['#/servers']);
+    (this.head as Json)['servers'] = this.root['servers'];
+  }
+
+  shape(key: string): ItemShape {
+    const item = this.rawPaths[this.pathKeys.get(key) ?? ''];
+    if (isJson(item)) {
+      const names = this.keyMap(item);
+      // A path item by reference: what it holds is known once it is resolved.
+      if (names.has('$ref')) return { kind: 'unknown' };
+      const get = names.has('get') ? item[names.get('get') as string] : undefined;
+      if (isJson(get)) {
+        const getNames = this.keyMap(get);
+        if (getNames.has('$ref')) return { kind: 'unknown' };
+        const id = getNames.has('operationId') ? get[getNames.get('operationId') as string] : undefined;
+        return { kind: 'get', operationId: typeof id === 'string' ? cleanText(id, DOCUMENT_TEXT_CHARS) : id };
+      }
+      return shapeOf(item, get, names.has('get'));
+    }
+    return shapeOf(item, undefined, false);
+  }
+
+  item(key: string): unknown {
+    if (!this.items.has(key)) this.prefetch([key]);
+    return this.items.get(key);
+  }
+
+  prefetch(keys: readonly string[]): void {
+    const wanted = [...new Set(keys)].filter((key) => !this.items.has(key) && this.pathKeys.has(key));
+    if (wanted.length === 0) return;
+    const paths = (): Json => this.root['paths'] as Json;
+    const referring: string[] = [];
+    for (const key of wanted) {
+      const raw = this.rawPaths[this.pathKeys.get(key) as string];
+      const at = `paths/${pointerToken(key)}`;
+      if (!this.placed.has(at) && !this.placed.has('')) {
+        // Nothing to resolve in what is read: read as it is when its text is clean, else as a clean copy; the library never holds it.
+        const read = isClean(raw) ? raw : cleanCopy(raw, []);
+        if (!hasReference(readView(read))) {
+          this.items.set(key, read);
+          continue;
+        }
+      }
+      this.place(['paths', key]);
+      if (hasReference(readView(paths()[key]))) referring.push(key);
+    }
+    if (referring.length > 0 && !this.crawl(referring.map((key) => `#/paths/${pointerToken(key)}`))) {
+      // The library could not walk these items (a chain too deep): read as they came, each `$ref` then unreadable.
+      for (const key of referring) setOwn(paths(), key, sanitizeDeep(this.rawPaths[this.pathKeys.get(key) as string], DOCUMENT_TEXT_CHARS));
+    }
+    // Read after the crawl: an item that is itself a reference is replaced by what it names.
+    for (const key of wanted) if (!this.items.has(key)) this.items.set(key, paths()[key]);
+  }
+
+  only(key: string): DocumentSource {
+    const keys = this.pathKeys.has(key) ? [key] : [];
+    return {
+      head: this.head,
+      keys,
+      shape: (k) => this.shape(k),
+      item: (k) => this.item(k),
+      prefetch: (wanted) => this.prefetch(wanted.filter((k) => k === key)),
+      only: (k) => this.only(k),
+    };
+  }
+
+  /** The cleaned names of an object's keys, made once per object. */
+  private keyMap(value: object): KeyMap {
+    let map = this.keyMaps.get(value);
+    if (!map) {
+      const keys = Object.keys(value);
+      const names = keys.every((key) => cleanText(key, 100) === key) ? keys : cleanKeyNames(keys);
+      map = new Map(names.map((name, index) => [name, keys[index] as string]));
+      this.keyMaps.set(value, map);
+    }
+    return map;
+  }
+
+  /**
+   * Copies the entry `tokens` names (cleaned) into `root`, with whatever its references name in
+   * turn; false when there is nothing there. An entry inside one already placed is there already.
+   */
+  private place(tokens: readonly string[]): void {
+    const pending: (readonly string[])[] = [tokens];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      for (const ref of this.placeOne(next)) {
+        const target = pointerTokens(ref);
+        if (target !== undefined) pending.push(target.slice(0, entryDepth(target)));
+      }
+    }
+  }
+
+  /** One entry copied into place, with the references in it; none when it is placed already or names nothing. */
+  private placeOne(tokens: readonly string[]): string[] {
+    // '' is the whole document, placed by a reference to it; an entry inside one placed is there already.
+    if (this.placed.has('')) return [];
+    let id = '';
+    for (const token of tokens) {
+      id = id === '' ? pointerToken(token) : `${id}/${pointerToken(token)}`;
+      if (this.placed.has(id)) return [];
+    }
+    if (this.missing.has(id)) return [];
+    // Where the raw entry is, by cleaned names; a token that is no key (the library also reads `a/b` as one key) takes its container whole.
+    let source: unknown = this.raw;
+    let depth = 0;
+    for (; depth < tokens.length; depth += 1) {
+      if (!isJson(source) && !Array.isArray(source)) return [];
+      const token = tokens[depth] as string;
+      const key = Array.isArray(source) ? (/^(0|[1-9][0-9]*)$/.test(token) ? token : undefined) : this.keyMap(source).get(token);
+      if (key === undefined) {
+        const prefixed = isJson(source) && [...this.keyMap(source).keys()].some((name) => name.startsWith(`${token}/`));
+        if (prefixed) break;
+        // A reference to nothing: the library reads it as null.
+        this.missing.add(id);
+        return [];
+      }
+      source = (source as Json)[key];
+    }
+    const at = tokens.slice(0, depth);
+    if (at.length < tokens.length) return this.placeOne(at);
+    if (at.length === 0) return this.placeWhole();
+    // A whole section (a reference to `#/components/schemas`) holds the entries placed in it before.
+    if (at.length < entryDepth(at)) for (const done of [...this.placed]) if (done.startsWith(`${id}/`)) this.placed.delete(done);
+    this.placed.add(id);
+    // Always a copy: the library writes into what references name (a `description` beside a `$ref`).
+    const refs: string[] = [];
+    const copy = cleanCopy(source, refs);
+    let container = this.root;
+    for (const token of at.slice(0, -1)) {
+      if (!isJson(container[token]) && !Array.isArray(container[token])) setOwn(container, token, {});
+      container = container[token] as Json;
+    }
+    setOwn(container, at[at.length - 1] as string, copy);
+    return refs;
+  }
+
+  /** A reference to the document itself: every part of it placed (path items already placed keep their copies). */
+  private placeWhole(): string[] {
+    const refs: string[] = [];
+    const whole = cleanCopy(this.raw, refs) as Json;
+    for (const [name, value] of Object.entries(whole)) if (name !== 'paths') setOwn(this.root, name, value);
+    const paths = this.root['paths'] as Json;
+    for (const [name, value] of Object.entries(isJson(whole['paths']) ? whole['paths'] : {}))
+      if (!this.placed.has(`paths/${pointerToken(name)}`)) setOwn(paths, name, value);
+    this.placed.clear();
+    this.placed.add('');
+    return refs;
+  }
+
+  /** The library's crawl, kept to the parts named (JSON pointers below the root); false when it threw. */
+  private crawl(parts: readonly string[]): boolean {
+    const allowed = new Set(parts);
+    this.options.dereference.excludedPathMatcher = (path: string): boolean => {
+      if (path === '#' || path === '#/paths') return false;
+      const second = path.indexOf('/', 2);
+      const top = second < 0 ? path : path.slice(0, second);
+      if (top !== '#/paths') return !allowed.has(top);
+      const third = path.indexOf('/', 8);
+      if (!allowed.has(third < 0 ? path : path.slice(0, third))) return true;
+      // Inside an item asked for, what the reader never reads is not resolved either.
+      return third >= 0 && !isReadPart(path, third + 1);
+    };
+    try {
+      dereferenceInternal(this.parser, this.options);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A plain data property, also for a key named `__proto__`. */
+function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Whether a cleaned copy holds a `$ref` anywhere (one partly resolved already shares objects: each is looked at once). */
+function hasReference(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' && item !== null) stack.push(item);
+      continue;
+    }
+    const record = node as Json;
+    if (typeof record['$ref'] === 'string') return true;
+    for (const key in record) {
+      const item = record[key];
+      if (typeof item === 'object' && item !== null) stack.push(item);
+    }
+  }
+  return false;
+}
+
+/**
+ * The parts of a path item its reader reads (operations.ts READ_PARTS): an item or a GET by
+ * reference is read whole, as what it names.
+ */
+function readView(item: unknown): unknown[] {
+  if (!isJson(item) || typeof item['$ref'] === 'string') return [item];
+  const get = item['get'];
+  const parts: unknown[] = [item['parameters']];
+  if (!isJson(get) || typeof get['$ref'] === 'string') return [...parts, get];
+  for (const key of READ_PARTS.get) parts.push(get[key]);
+  const responses = get['responses'];
+  if (!isJson(responses) || typeof responses['$ref'] === 'string') return [...parts, responses];
+  for (const code of READ_PARTS.responses) parts.push(responses[code]);
+  return parts;
+}
+
+/** Whether a JSON pointer below a path item, from `at` on (escaped tokens), names a part its reader reads. */
+function isReadPart(path: string, at: number): boolean {
+  const token = (from: number): [string, number] => {
+    const end = path.indexOf('/', from);
+    return end < 0 ? [path.slice(from), -1] : [path.slice(from, end), end + 1];
+  };
+  const [part, next] = token(at);
+  if (!ITEM_PARTS.has(part)) return false;
+  if (part !== 'get' || next < 0) return true;
+  const [key, after] = token(next);
+  if (key !== 'responses') return GET_PARTS.has(pointerDecoded(key));
+  return after < 0 || ANSWER_PARTS.has(pointerDecoded(token(after)[0]));
+}
+
+const ITEM_PARTS = new Set<string>(READ_PARTS.item);
+const GET_PARTS = new Set<string>(READ_PARTS.get);
+const ANSWER_PARTS = new Set<string>(READ_PARTS.responses);
+
+const pointerDecoded = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** Printable ASCII, tab and newline: text with nothing hidden or control in it. */
+const PLAIN = /^[\x20-\x7e\t\n]*$/;
+
+/** sanitizeText, without its Unicode match for text that has nothing to strip (most of a document). */
+function cleanText(value: string, maxLength: number): string {
+  return value.length <= maxLength && PLAIN.test(value) && redactSecrets(value) === value ? value : sanitizeText(value, maxLength);
+}
+
+/** Whether a part of the document as parsed is clean already: every text and key as cleaning would leave it. */
+function isClean(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node === 'string') {
+      if (cleanText(node, DOCUMENT_TEXT_CHARS) !== node) return false;
+      continue;
+    }
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    const record = node as Json;
+    for (const key of Object.keys(record)) {
+      if (cleanText(key, 100) !== key) return false;
+      stack.push(record[key]);
+    }
+  }
+  return true;
+}
+
+/**
+ * sanitizeDeep(value, DOCUMENT_TEXT_CHARS), made faster for clean text, also gathering the
+ * `$ref` texts it copies into `refs` (test/registry/document-source.test.ts holds the two equal).
+ */
+function cleanCopy(value: unknown, refs: string[]): unknown {
+  if (typeof value === 'string') return cleanText(value, DOCUMENT_TEXT_CHARS);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => cleanCopy(item, refs));
+  const record = value as Json;
+  const keys = Object.keys(record);
+  const names = keys.every((key) => cleanText(key, 100) === key) ? keys : cleanKeyNames(keys);
+  const copy: Json = {};
+  for (const [index, key] of keys.entries()) {
+    const name = names[index] as string;
+    const item = cleanCopy(record[key], refs);
+    if (name === '__proto__') setOwn(copy, name, item);
+    else copy[name] = item;
+    if (name === '$ref' && typeof item === 'string') refs.push(item);
+  }
+  return copy;
+}
