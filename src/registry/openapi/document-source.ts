@@ -7,10 +7,11 @@
  * document before reading any of it cost more than the rest of the start together
  * (BENCHMARKS.md), for operations nobody would call.
  *
- * Only what a path item refers to joins it: the library resolves references in a document
- * made of the items asked for and the entries their references name (a component, a
- * definition, another path item), each cleaned as it is placed, and its crawl is kept to the
- * items asked for. What is read is what a resolution of the whole document would give, with
+ * Only what a path item refers to joins it: references are resolved in a document made of
+ * the items asked for and the entries their references name (a component, a definition,
+ * another path item), each cleaned as it is placed. Those written as generators write them
+ * are resolved directly (plain-references.ts); the library resolves an item holding any
+ * other, its crawl kept to the items asked for. What is read is what a resolution of the whole document would give, with
  * one difference left: where two circular schemas are reached in another order, the library
  * cuts the cycle at another place. A document with `$id` (whose scopes change what a
  * reference means) is resolved whole, as before.
@@ -19,6 +20,7 @@ import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '
 import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
 import { dereferenceDocument, OPTIONS } from './dereference.js';
 import { READ_PARTS } from './operations.js';
+import { NotPlain, PLAIN_POINTER, plainTokens, PlainReferences } from './plain-references.js';
 
 /** The longest upstream text kept: what the client's answer reading keeps of any text value. */
 export const DOCUMENT_TEXT_CHARS = 2000;
@@ -89,6 +91,8 @@ type KeyMap = Map<string, string>;
 /** What a reference names, as the library reads it: the pointer's tokens, or undefined for no pointer it resolves. */
 function pointerTokens(ref: string): string[] | undefined {
   if (ref === '#') return [];
+  // Nothing in it that URL parsing or percent decoding would change: its tokens as they are written.
+  if (PLAIN_POINTER.test(ref)) return plainTokens(ref);
   if (!ref.startsWith('#/')) return undefined;
   let pointer: string;
   try {
@@ -124,6 +128,7 @@ class LazyDocument implements DocumentSource {
   private readonly missing = new Set<string>();
   private readonly items = new Map<string, unknown>();
   private readonly parser = new $RefParser();
+  private readonly plain = new PlainReferences(this.root);
   private readonly options = jsonSchemaParserNormalizeArgs([{}, OPTIONS]).options;
 
   constructor(private readonly raw: Json) {
@@ -146,7 +151,7 @@ class LazyDocument implements DocumentSource {
     await this.parser.parse(this.root, OPTIONS);
     this.place(['servers']);
     if (hasReference(this.root['servers'])) this.crawl(['#/servers']);
-    (this.head as Json)['servers'] = this.root['servers'];
+    this.head['servers'] = this.root['servers'];
   }
 
   shape(key: string): ItemShape {
@@ -191,9 +196,11 @@ class LazyDocument implements DocumentSource {
       this.place(['paths', key]);
       if (hasReference(readView(paths()[key]))) referring.push(key);
     }
-    if (referring.length > 0 && !this.crawl(referring.map((key) => `#/paths/${pointerToken(key)}`))) {
+    // References as generators write them are resolved directly (plain-references.ts); the library resolves the rest.
+    const left = referring.filter((key) => !this.resolvedDirectly(key));
+    if (left.length > 0 && !this.crawl(left.map((key) => `#/paths/${pointerToken(key)}`))) {
       // The library could not walk these items (a chain too deep): read as they came, each `$ref` then unreadable.
-      for (const key of referring) setOwn(paths(), key, sanitizeDeep(this.rawPaths[this.pathKeys.get(key) as string], DOCUMENT_TEXT_CHARS));
+      for (const key of left) setOwn(paths(), key, sanitizeDeep(this.rawPaths[this.pathKeys.get(key) as string], DOCUMENT_TEXT_CHARS));
     }
     // Read after the crawl: an item that is itself a reference is replaced by what it names.
     for (const key of wanted) if (!this.items.has(key)) this.items.set(key, paths()[key]);
@@ -292,6 +299,18 @@ class LazyDocument implements DocumentSource {
     this.placed.clear();
     this.placed.add('');
     return refs;
+  }
+
+  /** Whether the path item placed under `key` was resolved without the library (plain-references.ts); if not, it is as placed. */
+  private resolvedDirectly(key: string): boolean {
+    const paths = this.root['paths'] as Json;
+    try {
+      setOwn(paths, key, this.plain.item(paths[key]));
+      return true;
+    } catch (error) {
+      if (error instanceof NotPlain) return false;
+      throw error;
+    }
   }
 
   /** The library's crawl, kept to the parts named (JSON pointers below the root); false when it threw. */
@@ -410,7 +429,7 @@ function isClean(value: unknown): boolean {
 
 /**
  * sanitizeDeep(value, DOCUMENT_TEXT_CHARS), made faster for clean text, also gathering the
- * `$ref` texts it copies into `refs` (test/registry/document-source.test.ts holds the two equal).
+ * `$ref` texts it copies into `refs` (test/catalog/document-reading.test.ts holds what is read equal).
  */
 function cleanCopy(value: unknown, refs: string[]): unknown {
   if (typeof value === 'string') return cleanText(value, DOCUMENT_TEXT_CHARS);
