@@ -75,8 +75,10 @@ function run(args, env) {
       setTimeout(() => {
         const mib = rssMiB(child.pid);
         clearTimeout(timer);
+        // Once it has exited: a server stopped before its first start's disk copy was written
+        // writes it as it stops, and the folder is removed when the bench ends.
+        child.once('exit', () => resolve({ ms, mib, peak, tools, cpu }));
         child.kill();
-        resolve({ ms, mib, peak, tools, cpu });
       }, idleMs);
     });
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
