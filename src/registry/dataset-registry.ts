@@ -90,7 +90,8 @@ async function loadImporter(): Promise<Importer> {
 /**
  * How long the disk copy of a first start's document waits: made and written before the
  * first answer it cost a first start 12 to 20 ms (cleaning and writing the document); it is
- * written on stop if the server stops sooner.
+ * written on stop if the server stops sooner. What an import left to first use
+ * (settleImport) is read after as long, so that the document is let go.
  */
 const FIRST_COPY_DELAY_MS = 2_000;
 
@@ -325,6 +326,8 @@ export class DatasetRegistry {
     }
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
     const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(received, source === 'upstream');
+    const settle = importer?.settleImport;
+    if (settle) setTimeout(() => settle(report), FIRST_COPY_DELAY_MS).unref();
     for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');

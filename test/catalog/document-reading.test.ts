@@ -12,7 +12,13 @@ import { buildOpenApiDocument, DATASETS } from '../../src/catalog/index.js';
 import { dereferenceDocument } from '../../src/registry/openapi/dereference.js';
 import { openDocument, plainSource, type DocumentSource } from '../../src/registry/openapi/document-source.js';
 import { listOperations, readListed, Unusable } from '../../src/registry/openapi/operations.js';
-import { datasetsFromOpenApi, importOperations, MAX_IMPORTED_DATASETS } from '../../src/registry/openapi/import.js';
+import {
+  datasetsFromOpenApi,
+  importOperations,
+  MAX_IMPORTED_DATASETS,
+  settleImport,
+  type ImportReport,
+} from '../../src/registry/openapi/import.js';
 import { sanitizeDeep } from '../../src/sanitize.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
@@ -153,7 +159,7 @@ function bigRegistry(count: number): Json {
   return doc;
 }
 
-test('a registry of 500 datasets is read no further than the datasets the import takes, and imports as the whole document did', async () => {
+test('a registry of 500 datasets is read no further than the datasets the import takes, its answer models when first asked for, and imports as the whole document did', async () => {
   const raw = bigRegistry(500);
   const whole = datasetsFromOpenApi((await dereferenceDocument(raw)).resolved, { fresh: true });
   // The registry hashes the text it received; the reader reads the parsed document.
@@ -186,5 +192,15 @@ test('a registry of 500 datasets is read no further than the datasets the import
     'no operation beyond the cap (and a few read ahead) is opened',
   );
   assert.ok(!opened.has('Rows200') && !opened.has('Row499'), 'nor the answer models only they name');
-  assert.ok(opened.has('Rows0') && opened.has('Row99'), 'the answer models of the datasets taken are read');
+  assert.ok(!opened.has('Rows0') && !opened.has('Row99'), 'nor, to list the datasets taken, their answer models');
+  // A dataset's answer model is read when its row fields are first asked for (a call with `fields`).
+  const fieldsOf = (report: ImportReport, key: string): unknown =>
+    report.datasets.find((d) => report.keys[d.operationId] === key)?.responseFields;
+  assert.deepEqual(fieldsOf(read, '/v1/bench/d99/{ticker}'), ['day', 'value']);
+  assert.ok(opened.has('Rows99') && opened.has('Row99') && !opened.has('Rows0'), 'that one only');
+  // The rest when the registry settles the import, after the first answer (its document is then let go).
+  settleImport(read);
+  assert.ok(opened.has('Rows0'));
+  for (const key of read.accepted.filter((k) => k.startsWith('/v1/bench/')))
+    assert.deepEqual(fieldsOf(read, key), fieldsOf(whole, key), `the row fields of ${key}, as the whole document gives them`);
 });

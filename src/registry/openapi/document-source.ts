@@ -19,7 +19,7 @@
 import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '@apidevtools/json-schema-ref-parser';
 import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
 import { dereferenceDocument, OPTIONS } from './dereference.js';
-import { READ_PARTS } from './operations.js';
+import { readParts, readsAt, type ItemReading } from './operations.js';
 import { NotPlain, PLAIN_POINTER, plainTokens, PlainReferences } from './plain-references.js';
 
 /** The longest upstream text kept: what the client's answer reading keeps of any text value. */
@@ -35,8 +35,13 @@ export interface DocumentSource {
   /** The document's `paths` keys, cleaned, in its order. */
   readonly keys: readonly string[];
   shape(key: string): ItemShape;
-  /** The path item, cleaned and resolved (now, if it was not asked for before). */
+  /** The path item, cleaned, the parts that list its operation resolved (now, if it was not asked for before). */
   item(key: string): unknown;
+  /**
+   * The GET's `responses` of the path item, cleaned, its success answers resolved: read when an
+   * operation's row fields are first asked for (operations.ts ItemReading).
+   */
+  answers(key: string): unknown;
   /** Resolves these path items together, in one crawl, before they are asked for one by one. */
   prefetch(keys: readonly string[]): void;
   /** The same document with only `key` among its paths: one operation imported alone (import-memo.ts). */
@@ -45,6 +50,11 @@ export interface DocumentSource {
 
 type Json = Record<string, unknown>;
 const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The GET's `responses` of a path item as read, if it has them. */
+function responsesOf(item: unknown): unknown {
+  return isJson(item) && isJson(item['get']) ? item['get']['responses'] : undefined;
+}
 
 function shapeOf(item: unknown, get: unknown, hasGet: boolean): ItemShape {
   if (!isJson(item)) return { kind: 'not-object' };
@@ -65,6 +75,7 @@ export function plainSource(document: unknown): DocumentSource {
       return shapeOf(item, isJson(item) ? item['get'] : undefined, isJson(item) && item['get'] !== undefined);
     },
     item: (key) => paths[key],
+    answers: (key) => responsesOf(paths[key]),
     prefetch: () => undefined,
     only: (key) => plainSource({ ...head, paths: { [key]: paths[key] } }),
   };
@@ -127,8 +138,11 @@ class LazyDocument implements DocumentSource {
   /** Entries references name that the document does not hold. */
   private readonly missing = new Set<string>();
   private readonly items = new Map<string, unknown>();
+  /** Path items placed whose references were followed only as far as a reading reads them. */
+  private readonly partly = new Set<string>();
+  private readonly answered = new Map<string, unknown>();
   private readonly parser = new $RefParser();
-  private readonly plain = new PlainReferences(this.root);
+  private readonly plain: PlainReferences;
   private readonly options = jsonSchemaParserNormalizeArgs([{}, OPTIONS]).options;
 
   constructor(private readonly raw: Json) {
@@ -144,6 +158,14 @@ class LazyDocument implements DocumentSource {
     this.keys = [...this.pathKeys.keys()];
     setOwn(this.root, 'paths', {});
     this.head = { basePath: this.root['basePath'] };
+    this.plain = new PlainReferences(raw, {
+      names: (value) => {
+        const keys = Object.keys(value);
+        return { keys, names: keys.every((key) => cleanText(key, 100) === key) ? keys : cleanKeyNames(keys) };
+      },
+      keyOf: (value, name) => this.keyMap(value).get(name),
+      text: (value) => cleanText(value, DOCUMENT_TEXT_CHARS),
+    });
   }
 
   /** The library's hold on `root`, and `servers` read (a relative server moves every key). */
@@ -181,29 +203,55 @@ class LazyDocument implements DocumentSource {
     const wanted = [...new Set(keys)].filter((key) => !this.items.has(key) && this.pathKeys.has(key));
     if (wanted.length === 0) return;
     const paths = (): Json => this.root['paths'] as Json;
-    const referring: string[] = [];
+    const left: string[] = [];
     for (const key of wanted) {
       const raw = this.rawPaths[this.pathKeys.get(key) as string];
       const at = `paths/${pointerToken(key)}`;
       if (!this.placed.has(at) && !this.placed.has('')) {
         // Nothing to resolve in what is read: read as it is when its text is clean, else as a clean copy; the library never holds it.
         const read = isClean(raw) ? raw : cleanCopy(raw, []);
-        if (!hasReference(readView(read))) {
+        if (!hasReference(readParts(read, 'listing'))) {
           this.items.set(key, read);
           continue;
         }
+        // References as generators write them are resolved directly (plain-references.ts); the library resolves the rest.
+        const direct = this.direct(raw, 'listing');
+        if (direct !== undefined) {
+          this.items.set(key, direct.read);
+          continue;
+        }
       }
-      this.place(['paths', key]);
-      if (hasReference(readView(paths()[key]))) referring.push(key);
+      this.place(['paths', key], 'listing');
+      if (hasReference(readParts(paths()[key], 'listing'))) left.push(key);
     }
-    // References as generators write them are resolved directly (plain-references.ts); the library resolves the rest.
-    const left = referring.filter((key) => !this.resolvedDirectly(key));
-    if (left.length > 0 && !this.crawl(left.map((key) => `#/paths/${pointerToken(key)}`))) {
+    if (
+      left.length > 0 &&
+      !this.crawl(
+        left.map((key) => `#/paths/${pointerToken(key)}`),
+        'listing',
+      )
+    ) {
       // The library could not walk these items (a chain too deep): read as they came, each `$ref` then unreadable.
       for (const key of left) setOwn(paths(), key, sanitizeDeep(this.rawPaths[this.pathKeys.get(key) as string], DOCUMENT_TEXT_CHARS));
     }
     // Read after the crawl: an item that is itself a reference is replaced by what it names.
     for (const key of wanted) if (!this.items.has(key)) this.items.set(key, paths()[key]);
+  }
+
+  answers(key: string): unknown {
+    if (this.answered.has(key)) return this.answered.get(key);
+    let answers: unknown;
+    const raw = this.rawPaths[this.pathKeys.get(key) ?? ''];
+    const direct = this.pathKeys.has(key) ? this.direct(raw, 'answers') : undefined;
+    if (direct !== undefined) answers = responsesOf(direct.read);
+    else if (this.pathKeys.has(key)) {
+      const paths = this.root['paths'] as Json;
+      this.place(['paths', key], 'answers');
+      // The library could not walk them (a chain too deep): read as they came, each `$ref` then saying nothing.
+      answers = responsesOf(this.crawl([`#/paths/${pointerToken(key)}`], 'answers') ? paths[key] : sanitizeDeep(raw, DOCUMENT_TEXT_CHARS));
+    }
+    this.answered.set(key, answers);
+    return answers;
   }
 
   only(key: string): DocumentSource {
@@ -213,6 +261,7 @@ class LazyDocument implements DocumentSource {
       keys,
       shape: (k) => this.shape(k),
       item: (k) => this.item(k),
+      answers: (k) => this.answers(k),
       prefetch: (wanted) => this.prefetch(wanted.filter((k) => k === key)),
       only: (k) => this.only(k),
     };
@@ -232,15 +281,31 @@ class LazyDocument implements DocumentSource {
 
   /**
    * Copies the entry `tokens` names (cleaned) into `root`, with whatever its references name in
-   * turn; false when there is nothing there. An entry inside one already placed is there already.
+   * turn. An entry inside one already placed is there already. A path item placed for a
+   * `reading` has only the references in the parts it reads followed; the rest are followed
+   * when another reading asks for the item, or a reference names something inside it.
    */
-  private place(tokens: readonly string[]): void {
-    const pending: (readonly string[])[] = [tokens];
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      for (const ref of this.placeOne(next)) {
+  private place(tokens: readonly string[], reading?: ItemReading): void {
+    const pending: (readonly string[])[] = [];
+    const follow = (refs: readonly string[]): void => {
+      for (const ref of refs) {
         const target = pointerTokens(ref);
         if (target !== undefined) pending.push(target.slice(0, entryDepth(target)));
       }
+    };
+    const key = tokens[1];
+    if (reading !== undefined && tokens.length === 2 && tokens[0] === 'paths' && key !== undefined) {
+      const id = `paths/${pointerToken(key)}`;
+      const before = this.placed.has(id) || this.placed.has('');
+      this.placeOne(tokens);
+      if (!before && this.placed.has(id)) this.partly.add(key);
+      if (this.partly.has(key)) follow(referencesIn(readParts((this.root['paths'] as Json)[key], reading)));
+    } else pending.push(tokens);
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      follow(this.placeOne(next));
+      // A reference into a path item placed for a reading: every reference of that item is followed now.
+      const item = next[0] === 'paths' ? next[1] : undefined;
+      if (item !== undefined && next.length === 2 && this.partly.delete(item)) follow(referencesIn((this.root['paths'] as Json)[item]));
     }
   }
 
@@ -301,20 +366,24 @@ class LazyDocument implements DocumentSource {
     return refs;
   }
 
-  /** Whether the path item placed under `key` was resolved without the library (plain-references.ts); if not, it is as placed. */
-  private resolvedDirectly(key: string): boolean {
-    const paths = this.root['paths'] as Json;
+  /**
+   * The parts `reading` reads of a path item as received, cleaned and resolved without the
+   * library (plain-references.ts); undefined when a reference in them is the library's to resolve.
+   */
+  private direct(raw: unknown, reading: ItemReading): { read: unknown } | undefined {
     try {
-      setOwn(paths, key, this.plain.item(paths[key]));
-      return true;
+      return { read: this.plain.item(raw, reading) };
     } catch (error) {
-      if (error instanceof NotPlain) return false;
+      if (error instanceof NotPlain) return undefined;
       throw error;
     }
   }
 
-  /** The library's crawl, kept to the parts named (JSON pointers below the root); false when it threw. */
-  private crawl(parts: readonly string[]): boolean {
+  /**
+   * The library's crawl, kept to the parts named (JSON pointers below the root) and, inside a
+   * path item, to what `reading` reads; false when it threw.
+   */
+  private crawl(parts: readonly string[], reading: ItemReading = 'listing'): boolean {
     const allowed = new Set(parts);
     this.options.dereference.excludedPathMatcher = (path: string): boolean => {
       if (path === '#' || path === '#/paths') return false;
@@ -323,8 +392,17 @@ class LazyDocument implements DocumentSource {
       if (top !== '#/paths') return !allowed.has(top);
       const third = path.indexOf('/', 8);
       if (!allowed.has(third < 0 ? path : path.slice(0, third))) return true;
-      // Inside an item asked for, what the reader never reads is not resolved either.
-      return third >= 0 && !isReadPart(path, third + 1);
+      // Inside an item asked for, what the reading does not read is not resolved (yet).
+      return (
+        third >= 0 &&
+        !readsAt(
+          path
+            .slice(third + 1)
+            .split('/')
+            .map(pointerDecoded),
+          reading,
+        )
+      );
     };
     try {
       dereferenceInternal(this.parser, this.options);
@@ -338,6 +416,25 @@ class LazyDocument implements DocumentSource {
 /** A plain data property, also for a key named `__proto__`. */
 function setOwn(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The `$ref` texts in these parts of a cleaned copy, each object looked at once. */
+function referencesIn(value: unknown): string[] {
+  const refs: string[] = [];
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    const record = node as Json;
+    if (typeof record['$ref'] === 'string') refs.push(record['$ref']);
+    for (const key in record) stack.push(record[key]);
+  }
+  return refs;
 }
 
 /** Whether a cleaned copy holds a `$ref` anywhere (one partly resolved already shares objects: each is looked at once). */
@@ -360,40 +457,6 @@ function hasReference(value: unknown): boolean {
   }
   return false;
 }
-
-/**
- * The parts of a path item its reader reads (operations.ts READ_PARTS): an item or a GET by
- * reference is read whole, as what it names.
- */
-function readView(item: unknown): unknown[] {
-  if (!isJson(item) || typeof item['$ref'] === 'string') return [item];
-  const get = item['get'];
-  const parts: unknown[] = [item['parameters']];
-  if (!isJson(get) || typeof get['$ref'] === 'string') return [...parts, get];
-  for (const key of READ_PARTS.get) parts.push(get[key]);
-  const responses = get['responses'];
-  if (!isJson(responses) || typeof responses['$ref'] === 'string') return [...parts, responses];
-  for (const code of READ_PARTS.responses) parts.push(responses[code]);
-  return parts;
-}
-
-/** Whether a JSON pointer below a path item, from `at` on (escaped tokens), names a part its reader reads. */
-function isReadPart(path: string, at: number): boolean {
-  const token = (from: number): [string, number] => {
-    const end = path.indexOf('/', from);
-    return end < 0 ? [path.slice(from), -1] : [path.slice(from, end), end + 1];
-  };
-  const [part, next] = token(at);
-  if (!ITEM_PARTS.has(part)) return false;
-  if (part !== 'get' || next < 0) return true;
-  const [key, after] = token(next);
-  if (key !== 'responses') return GET_PARTS.has(pointerDecoded(key));
-  return after < 0 || ANSWER_PARTS.has(pointerDecoded(token(after)[0]));
-}
-
-const ITEM_PARTS = new Set<string>(READ_PARTS.item);
-const GET_PARTS = new Set<string>(READ_PARTS.get);
-const ANSWER_PARTS = new Set<string>(READ_PARTS.responses);
 
 const pointerDecoded = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 

@@ -86,6 +86,17 @@ export interface ImportReport {
   keys: Record<string, string>;
 }
 
+/** What each import left to first use (withFieldsWhenAsked), by its report: a report stays data. */
+const deferredOf = new WeakMap<ImportReport, (() => void)[]>();
+
+/**
+ * Reads now what an import left to first use (the row fields of the datasets the upstream
+ * adds, from their success answers), so that its document is no longer held for them.
+ */
+export function settleImport(report: ImportReport): void {
+  for (const read of deferredOf.get(report)?.splice(0) ?? []) read();
+}
+
 export interface ImportOptions {
   catalog?: readonly DatasetDefinition[];
   /** Tool names already taken by tools that are not datasets (api_status). */
@@ -258,6 +269,8 @@ interface Context {
   seen: Set<string>;
   converted: ConvertedParams;
   namespace: string;
+  /** Reads the import left to first use (withFieldsWhenAsked), for settleImport. */
+  deferred: (() => void)[];
 }
 
 /** Imports a document whose references are resolved (or that has none), read whole. */
@@ -323,6 +336,7 @@ export function importOperations(source: DocumentSource, options: ImportOptions 
     nameOf,
     seen: new Set(),
     converted: new Map(),
+    deferred: [],
     namespace: namespaceOf(
       [...read].flatMap(([entry, op]) => {
         const dataset = knownOf(entry);
@@ -330,6 +344,7 @@ export function importOperations(source: DocumentSource, options: ImportOptions 
       }),
     ),
   };
+  deferredOf.set(report, ctx.deferred);
   /** Catalog routes in the document, usable or not. */
   const present = new Set<string>();
   // A catalog dataset whose operation cannot be read keeps its tool, which says why.
@@ -386,6 +401,26 @@ export function importOperations(source: DocumentSource, options: ImportOptions 
 
 const CAP_REASON = `more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`;
 
+/**
+ * A dataset the upstream adds, its row fields read from its operation's success answers when
+ * first asked for (a call with `fields`, src/mcp/documented-fields.ts), or when the import is
+ * settled: resolving and reading the answer models of the 100 datasets a first start lists was
+ * about a third of importing a registry written with `$ref` (BENCHMARKS.md), and most are
+ * never called.
+ */
+function withFieldsWhenAsked(dataset: DatasetDefinition, op: DocumentOperation, deferred: (() => void)[]): DatasetDefinition {
+  let unread: DocumentOperation | undefined = op;
+  let fields: readonly string[] | undefined;
+  // Once read, the operation (and the document it holds) is let go.
+  const read = (): readonly string[] | undefined => {
+    if (unread) [fields, unread] = [rowFieldsOf(unread.response), undefined];
+    return fields;
+  };
+  Object.defineProperty(dataset, 'responseFields', { enumerable: true, configurable: true, get: read });
+  deferred.push(read);
+  return dataset;
+}
+
 function importOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context): void {
   const { report } = ctx;
   const skip = (reason: string): void => {
@@ -414,8 +449,10 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   ctx.owners.set(toolName, operationId);
   report.accepted.push(op.key);
   report.keys[operationId] = op.key;
-  // The row fields the document lists, where our catalog has no response schema of its own.
-  const responseFields = known?.response ? undefined : rowFieldsOf(op.response);
+  // The row fields the document lists, where our catalog has no response schema of its own: read
+  // now for a catalog dataset (they tell whether the document changed it), when first asked for
+  // for one the upstream adds (withFieldsWhenAsked).
+  const responseFields = known && !known.response ? rowFieldsOf(op.response) : undefined;
   const wire = {
     ...(Object.keys(params.upstreamNames).length > 0 ? { upstreamNames: params.upstreamNames } : {}),
     ...(params.pathParams.length > 0 ? { pathParams: params.pathParams } : {}),
@@ -428,7 +465,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
     // Short: the tool list is read on every turn, and length is what repetition buys.
     const text = registryText(op.description ?? op.summary ?? '', 200);
     report.added.push(operationId);
-    report.datasets.push({
+    const added: DatasetDefinition = {
       operationId,
       title: `${title} ${NOT_REVIEWED}`,
       // Marked, so that the agent weighs it as the registry's word, not ours.
@@ -437,7 +474,8 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
       ...wire,
       onDemand: op.onDemand === true,
       cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
-    });
+    };
+    report.datasets.push(withFieldsWhenAsked(added, op, ctx.deferred));
     return;
   }
   const local = localParamsOf(known, params.query);

@@ -38,7 +38,7 @@ export interface DocumentOperation {
   readonly summary: string | undefined;
   readonly description: string | undefined;
   readonly parameters: readonly DocumentParameter[];
-  /** The JSON schema of a 200 answer, when the document gives one. */
+  /** The JSON schema of a 200 answer, when the document gives one: read (and resolved) when first asked for. */
   readonly response: PlainSchema | undefined;
   readonly onDemand: boolean | undefined;
   readonly cacheClass: unknown;
@@ -73,11 +73,54 @@ const SUCCESS = ['200', '2XX', '2xx', '203'];
 const READ_OF_GET = ['operationId', 'summary', 'description', 'parameters', 'x-on-demand', 'x-cache-class'];
 
 /**
- * The parts of a path item this reader reads (by the keys it reads them under): its
- * parameters and its GET's, the GET's words and flags and its success answers. The rest (other
+ * How a part of a path item is read: whole, by its keys (each read as the function says), or
+ * not at all.
+ */
+export type PartReading = 'whole' | ((key: string) => PartReading) | undefined;
+
+/**
+ * The parts of a path item this reader reads, by the keys it reads them under. To list an
+ * operation: its parameters and its GET's, the GET's words and flags. Its success answers
+ * (the row fields a tool checks `fields` against) only when they are first asked for: a first
+ * start lists up to 100 datasets the upstream adds, and most are never called. The rest (other
  * methods, error answers, examples) is never resolved (document-source.ts).
  */
-export const READ_PARTS = { item: ['parameters', 'get'], get: READ_OF_GET, responses: SUCCESS } as const;
+export type ItemReading = 'listing' | 'answers';
+
+const ITEM_READINGS: Record<ItemReading, PartReading> = {
+  listing: (key) =>
+    key === 'get' ? (part) => (READ_OF_GET.includes(part) ? 'whole' : undefined) : key === 'parameters' ? 'whole' : undefined,
+  answers: (key) =>
+    key === 'get' ? (part) => (part === 'responses' ? (code) => (SUCCESS.includes(code) ? 'whole' : undefined) : undefined) : undefined,
+};
+
+/** How a reading reads a whole path item. */
+export const itemReading = (reading: ItemReading): PartReading => ITEM_READINGS[reading];
+
+/**
+ * The parts of a path item a reading reads whole, to look for references in: a part that
+ * should be an object and is not, or is a reference, is read whole, as what it names.
+ */
+export function readParts(item: unknown, reading: ItemReading): unknown[] {
+  const parts: unknown[] = [];
+  const visit = (value: unknown, how: PartReading): void => {
+    if (how === 'whole' || (how !== undefined && (!isJson(value) || typeof value['$ref'] === 'string'))) parts.push(value);
+    else if (how !== undefined && isJson(value)) for (const key of Object.keys(value)) visit(value[key], how(key));
+  };
+  visit(item, ITEM_READINGS[reading]);
+  return parts;
+}
+
+/** Whether a reading reads the place these tokens name inside a path item, or something below it. */
+export function readsAt(tokens: readonly string[], reading: ItemReading): boolean {
+  let how = ITEM_READINGS[reading];
+  for (const token of tokens) {
+    if (how === 'whole') return true;
+    if (how === undefined) return false;
+    how = how(token);
+  }
+  return how !== undefined;
+}
 
 /** A problem that skips the operation, with the reason in words. */
 export class Unusable extends Error {}
@@ -116,7 +159,7 @@ function shapeOfItem(item: unknown): ReturnType<DocumentSource['shape']> {
 export function readListed(source: DocumentSource, listed: ListedOperation): DocumentOperation {
   const item = source.item(listed.key);
   if (!isJson(item) || !isJson(item['get'])) throw new Unusable(NOT_AN_OPERATION);
-  return readOperation(listed.key, listed.path, item, item['get']);
+  return readOperation(listed.key, listed.path, item, item['get'], () => source.answers(listed.key));
 }
 
 /**
@@ -178,7 +221,8 @@ function fullPath(basePath: string, key: string): string {
   return `${basePath}${key.startsWith('/') ? '' : '/'}${key}`;
 }
 
-function readOperation(key: string, path: string, item: Json, get: Json): DocumentOperation {
+/** `answers`: the GET's `responses`, resolved when first asked for (the operation's `response`). */
+function readOperation(key: string, path: string, item: Json, get: Json, answers: () => unknown): DocumentOperation {
   const parameters = mergedParameters(item['parameters'], get['parameters']);
   const declared = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
   for (const variable of key.matchAll(/\{([^{}]*)\}/g)) {
@@ -186,6 +230,7 @@ function readOperation(key: string, path: string, item: Json, get: Json): Docume
     if (!declared.has(name)) throw new Unusable(`path variable {${shown(name)}} is declared by no parameter`);
   }
   const used = new Set([...key.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]));
+  let response: { read: PlainSchema | undefined } | undefined;
   return {
     key,
     path,
@@ -194,7 +239,10 @@ function readOperation(key: string, path: string, item: Json, get: Json): Docume
     description: typeof get['description'] === 'string' ? get['description'] : undefined,
     // A path parameter the path does not use cannot be sent anywhere: left out.
     parameters: parameters.filter((p) => p.in === 'query' || used.has(p.name)),
-    response: responseSchema(get['responses']),
+    get response() {
+      response ??= { read: responseSchema(answers()) };
+      return response.read;
+    },
     onDemand: typeof get['x-on-demand'] === 'boolean' ? get['x-on-demand'] : undefined,
     cacheClass: get['x-cache-class'],
   };
