@@ -19,6 +19,7 @@ import {
   settleImport,
   type ImportReport,
 } from '../../src/registry/openapi/import.js';
+import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
 import { sanitizeDeep } from '../../src/sanitize.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
@@ -184,6 +185,10 @@ test('a registry of 500 datasets is read no further than the datasets the import
   assert.deepEqual(read.added, whole.added);
   assert.deepEqual(read.skipped, whole.skipped);
   assert.equal(read.added.length, MAX_IMPORTED_DATASETS);
+  // What tools/list shows of each (name, words, input schema), as the document resolved whole gives it.
+  const listed = (report: ImportReport): unknown[] =>
+    report.datasets.map((d) => ({ id: d.operationId, title: d.title, description: d.description, input: toolInputJsonSchema(d) }));
+  assert.deepEqual(listed(read), listed(whole));
   const beyond = Object.keys(paths).filter((key) => /\/bench\/d(\d+)\//.test(key) && Number(/d(\d+)\//.exec(key)?.[1]) >= 110);
   assert.equal(beyond.length, 390);
   assert.deepEqual(

@@ -19,7 +19,7 @@
 import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '@apidevtools/json-schema-ref-parser';
 import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
 import { dereferenceDocument, OPTIONS } from './dereference.js';
-import { readParts, readsAt, type ItemReading } from './operations.js';
+import { itemReading, readParts, readsAt, type ItemReading, type PartReading } from './operations.js';
 import { NotPlain, PLAIN_POINTER, plainTokens, PlainReferences } from './plain-references.js';
 
 /** The longest upstream text kept: what the client's answer reading keeps of any text value. */
@@ -35,7 +35,10 @@ export interface DocumentSource {
   /** The document's `paths` keys, cleaned, in its order. */
   readonly keys: readonly string[];
   shape(key: string): ItemShape;
-  /** The path item, cleaned, the parts that list its operation resolved (now, if it was not asked for before). */
+  /**
+   * The path item, the parts that list its operation cleaned and resolved (now, if it was not
+   * asked for before); its other parts, which are never read from it, as received or left out.
+   */
   item(key: string): unknown;
   /**
    * The GET's `responses` of the path item, cleaned, its success answers resolved: read when an
@@ -163,7 +166,7 @@ class LazyDocument implements DocumentSource {
         const keys = Object.keys(value);
         return { keys, names: keys.every((key) => cleanText(key, 100) === key) ? keys : cleanKeyNames(keys) };
       },
-      keyOf: (value, name) => this.keyMap(value).get(name),
+      keyOf: (value, name) => this.member(value, name),
       text: (value) => cleanText(value, DOCUMENT_TEXT_CHARS),
     });
   }
@@ -179,17 +182,17 @@ class LazyDocument implements DocumentSource {
   shape(key: string): ItemShape {
     const item = this.rawPaths[this.pathKeys.get(key) ?? ''];
     if (isJson(item)) {
-      const names = this.keyMap(item);
       // A path item by reference: what it holds is known once it is resolved.
-      if (names.has('$ref')) return { kind: 'unknown' };
-      const get = names.has('get') ? item[names.get('get') as string] : undefined;
+      if (this.member(item, '$ref') !== undefined) return { kind: 'unknown' };
+      const getKey = this.member(item, 'get');
+      const get = getKey === undefined ? undefined : item[getKey];
       if (isJson(get)) {
-        const getNames = this.keyMap(get);
-        if (getNames.has('$ref')) return { kind: 'unknown' };
-        const id = getNames.has('operationId') ? get[getNames.get('operationId') as string] : undefined;
+        if (this.member(get, '$ref') !== undefined) return { kind: 'unknown' };
+        const idKey = this.member(get, 'operationId');
+        const id = idKey === undefined ? undefined : get[idKey];
         return { kind: 'get', operationId: typeof id === 'string' ? cleanText(id, DOCUMENT_TEXT_CHARS) : id };
       }
-      return shapeOf(item, get, names.has('get'));
+      return shapeOf(item, get, getKey !== undefined);
     }
     return shapeOf(item, undefined, false);
   }
@@ -208,13 +211,12 @@ class LazyDocument implements DocumentSource {
       const raw = this.rawPaths[this.pathKeys.get(key) as string];
       const at = `paths/${pointerToken(key)}`;
       if (!this.placed.has(at) && !this.placed.has('')) {
-        // Nothing to resolve in what is read: read as it is when its text is clean, else as a clean copy; the library never holds it.
-        const read = isClean(raw) ? raw : cleanCopy(raw, []);
-        if (!hasReference(readParts(read, 'listing'))) {
-          this.items.set(key, read);
+        // Nothing to clean or resolve in what is read: read as it is (the parts never read are never looked at).
+        if (cleanAsRead(raw, 'listing') && !hasReference(readParts(raw, 'listing'))) {
+          this.items.set(key, raw);
           continue;
         }
-        // References as generators write them are resolved directly (plain-references.ts); the library resolves the rest.
+        // What is read, cleaned, its references as generators write them resolved (plain-references.ts); the library resolves the rest.
         const direct = this.direct(raw, 'listing');
         if (direct !== undefined) {
           this.items.set(key, direct.read);
@@ -265,6 +267,17 @@ class LazyDocument implements DocumentSource {
       prefetch: (wanted) => this.prefetch(wanted.filter((k) => k === key)),
       only: (k) => this.only(k),
     };
+  }
+
+  /**
+   * The key as received of the member cleaning names `name`: in a small object, its keys
+   * judged again rather than indexed (the import asks this of every path item of a registry).
+   */
+  private member(value: Json, name: string): string | undefined {
+    const keys = Object.keys(value);
+    if (keys.length <= SMALL_OBJECT && keys.every((key) => cleanText(key, 100) === key))
+      return Object.hasOwn(value, name) ? name : undefined;
+    return this.keyMap(value).get(name);
   }
 
   /** The cleaned names of an object's keys, made once per object. */
@@ -466,6 +479,20 @@ const PLAIN = /^[\x20-\x7e\t\n]*$/;
 /** sanitizeText, without its Unicode match for text that has nothing to strip (most of a document). */
 function cleanText(value: string, maxLength: number): string {
   return value.length <= maxLength && PLAIN.test(value) && redactSecrets(value) === value ? value : sanitizeText(value, maxLength);
+}
+
+/** Objects of at most this many keys are looked up without an index of their cleaned names. */
+const SMALL_OBJECT = 16;
+
+/** Whether what a reading reads of a path item as parsed is clean already, and the keys that lead to it. */
+function cleanAsRead(item: unknown, reading: ItemReading): boolean {
+  const visit = (value: unknown, how: PartReading): boolean => {
+    if (how === undefined) return true;
+    if (how === 'whole' || !isJson(value)) return isClean(value);
+    for (const key of Object.keys(value)) if (cleanText(key, 100) !== key || !visit(value[key], how(key))) return false;
+    return true;
+  };
+  return visit(item, itemReading(reading));
 }
 
 /** Whether a part of the document as parsed is clean already: every text and key as cleaning would leave it. */

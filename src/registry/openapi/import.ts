@@ -151,7 +151,8 @@ function jsonOf(schema: z.ZodType): Record<string, unknown> {
  * snake_case form.
  */
 function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], known: DatasetDefinition | undefined): string {
-  const role = roleOf(param.name, param.schema.type, param.schema.format);
+  // Only a dataset we know has names of its own to give (a first start asked this of 600 parameters it then snake_cased).
+  const role = known ? roleOf(param.name, param.schema.type, param.schema.format) : undefined;
   if (known && role && !Object.hasOwn(known.query, param.name)) {
     const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(([name, schema]) => {
       const json = jsonOf(schema);
