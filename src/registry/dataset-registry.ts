@@ -213,6 +213,7 @@ export class DatasetRegistry {
     const pending = this.pendingCopy;
     this.pendingCopy = undefined;
     if (pending) this.writeDiskCopySync(pending());
+    this.options.importDocument?.flush?.();
   }
 
   /** Fetches the upstream document; keeps the current datasets if it cannot be had or used. */
