@@ -95,6 +95,9 @@ async function loadImporter(): Promise<Importer> {
  */
 const FIRST_COPY_DELAY_MS = 2_000;
 
+/** Paths a log line of skipped operations names, at most. */
+const SKIPPED_NAMED = 5;
+
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
 
@@ -329,7 +332,7 @@ export class DatasetRegistry {
     const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(received, source === 'upstream');
     const settle = importer?.settleImport;
     if (settle) setTimeout(() => settle(report), FIRST_COPY_DELAY_MS).unref();
-    for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
+    this.logSkipped(source, report.skipped);
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
       return undefined;
@@ -371,6 +374,25 @@ export class DatasetRegistry {
       'dataset registry updated',
     );
     return accepted;
+  }
+
+  /**
+   * One warning per reason an operation was skipped, naming the first few: a registry of 500
+   * datasets has 400 beyond the import's cap, and a line for each cost a first start at the
+   * default log level 20 ms of CPU before its first answer, and its host's log 400 lines.
+   */
+  private logSkipped(source: 'disk' | 'upstream', skipped: ImportReport['skipped']): void {
+    const byReason = new Map<string, string[]>();
+    for (const { path, reason } of skipped) {
+      const paths = byReason.get(reason);
+      if (paths) paths.push(path);
+      else byReason.set(reason, [path]);
+    }
+    for (const [reason, paths] of byReason) {
+      const named = paths.slice(0, SKIPPED_NAMED);
+      if (paths.length === 1) this.options.log.warn({ source, path: named[0], reason }, 'upstream operation skipped');
+      else this.options.log.warn({ source, reason, count: paths.length, paths: named }, 'upstream operations skipped');
+    }
   }
 
   /** Keeps the object of every dataset whose tool would look the same, so listeners see only real changes. */
