@@ -146,6 +146,8 @@ export class DatasetRegistry {
   /** The upstream document the one last applied was made of, as sourcePrint: nor is that one. */
   private lastSource: string | undefined;
   private lastNotes: CatalogNotes;
+  /** The last text isCatalog judged, and its verdict. */
+  private catalogVerdict: { text: string; catalog: boolean } | undefined;
 
   constructor(private readonly options: RegistryOptions) {
     this.lastNotes = {
@@ -285,7 +287,10 @@ export class DatasetRegistry {
 
   /** Whether a document's text is the catalog's own, which needs no import. */
   private isCatalog(text: string): boolean {
-    return createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
+    // Asked twice of each document (as it is opened, then applied): hashed once.
+    if (this.catalogVerdict?.text !== text)
+      this.catalogVerdict = { text, catalog: createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256 };
+    return this.catalogVerdict.catalog;
   }
 
   /**
