@@ -5,13 +5,16 @@
 // medians are printed with their ratio to the floor, a bare SDK server with one tool.
 // Usage: node bench/startup.mjs [rounds] [idle-ms] [baseline-cli.js]   (build first: npm run build)
 // With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
-// --demo and cached cases join the same rounds, for a before/after side by side.
+// --demo, cached and big-registry cases join the same rounds, for a before/after side by side.
+// STARTUP_CASES=<regex> runs only the cases whose label matches (and the floor, always).
 // Big registries: an upstream (bench/fake-upstream.mjs) lists 100 or 500 datasets beyond
 // the catalog, started with and without a disk copy of its document; a third lists 100 whose
 // every parameter differs (the import shares no conversion between them,
-// src/registry/openapi/import.ts). Each figure is also given as peak RSS (VmHWM, at the
-// answer), and the machine's 1-minute load average is read before every round and printed
-// beside the figures: compare runs only at like loads.
+// src/registry/openapi/import.ts); a fourth lists 500 written with `$ref` as generators
+// write them (shared parameters, enums, one answer model per dataset). Each figure is also given as peak RSS (VmHWM, at the
+// answer) and as CPU time at the answer (user + system, which a busy machine inflates less
+// than the time to answer), and the machine's 1-minute load average is read before every
+// round and printed beside the figures: compare runs only at like loads.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -31,6 +34,16 @@ function rssMiB(pid, field = 'VmRSS') {
   try {
     const kib = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kib ? Number(kib) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time a process has used (user and system), in ms, from Linux /proc (clock ticks of 10 ms); NaN elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return Number.NaN;
   }
@@ -56,13 +69,16 @@ function run(args, env) {
       answered = true;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const peak = rssMiB(child.pid, 'VmHWM');
+      const cpu = cpuMs(child.pid);
       const tools = (out.match(/"name":"[a-z0-9_]+","title"/g) ?? []).length;
       // Idle: the first answer is out, background work after it (a catalog refresh) has had its time.
       setTimeout(() => {
         const mib = rssMiB(child.pid);
         clearTimeout(timer);
+        // Once it has exited: a server stopped before its first start's disk copy was written
+        // writes it as it stops, and the folder is removed when the bench ends.
+        child.once('exit', () => resolve({ ms, mib, peak, tools, cpu }));
         child.kill();
-        resolve({ ms, mib, peak, tools });
       }, idleMs);
     });
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
@@ -100,6 +116,7 @@ const big = {
   100: await startFakeUpstream({ datasets: 100 }),
   500: await startFakeUpstream({ datasets: 500 }),
   distinct: await startFakeUpstream({ datasets: 100, distinct: true }),
+  refs: await startFakeUpstream({ datasets: 500, refs: true }),
 };
 try {
   const upstream = { MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' };
@@ -137,8 +154,11 @@ try {
     env: { MARKET_DATA_BASE_URL: big.distinct.url, MARKET_DATA_API_KEY: 'sim-live-key' },
     fresh: 'distinct-cold',
   });
+  const refs = { MARKET_DATA_BASE_URL: big.refs.url, MARKET_DATA_API_KEY: 'sim-live-key' };
+  cases.push({ label: 'market-data-mcp, 500 upstream datasets by $ref, no disk copy', args: [cli], env: refs, fresh: 'refs-cold' });
   if (baseline) {
     const big100 = { MARKET_DATA_BASE_URL: big[100].url, MARKET_DATA_API_KEY: 'sim-live-key' };
+    const big500 = { MARKET_DATA_BASE_URL: big[500].url, MARKET_DATA_API_KEY: 'sim-live-key' };
     cases.push(
       { label: 'baseline --demo', args: [baseline, '--demo'] },
       {
@@ -153,8 +173,12 @@ try {
         env: { ...big100, MARKET_DATA_CACHE_DIR: join(dir, 'base-big-100') },
       },
       { label: 'baseline, 100 upstream datasets, no disk copy', args: [baseline], env: big100, fresh: 'base-big-100-cold' },
+      { label: 'baseline, 500 upstream datasets, no disk copy', args: [baseline], env: big500, fresh: 'base-big-500-cold' },
+      { label: 'baseline, 500 upstream datasets by $ref, no disk copy', args: [baseline], env: refs, fresh: 'base-refs-cold' },
     );
   }
+  const only = process.env['STARTUP_CASES'] ? new RegExp(process.env['STARTUP_CASES']) : undefined;
+  if (only) cases.splice(1, cases.length, ...cases.slice(1).filter((c) => only.test(c.label)));
   // Leave a disk copy for the cached cases, then take the second upstream away.
   for (const c of cases) if (!c.fresh && c.env?.MARKET_DATA_CACHE_DIR) await run(c.args, c.env);
   // A second start from the disk copy records its import (src/registry/import-memo.ts), as a user's would.
@@ -162,7 +186,7 @@ try {
   await gone.close();
 
   const loads = [];
-  for (const c of cases) Object.assign(c, { ms: [], mib: [], peak: [], tools: 0 });
+  for (const c of cases) Object.assign(c, { ms: [], mib: [], peak: [], cpu: [], tools: 0 });
   console.log(`cases: ${cases.map((c, k) => `[${k}] ${c.label}`).join('; ')}`);
   for (let round = 0; round < rounds; round += 1) {
     loads.push(loadavg()[0]);
@@ -174,6 +198,7 @@ try {
       c.ms.push(result.ms);
       c.mib.push(result.mib);
       c.peak.push(result.peak);
+      c.cpu.push(result.cpu);
       c.tools = result.tools;
     }
     // This round's time and peak of each case beside the same round's floor, with the load it ran at.
@@ -191,8 +216,9 @@ try {
   const floorMs = median(cases[0].ms);
   const floorMib = median(cases[0].mib);
   const floorPeak = median(cases[0].peak);
+  const floorCpu = median(cases[0].cpu);
   console.log(
-    `node ${process.version}, ${rounds} interleaved rounds; spawn → tools/list answered; RSS ${idleMs} ms after it; peak RSS at the answer`,
+    `node ${process.version}, ${rounds} interleaved rounds; spawn → tools/list answered; RSS ${idleMs} ms after it; peak RSS and CPU time (user + system, 10 ms ticks) at the answer`,
   );
   console.log(
     `load average (1 min) before each round: median ${median(loads).toFixed(1)}, min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`,
@@ -209,7 +235,8 @@ try {
           .toFixed(0)
           .padStart(5)}   ` +
         `idle ${mib.toFixed(1).padStart(5)} MiB  ${(mib / floorMib).toFixed(2)}x   ` +
-        `peak ${peak.toFixed(1).padStart(5)} MiB  ${(peak / floorPeak).toFixed(2)}x   tools ${c.tools}`,
+        `peak ${peak.toFixed(1).padStart(5)} MiB  ${(peak / floorPeak).toFixed(2)}x   ` +
+        `cpu ${median(c.cpu).toFixed(0).padStart(4)} ms  ${(median(c.cpu) / floorCpu).toFixed(2)}x   tools ${c.tools}`,
     );
   }
 } finally {
@@ -218,6 +245,7 @@ try {
   await big[100].close();
   await big[500].close();
   await big.distinct.close();
+  await big.refs.close();
   rmSync(bare, { force: true });
   rmSync(dir, { recursive: true, force: true });
 }

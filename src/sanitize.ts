@@ -84,16 +84,36 @@ export function sanitizeDeep(value: unknown, maxLength = 2000): unknown {
   if (Array.isArray(value)) return value.map((item) => sanitizeDeep(item, maxLength));
   if (typeof value === 'object' && value !== null) {
     const clean: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const base = sanitizeText(key, 100);
-      let name = base;
-      for (let n = 2; Object.hasOwn(clean, name); n += 1) name = `${base}~${n}`;
+    const entries = Object.entries(value);
+    const names = cleanKeyNames(entries.map(([key]) => key));
+    for (const [index, [, item]] of entries.entries()) {
       // defineProperty: a key named __proto__ stays a plain data key.
-      Object.defineProperty(clean, name, { value: sanitizeDeep(item, maxLength), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(clean, names[index] as string, {
+        value: sanitizeDeep(item, maxLength),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return clean;
   }
   return value;
+}
+
+/**
+ * The names an object's keys take once cleaned, in their order: each key cleaned and capped
+ * at 100 characters; a key that cleans to a name already taken gets `~2`, `~3`… A reader that
+ * cleans a document a part at a time names its keys as a cleaning of the whole would.
+ */
+export function cleanKeyNames(keys: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return keys.map((key) => {
+    const base = sanitizeText(key, 100);
+    let name = base;
+    for (let n = 2; taken.has(name); n += 1) name = `${base}~${n}`;
+    taken.add(name);
+    return name;
+  });
 }
 
 function nextTurn(): Promise<void> {

@@ -425,7 +425,7 @@ export class MarketDataClient {
             'upstream request',
           );
           if (!answer.ok) return { ok: false, failed: answer.failed, outcome, quotaResetAt: answered?.limits.quotaResetAt };
-          return { ok: true, value: await toResult(target.operationId, answer.answered), outcome };
+          return { ok: true, value: await toResult(target.operationId, answer.answered, target.readerCleans !== true), outcome };
         },
       },
     );

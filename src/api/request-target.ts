@@ -25,6 +25,13 @@ export interface RequestTarget {
   capability: string;
   /** discover, health, openapi.json: free of quota, so the quota latch lets them through. */
   free?: boolean | undefined;
+  /**
+   * openapi.json: its one reader cleans every text it passes on (src/registry/openapi/
+   * document-source.ts cleans each operation it reads, the disk copy and the
+   * market-data://openapi.json resource are cleaned whole), so the answer is not cleaned
+   * here: a walk of every string of a document of 500 datasets, most never read.
+   */
+  readerCleans?: boolean | undefined;
 }
 
 /** What a dataset call asks of the API. */
@@ -55,6 +62,7 @@ export function metaTarget(path: '/v1/discover' | '/v1/health' | '/v1/openapi.js
     cacheTtlMs,
     capability: path,
     free: true,
+    ...(path === '/v1/openapi.json' ? { readerCleans: true } : {}),
   };
 }
 

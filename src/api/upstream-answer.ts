@@ -149,8 +149,11 @@ function keptEvidence(evidence: PagingEvidence): PagingEvidence | undefined {
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
-/** The data and meta of a 200 that classify found no failure in. */
-export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
+/**
+ * The data and meta of a 200 that classify found no failure in. `clean`: its text values
+ * cleaned here; false only for an answer whose reader cleans what it reads (request-target.ts).
+ */
+export async function toResult(operationId: string, response: RawResponse, clean = true): Promise<ApiResult> {
   // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
   const parts = payloadParts(response.body, { link: response.link, total: response.total, contentRange: response.contentRange });
   const upstream = parts.meta;
@@ -160,7 +163,7 @@ export async function toResult(operationId: string, response: RawResponse): Prom
   // Upstream text is data, not instructions: no hidden or reordering characters reach the agent.
   // Cleaned where it lies, a slice at a time: a page of millions of rows is neither copied nor walked in one go.
   const cuts: TextCuts = { count: 0, longest: 0 };
-  const data = await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts);
+  const data = clean ? await sanitizeParsed(parts.data, TEXT_VALUE_CHARS, cuts) : parts.data;
   const leftOut = response.leftOut ?? 0;
   const fieldsLeftOut = response.fieldsLeftOut ?? 0;
   // Rows the API or the reader left out, and what was cut inside rows: only the first means more to read.

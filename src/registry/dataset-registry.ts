@@ -16,9 +16,10 @@ import type { MarketDataClient } from '../api/client.js';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import { paramJsonSchemaOnce } from '../catalog/param-json-memo.js';
 import type { ImportReport } from './openapi/import.js';
-import type { ReceivedDocument } from './openapi/received.js';
+import type { DocumentSource } from './openapi/document-source.js';
+import type { OpenedDocument, ReceivedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
-import { nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
+import { cleanKeyNames, nestedDeeperThan, sanitizeDeep } from '../sanitize.js';
 import type { ImportDocument } from './import-memo.js';
 
 export interface RegistryOptions {
@@ -89,9 +90,13 @@ async function loadImporter(): Promise<Importer> {
 /**
  * How long the disk copy of a first start's document waits: made and written before the
  * first answer it cost a first start 12 to 20 ms (cleaning and writing the document); it is
- * written on stop if the server stops sooner.
+ * written on stop if the server stops sooner. What an import left to first use
+ * (settleImport) is read after as long, so that the document is let go.
  */
 const FIRST_COPY_DELAY_MS = 2_000;
+
+/** Paths a log line of skipped operations names, at most. */
+const SKIPPED_NAMED = 5;
 
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
@@ -144,6 +149,8 @@ export class DatasetRegistry {
   /** The upstream document the one last applied was made of, as sourcePrint: nor is that one. */
   private lastSource: string | undefined;
   private lastNotes: CatalogNotes;
+  /** The last text isCatalog judged, and its verdict. */
+  private catalogVerdict: { text: string; catalog: boolean } | undefined;
 
   constructor(private readonly options: RegistryOptions) {
     this.lastNotes = {
@@ -240,6 +247,7 @@ export class DatasetRegistry {
     const pending = this.pendingCopy;
     this.pendingCopy = undefined;
     if (pending) this.writeDiskCopySync(pending());
+    this.options.importDocument?.flush?.();
   }
 
   /** Fetches the upstream document; keeps the current datasets if it cannot be had or used. */
@@ -311,10 +319,14 @@ export class DatasetRegistry {
     return true;
   }
 
-  /** Why a document cannot be used at all, or undefined. */
-  private refusal(document: unknown, text: string): string | undefined {
+  /**
+   * Why a document cannot be used at all, or undefined. `fetched`: the client's answer, whose
+   * nesting the client has judged already (src/api/upstream-answer.ts refuses a deeper one):
+   * only a disk copy is walked for it again.
+   */
+  private refusal(document: unknown, text: string, fetched: boolean): string | undefined {
     if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not a JSON object';
-    if (nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
+    if (!fetched && nestedDeeperThan(document, 64)) return 'nested deeper than 64 levels';
     if (text.length > MAX_DOCUMENT_CHARS) return `larger than ${MAX_DOCUMENT_CHARS} characters`;
     return undefined;
   }
@@ -327,17 +339,21 @@ export class DatasetRegistry {
 
   /** Whether a document's text is the catalog's own, which needs no import. */
   private isCatalog(text: string): boolean {
-    return createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256;
+    // Asked twice of each document (as it is opened, then applied): hashed once.
+    if (this.catalogVerdict?.text !== text)
+      this.catalogVerdict = { text, catalog: createHash('sha256').update(text).digest('hex') === this.options.catalogDocumentSha256 };
+    return this.catalogVerdict.catalog;
   }
 
   /**
-   * A document as received, with its references resolved (by the importer's library, loaded
-   * for it); the catalog's own document, which needs no import, is left as it is.
+   * A document as received, opened for the importer (src/registry/openapi/document-source.ts:
+   * each operation cleaned and its references resolved when the import reads it); the
+   * catalog's own document, which needs no import, is left as it is.
    */
   private async received(raw: unknown, text: string): Promise<ReceivedDocument> {
-    if (this.isCatalog(text) || typeof raw !== 'object' || raw === null) return { raw, text, resolved: raw };
+    if (this.isCatalog(text) || typeof raw !== 'object' || raw === null) return { raw, text, source: undefined };
     const loaded = await loadImporter();
-    return { raw, text, resolved: (await loaded.dereferenceDocument(raw, text)).resolved };
+    return { raw, text, source: await loaded.openDocument(raw, text) };
   }
 
   /** Imports a document; its caller has loaded the importer (loadImporter, through received). */
@@ -346,15 +362,16 @@ export class DatasetRegistry {
     if (!loaded) throw new Error('the OpenAPI importer is used before it was loaded');
     // Only our own disk copy carries retirements: an upstream's document saying so is no evidence.
     const retired = fresh ? [] : retiredOf(document.raw);
-    const importNow = (resolved: unknown): ImportReport =>
-      loaded.datasetsFromOpenApi(resolved, {
+    const importNow = (source: DocumentSource): ImportReport =>
+      loaded.importOperations(source, {
         reservedToolNames: this.options.reservedToolNames ?? [],
         ...(this.options.toolNameOf ? { toolNameOf: this.options.toolNameOf } : {}),
         fresh,
         ...(fresh ? {} : { retired }),
         baseUrl: this.options.sourceId,
       });
-    return this.options.importDocument ? this.options.importDocument(document, importNow, fresh) : importNow(document.resolved);
+    const opened: OpenedDocument = { ...document, source: document.source ?? loaded.plainSource(document.raw) };
+    return this.options.importDocument ? this.options.importDocument(opened, importNow, fresh) : importNow(opened.source);
   }
 
   /**
@@ -363,14 +380,16 @@ export class DatasetRegistry {
    */
   private apply(received: ReceivedDocument, source: 'disk' | 'upstream', checked: boolean): (() => unknown) | undefined {
     const { raw: document, text } = received;
-    const refused = checked ? undefined : this.refusal(document, text);
+    const refused = checked ? undefined : this.refusal(document, text, source === 'upstream');
     if (refused) {
       this.options.log.warn({ source, reason: refused }, 'openapi.json refused; keeping the current datasets');
       return undefined;
     }
     // A document identical to the catalog's own (a simulator upstream) is the catalog: no import.
     const report: ImportReport = this.isCatalog(text) ? catalogReport() : this.importReport(received, source === 'upstream');
-    for (const skipped of report.skipped) this.options.log.warn({ source, ...skipped }, 'upstream operation skipped');
+    const settle = importer?.settleImport;
+    if (settle) setTimeout(() => settle(report), FIRST_COPY_DELAY_MS).unref();
+    this.logSkipped(source, report.skipped);
     if (report.accepted.length === 0) {
       this.options.log.warn({ source }, 'openapi.json has no usable operation; keeping the current datasets');
       return undefined;
@@ -412,6 +431,25 @@ export class DatasetRegistry {
       'dataset registry updated',
     );
     return accepted;
+  }
+
+  /**
+   * One warning per reason an operation was skipped, naming the first few: a registry of 500
+   * datasets has 400 beyond the import's cap, and a line for each cost a first start at the
+   * default log level 20 ms of CPU before its first answer, and its host's log 400 lines.
+   */
+  private logSkipped(source: 'disk' | 'upstream', skipped: ImportReport['skipped']): void {
+    const byReason = new Map<string, string[]>();
+    for (const { path, reason } of skipped) {
+      const paths = byReason.get(reason);
+      if (paths) paths.push(path);
+      else byReason.set(reason, [path]);
+    }
+    for (const [reason, paths] of byReason) {
+      const named = paths.slice(0, SKIPPED_NAMED);
+      if (paths.length === 1) this.options.log.warn({ source, path: named[0], reason }, 'upstream operation skipped');
+      else this.options.log.warn({ source, reason, count: paths.length, paths: named }, 'upstream operations skipped');
+    }
   }
 
   /** Keeps the object of every dataset whose tool would look the same, so listeners see only real changes. */
@@ -465,7 +503,7 @@ export class DatasetRegistry {
     try {
       const document = JSON.parse(text) as unknown;
       const canonicalText = JSON.stringify(document);
-      problem = this.refusal(document, canonicalText);
+      problem = this.refusal(document, canonicalText, false);
       // The catalog's own document is usable as it is: nothing to import to find out.
       if (!problem) received = await this.received(document, canonicalText);
       if (received && !this.isCatalog(canonicalText)) {
@@ -532,7 +570,14 @@ function acceptedDocument(
 ): unknown {
   const upstream = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
   const keep = new Set([...acceptedPaths, '/v1/discover', '/v1/health', '/v1/openapi.json']);
-  const paths = Object.fromEntries(Object.entries(upstream.paths ?? {}).filter(([path]) => keep.has(path)));
+  // The import names paths by their keys cleaned (the document is cleaned as it is read).
+  const entries = Object.entries(upstream.paths ?? {});
+  const names = cleanKeyNames(entries.map(([key]) => key));
+  const paths: Record<string, unknown> = {};
+  for (const [index, [, item]] of entries.entries()) {
+    const name = names[index] as string;
+    if (keep.has(name)) Object.defineProperty(paths, name, { value: item, enumerable: true, writable: true, configurable: true });
+  }
   // The upstream's own key of that name, if any, is not ours: replaced, never carried over.
   const rest = Object.fromEntries(Object.entries(upstream).filter(([key]) => key !== RETIRED_KEY && key !== SOURCE_KEY));
   return {

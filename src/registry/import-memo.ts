@@ -19,14 +19,19 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
 import type { ImportReport } from './openapi/import.js';
-import type { ReceivedDocument } from './openapi/received.js';
+import type { DocumentSource } from './openapi/document-source.js';
+import type { OpenedDocument } from './openapi/received.js';
 import type { Logger } from '../log.js';
 import { primeToolInputJsonSchema, toolInputJsonSchema } from '../mcp/arguments/input-schema.js';
 
-/** Imports a document whose references are resolved. */
-export type ImportNow = (resolved: unknown) => ImportReport;
-/** `fresh`: a freshly fetched document, which may retire catalog datasets (the disk copy never does). */
-export type ImportDocument = (document: ReceivedDocument, importNow: ImportNow, fresh: boolean) => ImportReport;
+/** Imports a document, reading its operations from `source`. */
+export type ImportNow = (source: DocumentSource) => ImportReport;
+/**
+ * `fresh`: a freshly fetched document, which may retire catalog datasets (the disk copy never
+ * does). `flush`: writes at once what the import keeps on disk and has not written yet (as
+ * the server stops).
+ */
+export type ImportDocument = ((document: OpenedDocument, importNow: ImportNow, fresh: boolean) => ImportReport) & { flush?: () => void };
 
 export interface ImportMemoOptions {
   /** The record's file; undefined keeps the memo in memory only. */
@@ -82,9 +87,24 @@ export function importRecordFile(cacheDir: string | undefined, sourceId: string 
 
 const catalogById = new Map(DATASETS.map((d) => [d.operationId, d]));
 
+/**
+ * How long a new record waits before it is written: written before the first answer, a first
+ * start against 500 datasets spent 8-11 ms on it (BENCHMARKS.md). A server that stops sooner
+ * writes it as it stops (flush).
+ */
+const RECORD_DELAY_MS = 2_000;
+
 export function memoisedImport(options: ImportMemoOptions): ImportDocument {
   let last: { key: string; report: ImportReport } | undefined;
-  return (document, importNow, fresh) => {
+  let pending: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    clearTimeout(timer);
+    const write = pending;
+    pending = undefined;
+    write?.();
+  };
+  const memo = (document: OpenedDocument, importNow: ImportNow, fresh: boolean): ImportReport => {
     const key = createHash('sha256')
       .update(options.buildId)
       .update(fresh ? '\nfresh\n' : '\ndisk\n')
@@ -92,11 +112,17 @@ export function memoisedImport(options: ImportMemoOptions): ImportDocument {
       .digest('hex');
     if (last?.key === key) return last.report;
     const recorded = readRecord(options, key);
-    const report = recorded ? fromRecord(recorded, document.resolved, importNow) : importNow(document.resolved);
-    if (!recorded) record(options, key, report);
+    const report = recorded ? fromRecord(recorded, document.source, importNow) : importNow(document.source);
+    if (!recorded) {
+      // A record still waiting is written first: the file keeps the last two.
+      flush();
+      pending = () => record(options, key, report);
+      timer = setTimeout(flush, RECORD_DELAY_MS).unref();
+    }
     last = { key, report };
     return report;
   };
+  return Object.assign(memo, { flush });
 }
 
 function readFileRecords(file: string): ImportRecord[] {
@@ -118,9 +144,8 @@ function readRecord(options: ImportMemoOptions, key: string): ImportRecord | und
 }
 
 /**
- * Written at once (a few ms, once per new document): a server stopped right after its first
- * answer keeps it too. A record that cannot be made or written only costs the next start
- * an import; it never fails this one.
+ * Written after the first answer, or as the server stops (memoisedImport). A record that
+ * cannot be made or written only costs the next start an import; it never fails this one.
  */
 function record(options: ImportMemoOptions, key: string, report: ImportReport): void {
   if (!options.file) return;
@@ -164,7 +189,7 @@ function toRecord(key: string, report: ImportReport): ImportRecord {
   };
 }
 
-function fromRecord(record: ImportRecord, document: unknown, importNow: ImportNow): ImportReport {
+function fromRecord(record: ImportRecord, document: DocumentSource, importNow: ImportNow): ImportReport {
   const datasets = record.datasets.map((entry) => {
     if (typeof entry === 'string') return catalogById.get(entry) as DatasetDefinition;
     const dataset = lazyDataset(entry, () => importOne(entry, document, importNow));
@@ -217,11 +242,9 @@ function lazyDataset(entry: RecordedDataset, load: () => DatasetDefinition): Dat
 }
 
 /** One operation of the document, imported alone; the whole document if that does not give it. */
-function importOne(entry: RecordedDataset, document: unknown, importNow: ImportNow): DatasetDefinition {
-  const source = document as { paths?: Record<string, unknown> } & Record<string, unknown>;
-  const alone = { ...source, paths: { [entry.key]: source.paths?.[entry.key] } };
+function importOne(entry: RecordedDataset, document: DocumentSource, importNow: ImportNow): DatasetDefinition {
   const found =
-    importNow(alone).datasets.find((d) => d.operationId === entry.operationId) ??
+    importNow(document.only(entry.key)).datasets.find((d) => d.operationId === entry.operationId) ??
     importNow(document).datasets.find((d) => d.operationId === entry.operationId);
   if (!found) throw new Error(`the upstream document no longer gives ${entry.operationId}`);
   return found;

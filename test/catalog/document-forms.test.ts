@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import { buildOpenApiDocument, DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
 import { dereferenceDocument } from '../../src/registry/openapi/dereference.js';
-import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
+import { openDocument } from '../../src/registry/openapi/document-source.js';
+import { datasetsFromOpenApi, importOperations, type ImportOptions, type ImportReport } from '../../src/registry/openapi/import.js';
 import { datasetTarget } from '../../src/api/request-target.js';
 import { requestKey } from '../../src/api/cache.js';
 import { buildPath } from '../../src/api/request-target.js';
@@ -153,13 +154,34 @@ function observed(dataset: DatasetDefinition): unknown {
 
 const plain = datasetsFromOpenApi(buildOpenApiDocument(DATASETS), { baseUrl: BASE_URL });
 
+/**
+ * The document imported as the registry reads it, an operation at a time
+ * (src/registry/openapi/document-source.ts), held to the same import of the document resolved
+ * whole: the same datasets, the same reports.
+ */
+async function importRead(raw: unknown, options: ImportOptions): Promise<ImportReport> {
+  const whole = datasetsFromOpenApi((await dereferenceDocument(raw)).resolved, options);
+  const read = importOperations(await openDocument(raw), options);
+  const { datasets: wholeDatasets, ...wholeReport } = whole;
+  const { datasets: readDatasets, ...readReport } = read;
+  assert.deepEqual(readReport, wholeReport, 'the reports of the document read an operation at a time and resolved whole');
+  assert.deepEqual(readDatasets.map(described), wholeDatasets.map(described), 'the tools, read an operation at a time and resolved whole');
+  return read;
+}
+
+/** What a tool offers and where its parameters go, for any dataset (observed() needs values for path variables). */
+function described(dataset: DatasetDefinition): unknown {
+  const { ticker: _ticker, query: _query, shaping: _shaping, ...plainFields } = dataset;
+  void [_ticker, _query, _shaping];
+  return { ...plainFields, input: toolInputJsonSchema(dataset) };
+}
+
 test('the catalog document in any of the forms OpenAPI allows imports to the same tools, nothing skipped', async () => {
   assert.deepEqual(plain.skipped, []);
   await fc.assert(
     fc.asyncProperty(forms, async (f) => {
       const raw = rewrite(f);
-      const { resolved } = await dereferenceDocument(raw);
-      const report = datasetsFromOpenApi(resolved, { baseUrl: BASE_URL, fresh: true });
+      const report = await importRead(raw, { baseUrl: BASE_URL, fresh: true });
       assert.deepEqual(report.skipped, [], JSON.stringify(f));
       assert.deepEqual(report.retired, [], JSON.stringify(f));
       assert.deepEqual(report.added, [], JSON.stringify(f));
@@ -192,8 +214,7 @@ test("a dataset the registry adds with an enum by $ref, a dotted range, a list p
       ],
     },
   };
-  const { resolved } = await dereferenceDocument(doc);
-  const report = datasetsFromOpenApi(resolved, { baseUrl: BASE_URL, fresh: true });
+  const report = await importRead(doc, { baseUrl: BASE_URL, fresh: true });
   assert.deepEqual(report.skipped, []);
   const flows = report.datasets.find((d) => d.path === '/v1/etf/{fund}/flows');
   assert.ok(flows, JSON.stringify(report.added));
@@ -228,7 +249,7 @@ test('a parameter of a known dataset the document writes otherwise (a tighter ma
   screener.get.parameters = screener.get.parameters.map((p) =>
     p['name'] === 'limit' ? { ...p, schema: { type: ['integer', 'null'], minimum: 1, maximum: 50 } } : p,
   );
-  const report = datasetsFromOpenApi((await dereferenceDocument(doc)).resolved, { fresh: true });
+  const report = await importRead(doc, { fresh: true });
   const pair = report.datasets.find((d) => d.operationId === 'macro.forex_rate')?.query['pair'];
   assert.ok(pair);
   assert.equal(pair.safeParse('EUR/USD').success, true, "the document's form is accepted");

@@ -68,6 +68,16 @@ test('the built binary loads neither the simulator nor the HTTP transport before
   assert.doesNotMatch(chunks, /["']undici["']/, 'no undici, neither before the first answer nor after');
 });
 
+test("the importer a first start loads carries no YAML parser: the reference resolver's is never used on a parsed document", () => {
+  const importer = readdirSync(DIST).filter(
+    (file) => file.startsWith('bundle-') && readFileSync(join(DIST, file), 'utf8').includes('RE2JS'),
+  );
+  assert.equal(importer.length, 1, `the importer is one chunk: ${importer.join(', ')}`);
+  const text = readFileSync(join(DIST, importer[0] as string), 'utf8');
+  assert.match(text, /json-schema-ref-parser/, 'the reference resolver is in it');
+  assert.doesNotMatch(text, /function loadDocuments\b|YAMLException/, "js-yaml's code is not");
+});
+
 test('the prebuilt schemas and catalog fingerprint the build wrote are what a start would compute', () => {
   const written = loadPrebuilt(new URL('prebuilt.json', `file://${DIST}`));
   assert.ok(written, 'npm run build writes dist/prebuilt.json');

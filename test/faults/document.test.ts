@@ -218,7 +218,7 @@ test('a start from the disk copy does not import again, at its refresh, the upst
         // Counts the imports, as the runtime's memo wraps them.
         importDocument: (document, importNow, fresh) => {
           if (fresh) freshImports += 1;
-          return importNow(document.resolved);
+          return importNow(document.source);
         },
       });
     try {
@@ -269,6 +269,45 @@ test('a cache folder that cannot be written is said at warn, once, with what it 
       await eventually(() => server.stderr().includes('could not keep openapi.json on disk'), 6000, 'the warning');
       assert.match(server.stderr(), /every start will fetch the document first/);
       assert.equal(server.stderr().match(/could not keep openapi\.json on disk/g)?.length, 1, 'said once');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+test('operations skipped for one reason are one warning naming the first few: 340 beyond the import cap are not 340 lines', async () => {
+  await withFakeUpstream(async (fake) => {
+    const doc = catalogDocument() as { paths: Record<string, unknown> };
+    const beyond = 340;
+    // Two operations skipped for a reason of their own (before the cap: beyond it nothing is read) are each still named.
+    doc.paths['/v1/bad/one'] = operation('bad.one', {
+      parameters: [
+        { name: 'x', in: 'query' },
+        { name: 'x', in: 'query' },
+      ],
+    });
+    doc.paths['/v1/bad/two'] = operation('bad.two', { parameters: [{ in: 'query' }] });
+    for (let i = 0; i < MAX_IMPORTED_DATASETS + beyond; i += 1) doc.paths[`/v1/many/d${i}`] = operation(`many.d${i}`);
+    fake.document = doc;
+    const server = await connectV2({ baseUrl: fake.url, key: KEY, env: { MARKET_DATA_LOG_LEVEL: 'warn' } });
+    try {
+      assert.ok((await server.client.listTools()).tools.some((t) => t.name === 'many_d0'));
+      const lines = server
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('skipped'))
+        .map((line) => JSON.parse(line) as { msg: string; reason: string; count?: number; paths?: string[]; path?: string });
+      const capped = lines.filter((line) => line.reason.startsWith(`more than ${MAX_IMPORTED_DATASETS} datasets`));
+      assert.equal(capped.length, 1, 'one line for the cap');
+      assert.equal(capped[0]?.count, beyond);
+      assert.deepEqual(capped[0]?.paths, ['/v1/many/d100', '/v1/many/d101', '/v1/many/d102', '/v1/many/d103', '/v1/many/d104']);
+      assert.deepEqual(
+        lines
+          .filter((line) => line.path !== undefined)
+          .map((line) => line.path)
+          .sort(),
+        ['/v1/bad/one', '/v1/bad/two'],
+      );
     } finally {
       await server.close();
     }

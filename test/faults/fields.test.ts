@@ -82,3 +82,39 @@ for (const cache of ['on', 'off'] as const) {
     });
   });
 }
+
+test("a dataset the upstream adds, whose document lists its rows' fields by $ref, refuses a first call naming none of them before any request", async () => {
+  await withFakeUpstream(async (fake) => {
+    const doc = documentListingRows() as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+    // Its answer model is resolved and read only when a call asks for its fields (the import lists it without).
+    doc.paths['/v1/extra/borrow/{ticker}'] = {
+      get: {
+        operationId: 'extra.borrow',
+        parameters: [{ name: 'ticker', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Z]{1,5}$' } }],
+        responses: {
+          '200': { description: 'rows', content: { 'application/json': { schema: { $ref: '#/components/schemas/BorrowRows' } } } },
+        },
+      },
+    };
+    doc.components.schemas['BorrowRows'] = {
+      type: 'object',
+      properties: { data: { type: 'array', items: { $ref: '#/components/schemas/BorrowRow' } } },
+    };
+    doc.components.schemas['BorrowRow'] = { type: 'object', properties: { ticker: { type: 'string' }, borrow_fee: { type: 'number' } } };
+    fake.document = doc;
+    fake.answer = () => ({ body: { data: [{ ticker: 'AAPL', borrow_fee: 0.3 }], _meta: {} } });
+    const server = await connectV2({ baseUrl: fake.url, key: KEY });
+    try {
+      const refused = await server.client.callTool({ name: 'extra_borrow', arguments: { ticker: 'AAPL', fields: ['shorts_pct'] } });
+      const error = errorOf(refused);
+      assert.equal(error.code, 'VALIDATION_ERROR');
+      assert.match(error.hint ?? '', /borrow_fee/, 'the hint lists the documented fields');
+      assert.equal(fake.dataRequests().length, 0, 'refused before any request');
+      const answered = await server.client.callTool({ name: 'extra_borrow', arguments: { ticker: 'AAPL', fields: ['borrow_fee'] } });
+      assert.notEqual(answered.isError, true);
+      assert.equal(fake.dataRequests().length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});

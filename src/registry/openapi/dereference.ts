@@ -10,7 +10,9 @@
  * with that reason, not the whole document).
  *
  * Resolved references are shared objects, so the result is read, never written or
- * serialised: the registry keeps and hashes the document as received.
+ * serialised: the registry keeps and hashes the document as received. The registry reads a
+ * document an item at a time (document-source.ts), with these options; a document is
+ * resolved whole here when its `$id`s scope what a reference means.
  */
 import $RefParser, { JSONParserErrorGroup } from '@apidevtools/json-schema-ref-parser';
 
@@ -21,13 +23,13 @@ export interface DereferencedDocument {
   readonly resolved: unknown;
 }
 
-const OPTIONS = {
+export const OPTIONS = {
   resolve: { external: false },
   dereference: { circular: 'ignore' as const, preservedProperties: ['description', 'summary'] },
   continueOnError: true,
 };
 
-/** Resolves the document's internal references; one without any (by its text) is returned as it is. */
+/** Resolves the whole document's internal references; one without any (by its text) is returned as it is. */
 export async function dereferenceDocument(raw: unknown, text = JSON.stringify(raw) ?? ''): Promise<DereferencedDocument> {
   if (typeof raw !== 'object' || raw === null || !text.includes('"$ref"')) return { raw, resolved: raw };
   try {

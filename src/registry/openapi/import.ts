@@ -1,9 +1,12 @@
 /**
  * The upstream's /v1/openapi.json → datasets. The document is data to validate, never
- * code to trust: its references are resolved first (dereference.ts), its operations read
- * as OpenAPI allows them to be written (operations.ts, schema-forms.ts), each taken or
- * skipped on its own with a reason; tool names that would collide are skipped; upstream
- * patterns run only on a linear-time engine; upstream text is capped and marked.
+ * code to trust: its operations are read one at a time, each cleaned and its references
+ * resolved as it is read (document-source.ts, dereference.ts), as OpenAPI allows them to be
+ * written (operations.ts, schema-forms.ts), each taken or skipped on its own with a reason;
+ * tool names that would collide are skipped; upstream patterns run only on a linear-time
+ * engine; upstream text is capped and marked. An operation beyond the cap on datasets the
+ * upstream adds is skipped without being read (a malformed one says so no more: the cap is
+ * its reason), so that a first start costs what the datasets offered cost.
  *
  * A dataset we know is its route, which the spec fixes (its GET path, whatever the
  * document calls its path variable); operation ids are left open by the spec, so the
@@ -26,7 +29,16 @@ import * as p from '../../catalog/params.js';
 import { registryPath, registryText } from '../../catalog/registry-text.js';
 import type { CacheClass, DatasetDefinition, WireForm } from '../../catalog/types.js';
 import { namespaceOf, portableOperationId, routeOf, snakeName, TOOL_PARAM_NAME } from './names.js';
-import { readOperations, shown, type DocumentOperation, type DocumentParameter } from './operations.js';
+import { plainSource, type DocumentSource } from './document-source.js';
+import {
+  listOperations,
+  readListed,
+  shown,
+  Unusable,
+  type DocumentOperation,
+  type DocumentParameter,
+  type ListedOperation,
+} from './operations.js';
 import { canonical, cleanSchema, NOT_REVIEWED, toZod } from './parameter-schema.js';
 import { rowFieldsOf } from './row-fields.js';
 import { saysLess } from './says-less.js';
@@ -73,6 +85,17 @@ export interface ImportReport {
   accepted: string[];
   /** Operation id → the document's key of its operation, for each dataset read from the document. */
   keys: Record<string, string>;
+}
+
+/** What each import left to first use (withFieldsWhenAsked), by its report: a report stays data. */
+const deferredOf = new WeakMap<ImportReport, (() => void)[]>();
+
+/**
+ * Reads now what an import left to first use (the row fields of the datasets the upstream
+ * adds, from their success answers), so that its document is no longer held for them.
+ */
+export function settleImport(report: ImportReport): void {
+  for (const read of deferredOf.get(report)?.splice(0) ?? []) read();
 }
 
 export interface ImportOptions {
@@ -129,7 +152,8 @@ function jsonOf(schema: z.ZodType): Record<string, unknown> {
  * snake_case form.
  */
 function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], known: DatasetDefinition | undefined): string {
-  const role = roleOf(param.name, param.schema.type, param.schema.format);
+  // Only a dataset we know has names of its own to give (a first start asked this of 600 parameters it then snake_cased).
+  const role = known ? roleOf(param.name, param.schema.type, param.schema.format) : undefined;
   if (known && role && !Object.hasOwn(known.query, param.name)) {
     const ours = Object.entries({ ...known.query, ...(known.toolOutput ? {} : known.shaping) }).find(([name, schema]) => {
       const json = jsonOf(schema);
@@ -233,7 +257,7 @@ function localParamsOf(known: DatasetDefinition, offered: Readonly<Record<string
 }
 
 /** A catalog dataset whose operation the document lists in a form this server cannot read: it says so, and sends nothing. */
-function unreadable(known: DatasetDefinition, reason: string): DatasetDefinition {
+function unreadableDataset(known: DatasetDefinition, reason: string): DatasetDefinition {
   // The reason quotes the document's names only as shown() passes them.
   return {
     ...known,
@@ -251,20 +275,65 @@ interface Context {
   seen: Set<string>;
   converted: ConvertedParams;
   namespace: string;
+  /** Reads the import left to first use (withFieldsWhenAsked), for settleImport. */
+  deferred: (() => void)[];
 }
 
+/** Imports a document whose references are resolved (or that has none), read whole. */
 export function datasetsFromOpenApi(document: unknown, options: ImportOptions = {}): ImportReport {
+  return importOperations(plainSource(document), options);
+}
+
+/**
+ * Operations read ahead of need in one crawl of the reader: the cap's worth and a few more at
+ * first (an operation that cannot be used leaves its place to the next), then a few at a time.
+ */
+const FIRST_MARGIN = 4;
+const READ_AHEAD = 16;
+
+/**
+ * Imports a document read an operation at a time (document-source.ts): the catalog's routes
+ * and the operations the cap takes are read; an operation the upstream adds beyond the cap
+ * is skipped unread, so a registry of any size costs what the datasets offered cost.
+ */
+export function importOperations(source: DocumentSource, options: ImportOptions = {}): ImportReport {
   const catalog = options.catalog ?? DATASETS;
   const nameOf = options.toolNameOf ?? defaultToolName;
   const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [], retired: [], keptAbsent: [], keys: {} };
-  const paths = typeof document === 'object' && document !== null ? (document as { paths?: unknown }).paths : undefined;
-  if (typeof paths !== 'object' || paths === null || Array.isArray(paths)) return { ...report, datasets: [...catalog] };
   // Bound by route, the one thing the spec fixes for every dataset.
   const byRoute = new Map<string, DatasetDefinition>(catalog.map((d) => [routeOf(d.path), d]));
   // Tool names belong to the catalog first, then to the first upstream operation that claims one.
   const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
   for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
-  const read = readOperations(document, options.baseUrl);
+  const listed = listOperations(source, options.baseUrl);
+  const position = new Map(source.keys.map((key, i) => [key, i]));
+  const knownOf = (entry: { path: string }): DatasetDefinition | undefined => byRoute.get(routeOf(entry.path));
+  const isMeta = (entry: ListedOperation): boolean =>
+    META_PATHS.has(entry.path) || (typeof entry.operationId === 'string' && entry.operationId.startsWith('meta.'));
+  // What the cap may take, in the document's order; read ahead of need, a crawl at a time.
+  const candidates = listed.operations.filter((entry) => !knownOf(entry) && !isMeta(entry));
+  const readFirst = listed.operations.filter((entry) => knownOf(entry) || isMeta(entry));
+  let readUpTo = MAX_IMPORTED_DATASETS + FIRST_MARGIN;
+  source.prefetch([...readFirst, ...candidates.slice(0, readUpTo)].map((entry) => entry.key));
+  /** Operations that could not be read, reported first as they always were, in the document's order. */
+  const unreadable: { key: string; path: string; at: number; reason: string }[] = listed.skipped.map((s) => ({
+    ...s,
+    at: position.get(s.key) ?? 0,
+  }));
+  const read = new Map<ListedOperation, DocumentOperation>();
+  const readOne = (entry: ListedOperation): DocumentOperation | undefined => {
+    try {
+      const op = readListed(source, entry);
+      read.set(entry, op);
+      return op;
+    } catch (error) {
+      if (!(error instanceof Unusable)) throw error;
+      unreadable.push({ key: entry.key, path: entry.path, at: position.get(entry.key) ?? 0, reason: error.message });
+      return undefined;
+    }
+  };
+  for (const entry of readFirst) readOne(entry);
+  unreadable.sort((a, b) => a.at - b.at);
   const ctx: Context = {
     report,
     catalog,
@@ -273,35 +342,56 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
     nameOf,
     seen: new Set(),
     converted: new Map(),
+    deferred: [],
     namespace: namespaceOf(
-      read.operations.flatMap((op) => {
-        const dataset = byRoute.get(routeOf(op.path));
+      [...read].flatMap(([entry, op]) => {
+        const dataset = knownOf(entry);
         return dataset ? [{ raw: op.operationId, dataset }] : [];
       }),
     ),
   };
+  deferredOf.set(report, ctx.deferred);
   /** Catalog routes in the document, usable or not. */
   const present = new Set<string>();
-  for (const skipped of read.skipped) {
-    const known = byRoute.get(routeOf(skipped.path));
-    if (known) {
-      present.add(routeOf(known.path));
-      ctx.seen.add(known.operationId);
-      report.keys[known.operationId] = skipped.key;
-      report.datasets.push(unreadable(known, skipped.reason));
-    }
-    report.skipped.push({ path: registryPath(skipped.key, 120) || '(unnamed path)', reason: skipped.reason });
+  // A catalog dataset whose operation cannot be read keeps its tool, which says why.
+  for (const skipped of unreadable) {
+    const known = knownOf(skipped);
+    if (!known) continue;
+    present.add(routeOf(known.path));
+    ctx.seen.add(known.operationId);
+    report.keys[known.operationId] = skipped.key;
+    report.datasets.push(unreadableDataset(known, skipped.reason));
   }
-  for (const [index, op] of read.operations.entries()) {
-    if (META_PATHS.has(op.path) || (typeof op.operationId === 'string' && op.operationId.startsWith('meta.'))) continue;
-    if (index >= MAX_PATHS) {
-      report.skipped.push({ path: registryPath(op.key, 120), reason: `more than ${MAX_PATHS} paths in the document` });
+  let index = 0;
+  let candidate = 0;
+  for (const entry of listed.operations) {
+    const known = knownOf(entry);
+    const meta = isMeta(entry);
+    const takes = !known && !meta && report.added.length < MAX_IMPORTED_DATASETS;
+    if (!known && !meta) candidate += 1;
+    if (takes && candidate > readUpTo) {
+      source.prefetch(candidates.slice(candidate - 1, candidate - 1 + READ_AHEAD).map((c) => c.key));
+      readUpTo = candidate - 1 + READ_AHEAD;
+    }
+    const op = read.get(entry) ?? (takes ? readOne(entry) : undefined);
+    // An operation that could not be read is no operation: reported with the others, and not counted.
+    if ((known || meta || takes) && op === undefined) continue;
+    const at = index;
+    index += 1;
+    if (meta) continue;
+    if (at >= MAX_PATHS) {
+      report.skipped.push({ path: registryPath(entry.key, 120), reason: `more than ${MAX_PATHS} paths in the document` });
       break;
     }
-    const known = byRoute.get(routeOf(op.path));
     if (known) present.add(routeOf(known.path));
-    importOperation(op, known, ctx);
+    if (op) importOperation(op, known, ctx);
+    // Beyond the cap, an operation the upstream adds is not read at all.
+    else report.skipped.push({ path: registryPath(entry.key, 120) || '(unnamed path)', reason: CAP_REASON });
   }
+  report.skipped = [
+    ...unreadable.sort((a, b) => a.at - b.at).map((s) => ({ path: registryPath(s.key, 120) || '(unnamed path)', reason: s.reason })),
+    ...report.skipped,
+  ];
   // A document with no usable operation is broken, not a retirement of every dataset.
   if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
   retireAbsent(ctx, present, options);
@@ -315,6 +405,28 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
   return report;
 }
 
+const CAP_REASON = `more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`;
+
+/**
+ * A dataset the upstream adds, its row fields read from its operation's success answers when
+ * first asked for (a call with `fields`, src/mcp/documented-fields.ts), or when the import is
+ * settled: resolving and reading the answer models of the 100 datasets a first start lists was
+ * about a third of importing a registry written with `$ref` (BENCHMARKS.md), and most are
+ * never called.
+ */
+function withFieldsWhenAsked(dataset: DatasetDefinition, op: DocumentOperation, deferred: (() => void)[]): DatasetDefinition {
+  let unread: DocumentOperation | undefined = op;
+  let fields: readonly string[] | undefined;
+  // Once read, the operation (and the document it holds) is let go.
+  const read = (): readonly string[] | undefined => {
+    if (unread) [fields, unread] = [rowFieldsOf(unread.response), undefined];
+    return fields;
+  };
+  Object.defineProperty(dataset, 'responseFields', { enumerable: true, configurable: true, get: read });
+  deferred.push(read);
+  return dataset;
+}
+
 function importOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context): void {
   const { report } = ctx;
   const skip = (reason: string): void => {
@@ -323,7 +435,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
     if (known && !ctx.seen.has(known.operationId)) {
       ctx.seen.add(known.operationId);
       report.keys[known.operationId] = op.key;
-      report.datasets.push(unreadable(known, reason));
+      report.datasets.push(unreadableDataset(known, reason));
     }
   };
   // A dataset we know keeps our id (its tool name); another gets a portable one.
@@ -332,8 +444,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   const toolName = ctx.nameOf(operationId);
   const owner = ctx.owners.get(toolName);
   if (owner !== undefined && owner !== operationId) return skip(`tool name ${toolName} is already taken${owner ? ` by ${owner}` : ''}`);
-  if (!known && report.added.length >= MAX_IMPORTED_DATASETS)
-    return skip(`more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`);
+  if (!known && report.added.length >= MAX_IMPORTED_DATASETS) return skip(CAP_REASON);
   let params: Parsed;
   try {
     params = parseParameters(op, known, ctx.converted);
@@ -344,8 +455,10 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   ctx.owners.set(toolName, operationId);
   report.accepted.push(op.key);
   report.keys[operationId] = op.key;
-  // The row fields the document lists, where our catalog has no response schema of its own.
-  const responseFields = known?.response ? undefined : rowFieldsOf(op.response);
+  // The row fields the document lists, where our catalog has no response schema of its own: read
+  // now for a catalog dataset (they tell whether the document changed it), when first asked for
+  // for one the upstream adds (withFieldsWhenAsked).
+  const responseFields = known && !known.response ? rowFieldsOf(op.response) : undefined;
   const wire = {
     ...(Object.keys(params.upstreamNames).length > 0 ? { upstreamNames: params.upstreamNames } : {}),
     ...(params.pathParams.length > 0 ? { pathParams: params.pathParams } : {}),
@@ -358,7 +471,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
     // Short: the tool list is read on every turn, and length is what repetition buys.
     const text = registryText(op.description ?? op.summary ?? '', 200);
     report.added.push(operationId);
-    report.datasets.push({
+    const added: DatasetDefinition = {
       operationId,
       title: `${title} ${NOT_REVIEWED}`,
       // Marked, so that the agent weighs it as the registry's word, not ours.
@@ -367,7 +480,8 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
       ...wire,
       onDemand: op.onDemand === true,
       cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
-    });
+    };
+    report.datasets.push(withFieldsWhenAsked(added, op, ctx.deferred));
     return;
   }
   const local = localParamsOf(known, params.query);

@@ -9,6 +9,7 @@
  * (a required header it does not send), and the reason is kept for the report.
  */
 import { registryPath } from '../../catalog/registry-text.js';
+import type { DocumentSource } from './document-source.js';
 import { plainSchema, type PlainSchema } from './schema-forms.js';
 
 /** A name of the document quoted in a reason: its own characters only, short (the reason reaches a tool's description). */
@@ -37,14 +38,24 @@ export interface DocumentOperation {
   readonly summary: string | undefined;
   readonly description: string | undefined;
   readonly parameters: readonly DocumentParameter[];
-  /** The JSON schema of a 200 answer, when the document gives one. */
+  /** The JSON schema of a 200 answer, when the document gives one: read (and resolved) when first asked for. */
   readonly response: PlainSchema | undefined;
   readonly onDemand: boolean | undefined;
   readonly cacheClass: unknown;
 }
 
-export interface OperationsRead {
-  readonly operations: DocumentOperation[];
+/** A GET operation of the document, listed before it is read (reading resolves and cleans its item). */
+export interface ListedOperation {
+  readonly key: string;
+  readonly path: string;
+  /** Its id as written, for telling a meta endpoint apart without reading it. */
+  readonly operationId: unknown;
+}
+
+export interface OperationsListed {
+  /** Every GET operation, in the document's order. */
+  readonly operations: ListedOperation[];
+  /** Path items that are no operation OpenAPI allows (not an object, or a GET that is not one). */
   readonly skipped: { key: string; path: string; reason: string }[];
   /** What every key sits below (from `servers` or `basePath`), '' when nothing. */
   readonly basePath: string;
@@ -58,36 +69,97 @@ const MAX_PARAMETERS = 50;
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 /** The answer a dataset's rows come in: a 200, else the first 2XX the document describes. */
 const SUCCESS = ['200', '2XX', '2xx', '203'];
-
-/** A problem that skips the operation, with the reason in words. */
-class Unusable extends Error {}
+/** What of a GET operation is read, besides its success answers. */
+const READ_OF_GET = ['operationId', 'summary', 'description', 'parameters', 'x-on-demand', 'x-cache-class'];
 
 /**
- * Reads every GET operation of a dereferenced document. `baseUrl` is where requests go:
- * relative `servers` resolve against the document's own address below it.
+ * How a part of a path item is read: whole, by its keys (each read as the function says), or
+ * not at all.
  */
-export function readOperations(resolved: unknown, baseUrl?: string): OperationsRead {
-  const document = isJson(resolved) ? resolved : {};
-  const paths = isJson(document['paths']) ? document['paths'] : {};
-  const basePath = basePathOf(document, baseUrl);
-  const operations: DocumentOperation[] = [];
-  const skipped: OperationsRead['skipped'] = [];
-  for (const [key, item] of Object.entries(paths)) {
+export type PartReading = 'whole' | ((key: string) => PartReading) | undefined;
+
+/**
+ * The parts of a path item this reader reads, by the keys it reads them under. To list an
+ * operation: its parameters and its GET's, the GET's words and flags. Its success answers
+ * (the row fields a tool checks `fields` against) only when they are first asked for: a first
+ * start lists up to 100 datasets the upstream adds, and most are never called. The rest (other
+ * methods, error answers, examples) is never resolved (document-source.ts).
+ */
+export type ItemReading = 'listing' | 'answers';
+
+const ITEM_READINGS: Record<ItemReading, PartReading> = {
+  listing: (key) =>
+    key === 'get' ? (part) => (READ_OF_GET.includes(part) ? 'whole' : undefined) : key === 'parameters' ? 'whole' : undefined,
+  answers: (key) =>
+    key === 'get' ? (part) => (part === 'responses' ? (code) => (SUCCESS.includes(code) ? 'whole' : undefined) : undefined) : undefined,
+};
+
+/** How a reading reads a whole path item. */
+export const itemReading = (reading: ItemReading): PartReading => ITEM_READINGS[reading];
+
+/**
+ * The parts of a path item a reading reads whole, to look for references in: a part that
+ * should be an object and is not, or is a reference, is read whole, as what it names.
+ */
+export function readParts(item: unknown, reading: ItemReading): unknown[] {
+  const parts: unknown[] = [];
+  const visit = (value: unknown, how: PartReading): void => {
+    if (how === 'whole' || (how !== undefined && (!isJson(value) || typeof value['$ref'] === 'string'))) parts.push(value);
+    else if (how !== undefined && isJson(value)) for (const key of Object.keys(value)) visit(value[key], how(key));
+  };
+  visit(item, ITEM_READINGS[reading]);
+  return parts;
+}
+
+/** Whether a reading reads the place these tokens name inside a path item, or something below it. */
+export function readsAt(tokens: readonly string[], reading: ItemReading): boolean {
+  let how = ITEM_READINGS[reading];
+  for (const token of tokens) {
+    if (how === 'whole') return true;
+    if (how === undefined) return false;
+    how = how(token);
+  }
+  return how !== undefined;
+}
+
+/** A problem that skips the operation, with the reason in words. */
+export class Unusable extends Error {}
+
+const NOT_AN_OPERATION = 'its GET operation is not an object';
+
+/**
+ * Lists the GET operations of a document without reading them: a path item is read (its
+ * references resolved, its text cleaned) only when readOperation is asked for it. `baseUrl`
+ * is where requests go: relative `servers` resolve against the document's own address below it.
+ */
+export function listOperations(source: DocumentSource, baseUrl?: string): OperationsListed {
+  const basePath = basePathOf(source.head, baseUrl);
+  const operations: ListedOperation[] = [];
+  const skipped: OperationsListed['skipped'] = [];
+  for (const key of source.keys) {
     const path = fullPath(basePath, key);
+    let shape = source.shape(key);
+    // A path item by reference: what it holds is known once resolved.
+    if (shape.kind === 'unknown') shape = shapeOfItem(source.item(key));
     // OpenAPI: a path item and its operations are objects; one without a GET is no dataset.
-    if (!isJson(item) || (item['get'] !== undefined && !isJson(item['get']))) {
-      skipped.push({ key, path, reason: 'its GET operation is not an object' });
-      continue;
-    }
-    if (!isJson(item['get'])) continue;
-    try {
-      operations.push(readOperation(key, path, item, item['get']));
-    } catch (error) {
-      if (!(error instanceof Unusable)) throw error;
-      skipped.push({ key, path, reason: error.message });
-    }
+    if (shape.kind === 'not-object' || shape.kind === 'get-not-object') skipped.push({ key, path, reason: NOT_AN_OPERATION });
+    else if (shape.kind === 'get') operations.push({ key, path, operationId: shape.operationId });
   }
   return { operations, skipped, basePath };
+}
+
+function shapeOfItem(item: unknown): ReturnType<DocumentSource['shape']> {
+  if (!isJson(item)) return { kind: 'not-object' };
+  if (item['get'] === undefined) return { kind: 'none' };
+  const get = item['get'];
+  return isJson(get) ? { kind: 'get', operationId: get['operationId'] } : { kind: 'get-not-object' };
+}
+
+/** One listed operation, read; throws Unusable with the reason it cannot be used. */
+export function readListed(source: DocumentSource, listed: ListedOperation): DocumentOperation {
+  const item = source.item(listed.key);
+  if (!isJson(item) || !isJson(item['get'])) throw new Unusable(NOT_AN_OPERATION);
+  return readOperation(listed.key, listed.path, item, item['get'], () => source.answers(listed.key));
 }
 
 /**
@@ -149,7 +221,8 @@ function fullPath(basePath: string, key: string): string {
   return `${basePath}${key.startsWith('/') ? '' : '/'}${key}`;
 }
 
-function readOperation(key: string, path: string, item: Json, get: Json): DocumentOperation {
+/** `answers`: the GET's `responses`, resolved when first asked for (the operation's `response`). */
+function readOperation(key: string, path: string, item: Json, get: Json, answers: () => unknown): DocumentOperation {
   const parameters = mergedParameters(item['parameters'], get['parameters']);
   const declared = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
   for (const variable of key.matchAll(/\{([^{}]*)\}/g)) {
@@ -157,6 +230,7 @@ function readOperation(key: string, path: string, item: Json, get: Json): Docume
     if (!declared.has(name)) throw new Unusable(`path variable {${shown(name)}} is declared by no parameter`);
   }
   const used = new Set([...key.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]));
+  let response: { read: PlainSchema | undefined } | undefined;
   return {
     key,
     path,
@@ -165,7 +239,10 @@ function readOperation(key: string, path: string, item: Json, get: Json): Docume
     description: typeof get['description'] === 'string' ? get['description'] : undefined,
     // A path parameter the path does not use cannot be sent anywhere: left out.
     parameters: parameters.filter((p) => p.in === 'query' || used.has(p.name)),
-    response: responseSchema(get['responses']),
+    get response() {
+      response ??= { read: responseSchema(answers()) };
+      return response.read;
+    },
     onDemand: typeof get['x-on-demand'] === 'boolean' ? get['x-on-demand'] : undefined,
     cacheClass: get['x-cache-class'],
   };

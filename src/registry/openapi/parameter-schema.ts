@@ -10,7 +10,7 @@ import { DATASETS } from '../../catalog/datasets.js';
 import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
 import * as p from '../../catalog/params.js';
 import { registryDefault, registryEnumValue, registryPatternShown, registryText } from '../../catalog/registry-text.js';
-import { compileUpstreamPattern } from '../../catalog/upstream-pattern.js';
+import { compileUpstreamPattern, type UpstreamPattern } from '../../catalog/upstream-pattern.js';
 import { shown, type DocumentParameter } from './operations.js';
 import type { PlainSchema } from './schema-forms.js';
 
@@ -44,10 +44,16 @@ export function cleanSchema(schema: PlainSchema): CleanSchema {
 const isDefaultValue = (value: unknown): value is string | number | boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
-/** JSON with keys sorted, so that key order never counts as a difference. */
+/**
+ * JSON with keys sorted, so that key order never counts as a difference. Sorted by code unit,
+ * not localeCompare: any one order does, and the first localeCompare of a process sets up
+ * ICU's collator (tens of ms of a first start, BENCHMARKS.md).
+ */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -61,6 +67,26 @@ function reviewedPatterns(): Set<string> {
       .filter((pattern): pattern is string => typeof pattern === 'string'),
   );
   return reviewed;
+}
+
+/** Our own patterns as the native engine runs them, by source. */
+const nativePatterns = new Map<string, UpstreamPattern>();
+
+/**
+ * How a document's pattern is run. One of our catalog's own (an upstream that publishes the
+ * spec's ticker pattern) runs on the native engine, as the catalog's own schemas run it, and is
+ * advertised: it is reviewed. Compiling it on RE2 at first use was a tenth of importing a
+ * 500-dataset registry (BENCHMARKS.md). Any other runs on RE2 (compileUpstreamPattern), or not at all.
+ */
+function patternOf(pattern: string): UpstreamPattern | undefined {
+  if (!reviewedPatterns().has(pattern)) return compileUpstreamPattern(pattern);
+  let native = nativePatterns.get(pattern);
+  if (!native) {
+    const expression = new RegExp(pattern);
+    native = { test: (value) => expression.test(value), backtrackingSafe: true };
+    nativePatterns.set(pattern, native);
+  }
+  return native;
 }
 
 /**
@@ -140,7 +166,7 @@ function scalar(name: string, given: PlainSchema, ours: z.ZodType | undefined): 
   if (fallback !== undefined && typeof fallback === (type === 'integer' ? 'number' : (type ?? 'string'))) json['default'] = fallback;
   let converted: z.ZodType = z.fromJSONSchema(json);
   for (const [index, pattern] of (patterns ?? []).entries()) {
-    const compiled = compileUpstreamPattern(pattern);
+    const compiled = patternOf(pattern);
     if (!compiled) {
       // No linear-time engine accepts it: our own schema for that name, or none at all.
       if (ours) return ours;
@@ -148,8 +174,7 @@ function scalar(name: string, given: PlainSchema, ours: z.ZodType | undefined): 
     }
     converted = converted.refine((value) => typeof value !== 'string' || compiled.test(value), { message: 'does not match the pattern' });
     // Hosts may run an advertised pattern on a backtracking engine: advertise only the first, and only a safe one.
-    if (index === 0 && (compiled.backtrackingSafe || reviewedPatterns().has(pattern)) && registryPatternShown(pattern))
-      converted = converted.meta({ pattern });
+    if (index === 0 && compiled.backtrackingSafe && registryPatternShown(pattern)) converted = converted.meta({ pattern });
   }
   if (format === 'date')
     converted = converted.refine((v) => typeof v === 'string' && p.isRealCalendarDate(v), { message: 'not a real calendar date' });
