@@ -17,7 +17,7 @@
 import { ApiError } from '../api/errors.js';
 import type { PermitOutcome } from '../api/gate/account-gate.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
-import { QueuePace } from '../api/gate/queue-pace.js';
+import { heldThroughRetryWait, QueuePace } from '../api/gate/queue-pace.js';
 import { RateWindow } from '../api/gate/rate-window.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
 
@@ -45,7 +45,7 @@ export class LateTurns {
     this.inFlight = Math.max(0, this.inFlight - 1);
     // As the account gate counts them: a free request (the start-up openapi.json) says nothing of a data call's time.
     if (!request.free) {
-      this.pace.answered(request.at, now);
+      this.pace.answered(request.at, now, !heldThroughRetryWait(outcome));
       if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - request.at);
     }
     // Refused for the in-flight cap: the answer's headers say whether the server counted it.
@@ -55,7 +55,7 @@ export class LateTurns {
 
   /** Whether calls are waiting here: the pace of a queue is its own requests'. */
   waiting(queued: boolean): void {
-    if (queued) this.pace.queued(this.latency.ms);
+    if (queued) this.pace.queued({ expectedMs: this.latency.ms, quickestMs: this.latency.quickestMs });
     else this.pace.emptied();
   }
 

@@ -19,7 +19,7 @@ import {
   settleImport,
   type ImportReport,
 } from '../../src/registry/openapi/import.js';
-import { toolInputJsonSchema } from '../../src/mcp/input-schema.js';
+import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
 import { sanitizeDeep } from '../../src/sanitize.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
