@@ -4,14 +4,14 @@
  *   market-data-mcp [--demo] [--toolsets a,b] [--tools a,b] [--exclude-tools a,b] [--hide-inaccessible]   stdio (default)
  *   market-data-mcp --http [--port 3000] [--host 127.0.0.1] [--allowed-hosts a,b] [--demo]  Streamable HTTP
  *   market-data-mcp simulator [--port 8080] [--host 127.0.0.1]        the API simulator
- *   market-data-mcp keys …                                             the per-user key map (src/ops/keys-command.ts)
+ *   market-data-mcp keys …                                             the per-user key map (src/team/keys-command.ts)
  * Every command answers --help (src/cli-help.ts).
  */
 import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } from './cli-help.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { OAUTH_ENV, oauthSettings } from './auth/settings.js';
-import { tracingWanted } from './ops/tracing-settings.js';
+import { tracingWanted } from './observe/tracing-settings.js';
 import { createRuntime, packageVersion, TOOLSETS } from './runtime.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
@@ -23,8 +23,8 @@ import { serveOverStdio } from './transports/stdio.js';
 async function moreEnvironment(): Promise<string> {
   const [{ HTTP_MAX_CONNECTIONS_ENV }, { KEY_MAP_ENV }, { DAILY_UNITS_ENV }, { DIALECT_ENV, DIALECT_NAMES }] = await Promise.all([
     import('./transports/http-limits.js'),
-    import('./ops/key-directory.js'),
-    import('./ops/daily-budget.js'),
+    import('./team/key-directory.js'),
+    import('./team/daily-budget.js'),
     import('./simulator/dialect.js'),
   ]);
   const http = [
@@ -104,11 +104,13 @@ async function runServer(args: string[]): Promise<void> {
   if (access && !access.ok) throw new Error(access.problem);
   const oauth = values.http ? oauthSettings(process.env) : undefined;
   if (oauth && !oauth.ok) throw new Error(oauth.problem);
-  // Metrics, audit and sign-in of the team server (src/ops, src/auth) load only with --http.
-  const team = access?.ok ? (await import('./ops/team.js')).createTeamOps(process.env) : undefined;
-  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/ops/tracing-settings.ts).
+  // Metrics, audit and sign-in of the team server (src/observe, src/team, src/auth) load only with --http.
+  const team = access?.ok ? (await import('./team/team.js')).createTeamOps(process.env) : undefined;
+  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts).
   const transport = values.http ? 'tcp' : 'pipe';
-  const tracing = tracingWanted(process.env) ? (await import('./ops/tracing.js')).startToolTracing(packageVersion(), transport) : undefined;
+  const tracing = tracingWanted(process.env)
+    ? (await import('./observe/tracing.js')).startToolTracing(packageVersion(), transport)
+    : undefined;
   const traced = tracing && !('failed' in tracing) ? tracing : undefined;
   const runtime = await createRuntime(process.env, {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
@@ -121,7 +123,7 @@ async function runServer(args: string[]): Promise<void> {
     hideInaccessible: values['hide-inaccessible'],
     redisUrl: values['redis-url'],
   });
-  if (tracing) (await import('./ops/tracing.js')).reportTracing(runtime.log, tracing, transport);
+  if (tracing) (await import('./observe/tracing.js')).reportTracing(runtime.log, tracing, transport);
   if (access?.ok && team && httpPort !== undefined) {
     const { serveHttp } = await import('./transports/http.js');
     const served = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
@@ -147,7 +149,7 @@ async function main(argv: string[]): Promise<void> {
     readArgs(rest, {}, 'demo');
     return (await import('./demo.js')).runDemo();
   }
-  return (await import('./ops/keys-command.js')).keysCommandLine(rest, process.env);
+  return (await import('./team/keys-command.js')).keysCommandLine(rest, process.env);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

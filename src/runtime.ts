@@ -51,15 +51,15 @@ export interface RuntimeFlags {
   simulator?: SimulatorOptions | undefined;
   /** Wait at most this long for the upstream openapi.json before serving. */
   registryWaitMs?: number | undefined;
-  /** Puts the account gate behind another (metrics, fair shares: src/ops) for every call; `redis` when the account is shared on it. */
+  /** Puts the account gate behind another (metrics, fair shares: src/observe, src/team) for every call; `redis` when the account is shared on it. */
   wrapGate?: ((gate: AccountGate, redis: SharedAccount<ApiResult>['redis']) => AccountGate) | undefined;
-  /** What wraps every tool of the runtime's servers (traces: src/ops/tracing.ts). */
+  /** What wraps every tool of the runtime's servers (traces: src/observe/tracing.ts). */
   middleware?: ToolMiddleware | undefined;
   /** Run once the runtime has closed (tracing sends the spans it still holds). */
   afterClose?: (() => Promise<void>) | undefined;
 }
 
-/** Made once: what the transports serve, never rewritten after (a team's server derives its own deps: src/ops/team.ts). */
+/** Made once: what the transports serve, never rewritten after (a team's server derives its own deps: src/team/team.ts). */
 export interface Runtime {
   readonly config: Config;
   readonly log: Logger;
@@ -227,8 +227,8 @@ async function sharedAccount(
 ): Promise<SharedAccount<ApiResult> | undefined> {
   if (!config.redisUrl || !apiKey) return undefined;
   const { createSharedAccount } = await import('./redis/factory.js');
-  const { teamAccountKeys } = await import('./ops/account-keys.js');
-  const { sealFor } = await import('./ops/sealed-values.js');
+  const { teamAccountKeys } = await import('./redis/team-keys.js');
+  const { sealFor } = await import('./redis/sealed-values.js');
   const fallback = new InProcessAccountGate();
   // Never waits on Redis: the gate starts on the fallback and logs when it joins Redis
   // (or that Redis does not answer); api_status shows the mode meanwhile.

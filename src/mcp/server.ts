@@ -39,7 +39,7 @@ export interface ServerDeps {
   hidden?: ReadonlySet<string>;
   /** The tools the user chose (--toolsets, --tools, --exclude-tools) beyond datasets; every one without it. */
   offers?: (tool: OfferedTool) => boolean;
-  /** What wraps every tool before it is registered (traces, audit and metrics: src/ops), composed once where these deps are made. */
+  /** What wraps every tool before it is registered (traces, audit and metrics: src/observe), composed once where these deps are made. */
   middleware?: ToolMiddleware | undefined;
 }
 

@@ -50,7 +50,7 @@ export interface RedisCacheOptions {
   /** Larger entries are not stored (at most an eighth of maxBytes, so one never empties the tier). */
   maxEntryBytes?: number;
   log?: Pick<Logger, 'debug'> | undefined;
-  /** Seals values before they are stored and opens them when read (src/ops/sealed-values.ts); an entry that does not open is a miss. */
+  /** Seals values before they are stored and opens them when read (src/redis/sealed-values.ts); an entry that does not open is a miss. */
   seal?: { seal(plain: string, name: string): string; open(sealed: string, name: string): string | undefined } | undefined;
 }
 

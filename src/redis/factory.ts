@@ -19,9 +19,9 @@ export interface AccountGateFactoryOptions {
   /** The in-process gate: the gate itself without Redis, the fallback with it. */
   fallback: AccountGate;
   log?: Pick<Logger, 'warn' | 'info' | 'debug'> | undefined;
-  /** Redis key names (src/ops/account-keys.ts names the gate by account); by default all named by the key. */
+  /** Redis key names (src/redis/team-keys.ts names the gate by account); by default all named by the key. */
   keys?: AccountKeys | undefined;
-  /** Seals the cache tier's values (src/ops/sealed-values.ts). */
+  /** Seals the cache tier's values (src/redis/sealed-values.ts). */
   seal?: RedisCacheOptions['seal'];
   /** A link to share with the cache tier; created (and closed with the gate) when absent. */
   link?: RedisLink | undefined;
@@ -110,7 +110,7 @@ export interface SharedAccount<T> {
   gate: AccountGate;
   /** The second cache tier; undefined without Redis (the in-process LRU is then the only one). */
   cache: RedisCacheTier<T> | undefined;
-  /** The account's Redis link and key names, for what else shares the account across nodes (fair turns: src/ops). */
+  /** The account's Redis link and key names, for what else shares the account across nodes (fair turns: src/team). */
   redis?: { link: RedisLink; keys: AccountKeys } | undefined;
   close(): Promise<void>;
 }

@@ -18,7 +18,7 @@ import { EXIT_GRACE_MS, exitAfter } from './exit.js';
 import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 import { ListenStreams } from './http-listen.js';
-import { auditWhenAnswered, rpcOf, type AuditEntry } from './http-audit.js';
+import { auditWhenAnswered, rpcOf, type AuditEntry } from '../observe/http-audit.js';
 
 function pathOf(req: IncomingMessage): string {
   return new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -34,9 +34,9 @@ export async function serveHttp(
     host: string;
     access: HttpAccess;
     door?: FrontDoor | undefined;
-    /** The dependencies of a request of this caller (the caller's own key: src/ops/user-accounts.ts). */
+    /** The dependencies of a request of this caller (the caller's own key: src/team/user-accounts.ts). */
     deps?: ((caller: Caller | undefined) => Promise<ServerDeps>) | undefined;
-    /** Closes, before the runtime, what the team's server opened (src/ops/team.ts). */
+    /** Closes, before the runtime, what the team's server opened (src/team/team.ts). */
     closing?: (() => Promise<void>) | undefined;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
@@ -58,7 +58,7 @@ export async function serveHttp(
     toNodeHandler(markingHandler(handler, (body) => Object.assign(entry, rpcOf(body))));
   const validateHost = hostHeaderValidation(options.access.allowedHosts);
   const validateOrigin = originValidation(options.access.allowedHosts);
-  // OAuth sign-in, health and metrics live in src/auth and src/ops; without them, the static token.
+  // OAuth sign-in, health and metrics live in src/auth, src/team and src/observe; without them, the static token.
   const door = options.door ?? createFrontDoor({ staticToken: bearerGuard(options.access.token) });
   // Responses not yet ended: at shutdown they are let finish, and their connections then end.
   const inFlight = new Set<ServerResponse>();

@@ -4,8 +4,8 @@ import { createRedisCacheTier } from '../../src/redis/cache.js';
 import { ApiError } from '../../src/api/errors.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate } from '../../src/redis/gate.js';
-import { teamAccountKeys } from '../../src/ops/account-keys.js';
-import { sealFor } from '../../src/ops/sealed-values.js';
+import { teamAccountKeys } from '../../src/redis/team-keys.js';
+import { sealFor } from '../../src/redis/sealed-values.js';
 import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
 
 const KEY_A = 'desk-key-aaaaaaaa';

@@ -4,8 +4,8 @@ import type { PermitOutcome, PermitRequest } from '../../src/api/gate/account-ga
 import { ApiError } from '../../src/api/errors.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/ops/daily-budget.js';
-import { RedisBudgetLedger } from '../../src/ops/redis-budget-ledger.js';
+import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/team/daily-budget.js';
+import { RedisBudgetLedger } from '../../src/redis/budget-ledger.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFakeUpstream } from '../faults/fake-upstream.js';
 import { testCall } from '../helpers/call.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { FairShareGate } from '../../src/ops/fair-share-gate.js';
-import { WindowPacer } from '../../src/ops/window-pacer.js';
+import { FairShareGate } from '../../src/team/fair-share-gate.js';
+import { WindowPacer } from '../../src/team/window-pacer.js';
 import { FakeClock, settle } from '../api/fake-clock.js';
 
 const PER_WINDOW = 60;

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { FairShareGate } from '../../src/ops/fair-share-gate.js';
-import { lateInTurns } from '../../src/ops/late-turns.js';
+import { FairShareGate } from '../../src/team/fair-share-gate.js';
+import { lateInTurns } from '../../src/team/late-turns.js';
 import { FakeClock, settle } from '../api/fake-clock.js';
 
 const PER_WINDOW = 60;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { readinessProbe } from '../../src/ops/health.js';
+import { readinessProbe } from '../../src/team/health.js';
 
 test('/readyz: not ready while the gate is off Redis or the upstream does not answer; probes are spaced on the clock', async () => {
   let now = 0;

@@ -9,8 +9,8 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer, Server } from '@modelcontextprotocol/server';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLiveServer, createServer } from '../../src/mcp/server.js';
-import { createTeamOps } from '../../src/ops/team.js';
-import { startTracing, traceToolCalls } from '../../src/ops/tracing.js';
+import { createTeamOps } from '../../src/team/team.js';
+import { startTracing, traceToolCalls } from '../../src/observe/tracing.js';
 import { createRuntime } from '../../src/runtime.js';
 import { freshCacheDir } from '../helpers/mcp.js';
 

@@ -5,8 +5,8 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createServer } from '../../src/mcp/server.js';
-import { startTracing, traceToolCalls } from '../../src/ops/tracing.js';
-import { tracingWanted } from '../../src/ops/tracing-settings.js';
+import { startTracing, traceToolCalls } from '../../src/observe/tracing.js';
+import { tracingWanted } from '../../src/observe/tracing-settings.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { freshCacheDir } from '../helpers/mcp.js';
 

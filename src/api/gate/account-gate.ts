@@ -35,7 +35,7 @@ export interface PermitRequest {
   /** Told once when the request has to wait, with the expected wait and why. */
   onWait?: ((waitMs: number, reason: string) => void) | undefined;
   /**
-   * The tool call the request is sent for: the gates in front of the account's (src/ops)
+   * The tool call the request is sent for: the gates in front of the account's (src/team, src/observe)
    * read its caller and write its cost. Absent for the server's own requests.
    */
   call?: CallContext | undefined;

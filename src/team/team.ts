@@ -15,16 +15,16 @@ import { DEMO_KEY, type Runtime } from '../runtime.js';
 import { bearerGuard, type HttpAccess } from '../transports/http-auth.js';
 import { fairShareGate } from './fair-share-gate.js';
 import { operationsEndpoints, readinessProbe } from './health.js';
-import { TeamMetrics } from './metrics.js';
-import { ObservedGate } from './observed-gate.js';
+import { TeamMetrics } from '../observe/metrics.js';
+import { ObservedGate } from '../observe/observed-gate.js';
 import type { SharedRedis } from './shared-turns.js';
-import { observeToolCalls } from './tool-observer.js';
+import { observeToolCalls } from '../observe/tool-observer.js';
 import { shareCatalog } from './catalog-sync.js';
 import { UnitsLedger } from './units-ledger.js';
-import { sealFor } from './sealed-values.js';
+import { sealFor } from '../redis/sealed-values.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
 import { KeyDirectory, keyMapSettings } from './key-directory.js';
-import { RedisBudgetLedger } from './redis-budget-ledger.js';
+import { RedisBudgetLedger } from '../redis/budget-ledger.js';
 import { accountNameOf, userAccounts, type UserAccounts } from './user-accounts.js';
 
 export interface TeamOps {

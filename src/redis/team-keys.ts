@@ -5,7 +5,7 @@
  * belong to the key (its scopes decide what it may read), so the cache and its shared
  * requests stay named by the key: nothing cached for one key is served to another.
  */
-import { accountKeys, type AccountKeys } from '../redis/keys.js';
+import { accountKeys, type AccountKeys } from './keys.js';
 
 export function teamAccountKeys(apiKey: string, accountId: string | undefined): AccountKeys {
   const byKey = accountKeys(apiKey);

@@ -19,7 +19,7 @@
  * Users are named by a hash of their subject, nodes by a random id: no name, token or key
  * reaches Redis.
  */
-import type { AccountKeys } from '../redis/keys.js';
+import type { AccountKeys } from './keys.js';
 
 export interface TurnKeys {
   readonly waiting: string;

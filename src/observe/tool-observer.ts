@@ -27,7 +27,7 @@ function observed(tool: string, handler: ToolHandler, observer: ToolObserver): T
   const now = observer.now ?? Date.now;
   return async (args, ctx, call) => {
     // The call's context names its caller and gathers its cost: the gate wrote into the same
-    // record while the call ran (src/ops/observed-gate.ts).
+    // record while the call ran (src/observe/observed-gate.ts).
     const { caller, record } = call;
     const started = now();
     let result: CallToolResult | undefined;

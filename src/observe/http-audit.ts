@@ -1,6 +1,6 @@
 /**
  * An audit line for every request that reaches the MCP layer, and for every request the
- * door refused, whatever the log level: the tool call's own line (src/ops/tool-observer.ts)
+ * door refused, whatever the log level: the tool call's own line (src/observe/tool-observer.ts)
  * comes only from a tool that ran, so a call to a tool that does not exist, a tools/list, a
  * 401 or a refused listening stream left no trace, and at MARKET_DATA_LOG_LEVEL=warn
  * nothing did. Who (subject, client id), what (the JSON-RPC method, the tool's name), how

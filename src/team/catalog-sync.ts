@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { AccountKeys } from '../redis/keys.js';
-import type { ValueSeal } from './sealed-values.js';
+import type { ValueSeal } from '../redis/sealed-values.js';
 import type { TurnsLink } from './shared-turns.js';
 
 /** What the sync needs of the dataset registry (src/registry/dataset-registry.ts). */

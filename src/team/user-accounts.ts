@@ -76,8 +76,8 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     let shared: SharedAccount<ApiResult> | undefined;
     if (config.redisUrl) {
       const { createSharedAccount } = await import('../redis/factory.js');
-      const { teamAccountKeys } = await import('./account-keys.js');
-      const { sealFor } = await import('./sealed-values.js');
+      const { teamAccountKeys } = await import('../redis/team-keys.js');
+      const { sealFor } = await import('../redis/sealed-values.js');
       shared = await createSharedAccount<ApiResult>({
         redisUrl: config.redisUrl,
         apiKey: entry.key,

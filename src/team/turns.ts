@@ -3,7 +3,7 @@
  * fair-share gate asks for a turn, hands that user's oldest call to the account gate, and
  * says when it has its permit; only then is the next turn given. In one process the
  * choice is local (LocalTurns); with several nodes it is made in Redis among the users
- * waiting on any node (src/ops/shared-turns.ts).
+ * waiting on any node (src/team/shared-turns.ts).
  */
 
 /** A user whose call goes now, or how long to wait before asking again (unless woken sooner). */

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccountGate } from '../api/gate/account-gate.js';
 import type { OpenEndpoint } from '../auth/front-door.js';
-import type { TeamMetrics } from './metrics.js';
+import type { TeamMetrics } from '../observe/metrics.js';
 
 export interface ReadinessDeps {
   /** The upstream's base URL; undefined when none is configured (not ready). */

@@ -16,7 +16,7 @@ import { systemClock } from '../api/gate/clock.js';
 import type { AccountKeys } from '../redis/keys.js';
 import { Script, type RedisCommander } from '../redis/scripts.js';
 import type { Logger } from '../log.js';
-import { TURN_SCRIPT, turnKeys, type TurnKeys } from './shared-turns-script.js';
+import { TURN_SCRIPT, turnKeys, type TurnKeys } from '../redis/shared-turns-script.js';
 import { LocalTurns, type Turn, type Turns } from './turns.js';
 
 /** What shared turns need of a Redis connection (RedisLink has it). */

@@ -10,8 +10,8 @@
  * counting from that same count on its own (the budget then holds per node, not across
  * them) rather than refusing or waiting.
  */
-import type { RedisCommander } from '../redis/scripts.js';
-import type { BudgetLedger } from './daily-budget.js';
+import type { RedisCommander } from './scripts.js';
+import type { BudgetLedger } from '../team/daily-budget.js';
 
 /**
  * KEYS: the count. ARGV: limit, ttl ms, the count this node knows. The count after taking
