@@ -219,13 +219,16 @@ export class FairShareGate extends GateDecorator {
   /** Wait or fail among the users: every call whose turn comes after its deadline (late-turns.ts) answers now with the wait. */
   private refuseLate(): void {
     const now = this.clock.now();
-    this.late.waiting(this.queues.size > 0);
     const late = lateInTurns(this.queues.values(), (waiter, ahead) => {
-      // Its turn and then the request itself must fit before its deadline, as the account gate judges it.
-      return this.late.turnAt(this.atGate + ahead, now) + this.late.requestMs() > waiter.request.deadline;
+      // Its soonest turn and then the request itself must fit before its deadline, as the account gate judges it.
+      return this.late.turnAt(this.atGate + ahead, now, 'soonest') + this.late.requestMs() > waiter.request.deadline;
     });
-    for (const { waiter, place } of late)
-      if (this.leave(waiter.who, waiter)) waiter.reject(turnTooLateError(this.late.turnAt(this.atGate + place, now) - now, place));
+    for (const { waiter, place } of late) {
+      if (!this.leave(waiter.who, waiter)) continue;
+      // Told the expected wait, counting the refused before it: they do not all come back at once.
+      const told = Math.max(this.late.turnAt(this.atGate + place, now, 'expected'), this.late.turnAt(this.atGate + place, now, 'soonest'));
+      waiter.reject(turnTooLateError(told - now, place));
+    }
   }
 
   private sleep(ms: number): Promise<void> {

@@ -6,20 +6,27 @@
  * later, retry_after 1 s), where over stdio the account gate tells them at once.
  *
  * Here the fair-share gate keeps its own picture of when turns come, from the requests it
- * let through and what the server said to them, with the account gate's own parts: the
- * window (the server's rate headers: RateWindow) and the pace at which a queue's requests
- * go out behind the in-flight slots (QueuePace). A call whose turn comes after its deadline
- * is told so at once, with the wait, judged as the account gate judges its own queue. Only
- * the calls certainly ahead of it are counted (other nodes' queues not at all, and the
- * spec's five slots are taken as all this node's), so a call let wait may still meet its
- * deadline timer, but none is refused that the account gate by itself would serve.
+ * let through and what the server said to them: the window (the server's rate headers, in
+ * the account gate's own RateWindow) and the time requests held their slots (a wave of the
+ * in-flight slots takes that long while calls wait). A call is refused at once only on what
+ * is certain: its soonest turn, with waves at the quickest of the latest slot times once
+ * three were seen (one slow answer on a loaded machine, averaged in, multiplies into every
+ * wave ahead and refuses calls that are then served), and only the calls certainly ahead of
+ * it counted (other nodes' queues not at all, the spec's five slots taken as all this
+ * node's). The wait it is told is the expected one, at the average slot time.
  */
 import { ApiError } from '../api/errors.js';
 import type { PermitOutcome } from '../api/gate/account-gate.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
-import { heldThroughRetryWait, QueuePace } from '../api/gate/queue-pace.js';
 import { RateWindow } from '../api/gate/rate-window.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
+
+/** How many slot times are kept (two waves of the five slots), and how many show a pace: fewer are a moment. */
+const LATEST = 10;
+const SHOWN_BY = 3;
+
+/** How a turn is read: `soonest`, what a refusal at once rests on; `expected`, the wait a call is told. */
+export type TurnReading = 'soonest' | 'expected';
 
 /** A request this gate let through: when, and in which window. */
 export interface SentRequest {
@@ -30,8 +37,9 @@ export interface SentRequest {
 
 export class LateTurns {
   private readonly window = new RateWindow();
-  private readonly pace = new QueuePace();
   private readonly latency = new ExpectedLatency();
+  /** How long the latest data requests held their slots. */
+  private readonly slotTimes: number[] = [];
   private inFlight = 0;
 
   /** A request went out now. */
@@ -43,9 +51,11 @@ export class LateTurns {
   /** What the server said to a request this gate let through. */
   heard(request: SentRequest, outcome: PermitOutcome, now: number): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    // As the account gate counts them: a free request (the start-up openapi.json) says nothing of a data call's time.
-    if (!request.free) {
-      this.pace.answered(request.at, now, !heldThroughRetryWait(outcome));
+    // A free request (the start-up openapi.json) says nothing of a data call's time; a slot
+    // refused with IN_FLIGHT_EXCEEDED was held through the client's retry wait, not the pace.
+    if (!request.free && outcome.code !== 'IN_FLIGHT_EXCEEDED') {
+      this.slotTimes.push(now - request.at);
+      if (this.slotTimes.length > LATEST) this.slotTimes.shift();
       if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - request.at);
     }
     // Refused for the in-flight cap: the answer's headers say whether the server counted it.
@@ -53,27 +63,28 @@ export class LateTurns {
     if (outcome.headers) this.window.observe(outcome.headers, now);
   }
 
-  /** Whether calls are waiting here: the pace of a queue is its own requests'. */
-  waiting(queued: boolean): void {
-    if (queued) this.pace.queued({ expectedMs: this.latency.ms, quickestMs: this.latency.quickestMs });
-    else this.pace.emptied();
-  }
-
   /** How long a request itself is expected to take (0 until one was seen): the account gate counts it too. */
   requestMs(): number {
     return this.latency.ms;
   }
 
-  /** The earliest instant a call with `ahead` requests certainly before it can go. */
-  turnAt(ahead: number, now: number): number {
+  /** The instant a call with `ahead` requests certainly before it can go, read `soonest` or `expected`. */
+  turnAt(ahead: number, now: number, reading: TurnReading): number {
     const cap = SPEC_LIMITS.inFlight;
-    const waveMs = this.pace.waveMs(this.latency.ms) ?? 0;
+    const waveMs = this.waveMs(reading);
     const windowAt = this.window.turnAt(ahead, now);
     // In the window it goes in, the requests before it there go out in waves of the slots.
     if (windowAt !== undefined && windowAt > now) return windowAt + Math.floor(this.window.placeInItsWindow(ahead, now) / cap) * waveMs;
     const free = Math.max(0, cap - this.inFlight);
     const waves = ahead < free ? 0 : Math.floor((ahead - free) / cap) + 1;
     return now + waves * waveMs;
+  }
+
+  /** A wave's time: none counted until a pace was shown. */
+  private waveMs(reading: TurnReading): number {
+    const times = this.slotTimes;
+    if (times.length < SHOWN_BY) return 0;
+    return reading === 'soonest' ? Math.min(...times) : times.reduce((sum, ms) => sum + ms, 0) / times.length;
   }
 }
 

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { FairShareGate } from '../../src/team/fair-share-gate.js';
-import { lateInTurns } from '../../src/team/late-turns.js';
+import { lateInTurns, LateTurns } from '../../src/team/late-turns.js';
 import { FakeClock, settle } from '../api/fake-clock.js';
 
 const PER_WINDOW = 60;
@@ -125,6 +125,19 @@ test('behind answers of a second each, five at a time, the calls that cannot go 
   assert.ok(alone > 100 && toldBy({ began, outcomes }, 2000) >= alone, `${toldBy({ began, outcomes }, 2000)} told by 2 s, ${alone} alone`);
   // Told to come back at their own turns, not all at once.
   assert.ok(new Set(refused.map((o) => o.error?.retryAfterSeconds)).size > 10, 'the waits told differ');
+});
+
+test('a refusal at once rests on the quickest of the latest slot times, the wait told on their average: one slow answer is a moment', () => {
+  const late = new LateTurns();
+  // Ten data requests: nine held their slots 100 ms, one 3 s (a loaded moment).
+  for (let i = 0; i < 10; i += 1) late.heard(late.sent(false, i), { status: 200 }, i + (i === 4 ? 3000 : 100));
+  const now = 10_000;
+  // 40 ahead, the five slots free: 8 waves.
+  assert.equal(late.turnAt(40, now, 'soonest') - now, 8 * 100);
+  assert.equal(late.turnAt(40, now, 'expected') - now, 8 * 390);
+  // A slot held through the retry wait after IN_FLIGHT_EXCEEDED is the client's wait, not the pace.
+  late.heard(late.sent(false, now), { status: 429, code: 'IN_FLIGHT_EXCEEDED' }, now + 1000);
+  assert.equal(late.turnAt(40, now, 'expected') - now, 8 * 390);
 });
 
 test('the rounds count only the calls kept: a call behind refused ones is judged by those still ahead of it', () => {
