@@ -7,6 +7,7 @@
  */
 import type * as z from 'zod';
 import { paramJsonSchema } from './openapi.js';
+import { meantBound } from './params.js';
 import type { DatasetDefinition, QueryShape } from './types.js';
 
 export type ParamRole = 'pageSize' | 'cursor' | 'page' | 'offset' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers' | 'side';
@@ -146,5 +147,6 @@ export function pageSizeMaximum(dataset: DatasetDefinition): number | undefined 
   const name = upstreamRoles(dataset).pageSize;
   const schema = name ? dataset.query[name] : undefined;
   const max = schema ? paramJsonSchema(schema).schema['maximum'] : undefined;
-  return typeof max === 'number' && max >= 1 ? Math.floor(max) : undefined;
+  const meant = meantBound(max);
+  return meant !== undefined && meant >= 1 ? Math.floor(meant) : undefined;
 }

@@ -108,3 +108,11 @@ export const currencyPair = z
   .string()
   .regex(/^[A-Z]{6}$/)
   .describe('Currency pair as base and quote ISO 4217 codes, e.g. EURUSD.');
+
+/**
+ * A bound someone meant: zod's `.int()` writes ±9007199254740991 where a document gave none,
+ * which no agent should read as a limit (tool text, refusals, "up to …" advice).
+ */
+export function meantBound(value: unknown): number | undefined {
+  return typeof value === 'number' && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined;
+}

@@ -13,7 +13,7 @@
 import * as z from 'zod';
 import { quoteValue } from '../sanitize.js';
 import type { ApiErrorCode } from './error-codes.js';
-import { DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, refusalCodeOf } from './params.js';
+import { DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, meantBound, refusalCodeOf } from './params.js';
 import type { DatasetDefinition } from './types.js';
 import { tooManyTickers } from './filter-params.js';
 
@@ -287,7 +287,15 @@ function describeParam(name: string, schema: z.ZodType): string {
   const json = shapeOf(schema).json;
   if (json.enum) return `"${name}" must be one of: ${json.enum.map(String).join(', ')}.`;
   if (json.format === 'date') return `"${name}" must be a real calendar date as YYYY-MM-DD.`;
-  const range = json.minimum !== undefined && json.maximum !== undefined ? ` (${json.minimum} to ${json.maximum})` : '';
+  const [min, max] = [meantBound(json.minimum), meantBound(json.maximum)];
+  const range =
+    min !== undefined && max !== undefined
+      ? ` (${min} to ${max})`
+      : max !== undefined
+        ? ` (at most ${max})`
+        : min !== undefined
+          ? ` (at least ${min})`
+          : '';
   return `"${name}": ${json.description ?? 'see the tool schema'}${range}`;
 }
 

@@ -6,7 +6,7 @@
  * tools/list has a token budget and the server checks every argument itself (a bad one is
  * refused with the rule and a hint, never sent).
  */
-import { GENERAL_TICKER_PATTERN, OSI_CONTRACT_PATTERN } from '../../catalog/index.js';
+import { GENERAL_TICKER_PATTERN, meantBound, OSI_CONTRACT_PATTERN } from '../../catalog/index.js';
 
 type JsonSchemaObject = Record<string, unknown>;
 
@@ -21,9 +21,9 @@ const WORDED_PATTERNS: Record<string, string> = {
 /** The words a property's constraints come to, e.g. "1-2000, default 50" or "YYYY-MM-DD". */
 function constraintWords(property: JsonSchemaObject): string[] {
   const words: string[] = [];
-  const min = property['minimum'];
-  // A maximum no one means (a safe-integer bound from `.int()`) is left unsaid.
-  const max = typeof property['maximum'] === 'number' && property['maximum'] >= Number.MAX_SAFE_INTEGER ? undefined : property['maximum'];
+  // A bound no one means (a safe-integer bound from `.int()`) is left unsaid.
+  const min = meantBound(property['minimum']);
+  const max = meantBound(property['maximum']);
   if (typeof min === 'number' && typeof max === 'number') words.push(`${min}-${max}`);
   else if (typeof min === 'number') words.push(`>= ${min}`);
   else if (typeof max === 'number') words.push(`<= ${max}`);
