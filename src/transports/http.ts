@@ -148,7 +148,7 @@ export async function serveHttp(
     await options.closing?.();
     await runtime.close();
   };
-  const shutdown = (): void => exitAfter(close(), 0, EXIT_GRACE_MS);
+  const shutdown = (): void => exitAfter(close(), 0);
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return { url, close };

@@ -9,7 +9,7 @@ import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/s
 import { markingTransport } from '../mcp/arguments/prototype-guard.js';
 import { createLiveServer, offeredToolCount, type LiveServer } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
-import { exitAfter, STDIO_EXIT_GRACE_MS } from './exit.js';
+import { exitAfter } from './exit.js';
 
 function claimStdout(): Writable {
   // eslint-disable-next-line no-restricted-properties -- the one place that owns stdout
@@ -46,7 +46,6 @@ export function serveOverStdio(runtime: Runtime): void {
         return runtime.close();
       }),
       code,
-      STDIO_EXIT_GRACE_MS,
     );
   };
   const serving = (): LiveServer['server'] => {
