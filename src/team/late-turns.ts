@@ -18,12 +18,10 @@
 import { ApiError } from '../api/errors.js';
 import type { PermitOutcome } from '../api/gate/account-gate.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
+import { LatestDurations } from '../api/gate/latest-durations.js';
+import { heldThroughRetryWait } from '../api/gate/queue-pace.js';
 import { RateWindow } from '../api/gate/rate-window.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
-
-/** How many slot times are kept (two waves of the five slots), and how many show a pace: fewer are a moment. */
-const LATEST = 10;
-const SHOWN_BY = 3;
 
 /** How a turn is read: `soonest`, what a refusal at once rests on; `expected`, the wait a call is told. */
 export type TurnReading = 'soonest' | 'expected';
@@ -38,8 +36,8 @@ export interface SentRequest {
 export class LateTurns {
   private readonly window = new RateWindow();
   private readonly latency = new ExpectedLatency();
-  /** How long the latest data requests held their slots. */
-  private readonly slotTimes: number[] = [];
+  /** How long the latest data requests held their slots (the account gate's own rule of a pace shown). */
+  private readonly slotTimes = new LatestDurations();
   private inFlight = 0;
 
   /** A request went out now. */
@@ -53,9 +51,8 @@ export class LateTurns {
     this.inFlight = Math.max(0, this.inFlight - 1);
     // A free request (the start-up openapi.json) says nothing of a data call's time; a slot
     // refused with IN_FLIGHT_EXCEEDED was held through the client's retry wait, not the pace.
-    if (!request.free && outcome.code !== 'IN_FLIGHT_EXCEEDED') {
-      this.slotTimes.push(now - request.at);
-      if (this.slotTimes.length > LATEST) this.slotTimes.shift();
+    if (!request.free && !heldThroughRetryWait(outcome)) {
+      this.slotTimes.add(now - request.at);
       if (outcome.status !== undefined && outcome.code === undefined) this.latency.observe(now - request.at);
     }
     // Refused for the in-flight cap: the answer's headers say whether the server counted it.
@@ -82,9 +79,7 @@ export class LateTurns {
 
   /** A wave's time: none counted until a pace was shown. */
   private waveMs(reading: TurnReading): number {
-    const times = this.slotTimes;
-    if (times.length < SHOWN_BY) return 0;
-    return reading === 'soonest' ? Math.min(...times) : times.reduce((sum, ms) => sum + ms, 0) / times.length;
+    return (reading === 'soonest' ? this.slotTimes.quickest() : this.slotTimes.average()) ?? 0;
   }
 }
 

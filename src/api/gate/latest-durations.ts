@@ -32,4 +32,9 @@ export class LatestDurations {
   quickest(): number | undefined {
     return this.shown;
   }
+
+  /** Their average, once enough were seen to be a pace: the wait a call is told, not one it is refused on. */
+  average(): number | undefined {
+    return this.shown === undefined ? undefined : this.latest.reduce((sum, ms) => sum + ms, 0) / this.latest.length;
+  }
 }
