@@ -16,6 +16,7 @@ import type { AccountKeys } from './keys.js';
 import { RedisUnavailableError, type RedisLink } from './connection.js';
 import { GateScripts, type GateScriptSettings, type GateSnapshot } from './scripts.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
+import { tooLateError } from '../api/gate/too-late.js';
 import { heldThroughRetryWait, QueuePace, type WaitReading } from '../api/gate/queue-pace.js';
 import { expectedWait, type ExpectedWait, type WaitPicture } from './wait.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
@@ -464,15 +465,5 @@ function describeWait(reason: ExpectedWait['reason']): string {
 
 /** Wait or fail: the answer of a call that could not be answered before its deadline; nothing was sent. */
 function tooLate(wait: ExpectedWait, expectedMs: number): ApiError {
-  const seconds = Number.isFinite(wait.ms) ? Math.max(1, Math.ceil(wait.ms / 1000)) : 60;
-  const takes = expectedMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(expectedMs / 1000))} s` : '';
-  return new ApiError({
-    code: 'RATE_LIMITED',
-    status: null,
-    message: `This call's turn would come in about ${seconds} s (${describeWait(wait.reason)})${takes}: it could not be answered before its deadline; nothing was sent.`,
-    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-    recoverable: true,
-    retryAfterSeconds: seconds,
-    local: true,
-  });
+  return tooLateError({ waitMs: wait.ms, reason: describeWait(wait.reason), requestMs: expectedMs });
 }

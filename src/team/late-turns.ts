@@ -15,12 +15,13 @@
  * it counted (other nodes' queues not at all, the spec's five slots taken as all this
  * node's). The wait it is told is the expected one, at the average slot time.
  */
-import { ApiError } from '../api/errors.js';
+import type { ApiError } from '../api/errors.js';
 import type { PermitOutcome } from '../api/gate/account-gate.js';
 import { ExpectedLatency } from '../api/gate/latency.js';
 import { LatestDurations } from '../api/gate/latest-durations.js';
 import { heldThroughRetryWait } from '../api/gate/queue-pace.js';
 import { RateWindow } from '../api/gate/rate-window.js';
+import { tooLateError } from '../api/gate/too-late.js';
 import { SPEC_LIMITS } from '../catalog/index.js';
 
 /** How a turn is read: `soonest`, what a refusal at once rests on; `expected`, the wait a call is told. */
@@ -115,14 +116,9 @@ export function lateInTurns<T extends object>(queues: Iterable<readonly T[]>, la
 
 /** The answer of a call whose turn among the account's users would come after its deadline; nothing was sent. */
 export function turnTooLateError(waitMs: number, ahead: number): ApiError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new ApiError({
-    code: 'RATE_LIMITED',
-    status: null,
-    message: `This call's turn among the account's users would come in about ${seconds} s (${ahead} calls are ahead of it, and the account's request window and in-flight slots let them go no faster): it could not be answered before its deadline; nothing was sent.`,
-    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-    recoverable: true,
-    retryAfterSeconds: seconds,
-    local: true,
+  return tooLateError({
+    waitMs,
+    among: "among the account's users",
+    reason: `${ahead} calls are ahead of it, and the account's request window and in-flight slots let them go no faster`,
   });
 }

@@ -11,6 +11,7 @@ import { systemClock, type Clock, type Timer } from './clock.js';
 import { DisabledMemory } from './disabled-memory.js';
 import { InFlightCap, type InFlightCapOptions } from './in-flight-cap.js';
 import { ExpectedLatency } from './latency.js';
+import { tooLateError } from './too-late.js';
 import { Pause } from './pause.js';
 import { heldThroughRetryWait, QueuePace, type WaitReading } from './queue-pace.js';
 import { QuotaLatch } from './quota-latch.js';
@@ -197,7 +198,9 @@ export class InProcessAccountGate implements AccountGate {
       this.leave(head);
       if (now + this.latency.ms > head.request.deadline) {
         // Sent now, it would be aborted mid-flight at its deadline (and may be charged).
-        head.reject(tooLateError(now, { at: now, reason: 'too little of its deadline is left for the request itself' }, this.latency.ms));
+        head.reject(
+          tooLateError({ waitMs: 0, reason: 'too little of its deadline is left for the request itself', requestMs: this.latency.ms }),
+        );
         continue;
       }
       const windowTaken = this.window.take(now);
@@ -313,7 +316,8 @@ export class InProcessAccountGate implements AccountGate {
       // Calls refused before it will likely come back at their told time: counting them as
       // ahead spreads the retries, so that each told wait is one its retry could meet.
       const expected = this.turnOf(position + this.toldRetries.length, now, 'expected');
-      const error = tooLateError(now, expected.at >= soonest.at ? expected : soonest, this.latency.ms);
+      const told = expected.at >= soonest.at ? expected : soonest;
+      const error = tooLateError({ waitMs: told.at - now, reason: told.reason, requestMs: this.latency.ms });
       this.toldRetries.push(now + (error.retryAfterSeconds ?? 0) * 1000);
       waiter.reject(error);
     }
@@ -343,19 +347,4 @@ export class InProcessAccountGate implements AccountGate {
     waiter.request.signal.removeEventListener('abort', waiter.onAbort);
     return true;
   }
-}
-
-/** Wait or fail: the answer of a call that could not be answered before its deadline; nothing was sent. */
-function tooLateError(now: number, turn: Turn, expectedMs: number): ApiError {
-  const seconds = Math.max(1, Math.ceil((turn.at - now) / 1000));
-  const takes = expectedMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(expectedMs / 1000))} s` : '';
-  return new ApiError({
-    code: 'RATE_LIMITED',
-    status: null,
-    message: `This call's turn would come in about ${seconds} s (${turn.reason})${takes}: it could not be answered before its deadline; nothing was sent.`,
-    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-    recoverable: true,
-    retryAfterSeconds: seconds,
-    local: true,
-  });
 }

@@ -1,0 +1,31 @@
+/**
+ * Wait or fail, said once: the answer of a call whose turn would come after its deadline.
+ * The in-process gate, the Redis gate and the team's fair turns each judge the turn; this
+ * is what the agent hears of it (nothing was sent, and when to come back).
+ */
+import { ApiError } from '../errors.js';
+
+export interface TooLate {
+  /** How long until the call's turn (Infinity: no turn in sight; told as a minute). */
+  waitMs: number;
+  /** Why, in words: the window spent, the calls ahead. */
+  reason: string;
+  /** How long the request itself is expected to take once sent (0: not said). */
+  requestMs?: number;
+  /** Whose turn it waits for, where not the account's alone ("among the account's users"). */
+  among?: string;
+}
+
+export function tooLateError({ waitMs, reason, requestMs = 0, among }: TooLate): ApiError {
+  const seconds = Number.isFinite(waitMs) ? Math.max(1, Math.ceil(waitMs / 1000)) : 60;
+  const takes = requestMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(requestMs / 1000))} s` : '';
+  return new ApiError({
+    code: 'RATE_LIMITED',
+    status: null,
+    message: `This call's turn${among ? ` ${among}` : ''} would come in about ${seconds} s (${reason})${takes}: it could not be answered before its deadline; nothing was sent.`,
+    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
+    recoverable: true,
+    retryAfterSeconds: seconds,
+    local: true,
+  });
+}
