@@ -254,3 +254,23 @@ export function payloadParts(body: unknown, headers?: PagingHeaders | string): P
 export function rowsIn(data: unknown): unknown[] | undefined {
   return payloadParts(data).rows;
 }
+
+/** A payload's rows and how to put others in their place, keeping what stands beside them (`{period, rows}`). */
+export interface RowsPlace {
+  rows: unknown[];
+  wrap: (rows: unknown[]) => unknown;
+}
+
+/**
+ * Where a payload (what payloadParts gave as `data`) holds its rows: the payload itself, or
+ * the one list inside it the rule above finds, put back under its own name with the context
+ * beside it kept. Rows made by reading (tickers as keys, JSON:API resources) replace the payload.
+ */
+export function rowsPlace(data: unknown): RowsPlace | undefined {
+  if (Array.isArray(data)) return { rows: data, wrap: (rows) => rows };
+  const rows = rowsIn(data);
+  if (!rows) return undefined;
+  const name = isRecord(data) ? Object.keys(data).find((key) => data[key] === rows) : undefined;
+  if (name === undefined || !isRecord(data)) return { rows, wrap: (kept) => kept };
+  return { rows, wrap: (kept) => ({ ...data, [name]: kept }) };
+}

@@ -55,6 +55,29 @@ test('a 200 whose body is not {data, _meta} comes back whole, less _meta, as a s
   });
 });
 
+test('fields keep columns of the rows inside such a body, and the context beside the rows stays', async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client) => {
+      const rows = [
+        { ticker: 'GME', short_float_pct: 21.5, days_to_cover: 2.1 },
+        { ticker: 'AMC', short_float_pct: 18.2, days_to_cover: 1.4 },
+      ];
+      const body = { rows, period: '2026-11-14', _meta: { request_id: 'req_y' } };
+      sim.api.faults.inject({ kind: 'raw', status: 200, body: JSON.stringify(body), contentType: 'application/json' });
+      const result = await client.callTool({
+        name: 'shorts_short_screener',
+        arguments: { limit: 7, fields: ['ticker', 'short_float_pct'] },
+      });
+      assert.notEqual(result.isError, true, textOf(result));
+      const structured = result.structuredContent as { data: unknown };
+      assert.deepEqual(structured.data, {
+        rows: rows.map(({ ticker, short_float_pct }) => ({ ticker, short_float_pct })),
+        period: body.period,
+      });
+    });
+  });
+});
+
 test('a bug in a tool handler is logged with its stack and answered as a non-recoverable INTERNAL_ERROR, never kept', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime, logs) => {

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { ApiResult } from '../../api/client.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { jsonMayBeLongerThan } from './json-length.js';
+import { rowsPlace, type RowsPlace } from '../../api/payload-parts.js';
 import { encodePageCursor, pageRepeats, positionOf, visitedThrough, type Paging } from '../arguments/cursor.js';
 import { PAGING_REPEATED } from '../../api/next-page.js';
 import { estimateTokens, textFits } from './tokens.js';
@@ -94,17 +95,26 @@ function isRow(value: unknown): value is Row {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Keeps only `fields` of each row; `available` lists the fields the rows have. */
+/**
+ * Keeps only `fields` of each row, the rows found where payload-parts.ts finds them (a
+ * `{period, rows}` keeps its period); a payload of one record is its own row. `available`
+ * lists the fields the rows have.
+ */
 export function project(data: unknown, fields: readonly string[]): { data: unknown; available: string[] } {
-  const rows = Array.isArray(data) ? data : [data];
+  const place = rowsPlace(data);
+  const rows = place ? place.rows : [data];
   const available = [...new Set(rows.filter(isRow).flatMap((r) => Object.keys(r)))];
   const pick = (row: unknown): unknown => (isRow(row) ? Object.fromEntries(fields.filter((f) => f in row).map((f) => [f, row[f]])) : row);
-  return { data: Array.isArray(data) ? data.map(pick) : pick(data), available };
+  return { data: place ? place.wrap(place.rows.map(pick)) : pick(data), available };
 }
 
-/** The rows of a payload: the payload itself when it is an array, else its largest array. */
-function rowsOf(data: unknown): { rows: unknown[]; wrap: (rows: unknown[]) => unknown } | undefined {
-  if (Array.isArray(data)) return { rows: data, wrap: (r) => r };
+/**
+ * The rows of a payload, found as every reader finds them (payload-parts.ts); a payload
+ * holding no rows by that rule but several lists is cut, when over the budget, in its largest.
+ */
+function rowsOf(data: unknown): RowsPlace | undefined {
+  const place = rowsPlace(data);
+  if (place) return place;
   if (!isRow(data)) return undefined;
   const largest = Object.entries(data)
     .filter(([, v]) => Array.isArray(v))

@@ -11,7 +11,7 @@
 import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { rowsIn } from '../../api/payload-parts.js';
+import { rowsPlace } from '../../api/payload-parts.js';
 import { PAGING_REPEATED, type NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
@@ -150,6 +150,8 @@ function readPlan(
 /** Where a read stands after its pages: what it gathered and why it stopped. */
 interface Walked {
   gathered: { row: unknown; at: Position }[];
+  /** Puts the rows gathered back in the first page's payload, with what stood beside its rows (`{period, rows}`). */
+  wrap: ((rows: unknown[]) => unknown) | undefined;
   first: ResultMeta | undefined;
   last: ResultMeta | undefined;
   units: number;
@@ -191,6 +193,7 @@ async function readPages(
   const back = new BackStop(plan.earliest, extra?.before);
   const walk: Walked = {
     gathered: [],
+    wrap: undefined,
     first: undefined,
     last: undefined,
     units: 0,
@@ -215,10 +218,11 @@ async function readPages(
     walk.first ??= result.meta;
     walk.last = result.meta;
     if (!result.meta.cache_hit) walk.units += 1;
-    const rows = rowsIn(result.data);
+    const place = rowsPlace(result.data);
     // Not a list: nothing to filter or page here; the answer is the upstream's, whole.
-    if (!rows) return { result, cursorAfter: () => undefined, units: walk.units };
-    if (scanPage(rows, plan, back, walk)) break;
+    if (!place) return { result, cursorAfter: () => undefined, units: walk.units };
+    walk.wrap ??= place.wrap;
+    if (scanPage(place.rows, plan, back, walk)) break;
     // A next page the document gives no way to ask for is out of reach: the upstream cut here (client.ts).
     const next = result.meta.next_page;
     walk.endUnknown = result.meta.end_unknown === true;
@@ -338,7 +342,7 @@ function localAnswer(
         })
       : undefined;
   return {
-    result: { data: gathered.map((g) => g.row), meta: merged },
+    result: { data: (walk.wrap ?? ((rows) => rows))(gathered.map((g) => g.row)), meta: merged },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
     units: walk.units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
