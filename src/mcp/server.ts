@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { registerViews, withView } from './views.js';
 import { callContextOf } from './call-context.js';
 import { datasetTool, toolNameOf, type ToolDeps } from './tools/dataset-tool.js';
+import { afterDocument } from './tools/document-first.js';
 import { registerPrompts, registerResources } from './guides.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { statusTool } from './tools/status-tool.js';
@@ -116,21 +117,21 @@ function buildServer(deps: ServerDeps): BuiltServer {
   };
   // Each call's context, made as it arrives: its deadline is the configured one from then.
   const contextOf = (ctx: ServerContext): CallContext => callContextOf(ctx, deps.client.deadlineMs);
+  // A call made before a first start's document arrived waits for it (tools/document-first.ts).
+  const documentTool = (dataset: DatasetDefinition): ToolDefinition =>
+    afterDocument(datasetTool(dataset, toolDeps), deps.registry, { definition: dataset, rebuild: (now) => datasetTool(now, toolDeps) });
   const registered = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
     if (deps.hidden?.has(dataset.operationId) || registered.has(dataset.operationId)) return;
     try {
-      registered.set(
-        dataset.operationId,
-        registerTool(server, middleware(withView(datasetTool(dataset, toolDeps), dataset, declared)), contextOf),
-      );
+      registered.set(dataset.operationId, registerTool(server, middleware(withView(documentTool(dataset), dataset, declared)), contextOf));
     } catch (error) {
       // The registry already keeps names apart; this guards the server, never a reason to fail every request.
       deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
     }
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
-  for (const tool of ownTools(deps)) registerTool(server, middleware(tool), contextOf);
+  for (const tool of ownTools(deps)) registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
