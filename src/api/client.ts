@@ -347,7 +347,7 @@ export class MarketDataClient {
             'upstream request',
           );
           if (!answer.ok) return { ok: false, failed: answer.failed, outcome, quotaResetAt: answered?.limits.quotaResetAt };
-          return { ok: true, value: await toResult(target.operationId, answer.answered), outcome };
+          return { ok: true, value: await toResult(target.operationId, answer.answered, target.tickerField), outcome };
         },
       },
     );

@@ -144,13 +144,16 @@ function isRowList(value: unknown): value is unknown[] {
   return true;
 }
 
-/** Objects keyed by ticker (`{AAPL: {...}, MSFT: {...}}`, or lists per ticker) as rows with the ticker put in. */
-function tickerRows(node: Json): unknown[] | undefined {
+/**
+ * Objects keyed by ticker (`{AAPL: {...}, MSFT: {...}}`, or lists per ticker) as rows with the
+ * ticker put in, under `field`: the name the document's rows give it (`symbol`), else `ticker`.
+ */
+function tickerRows(node: Json, field: string): unknown[] | undefined {
   const keys = Object.keys(node);
   if (keys.length === 0 || !keys.every((k) => TICKER_KEY.test(k))) return undefined;
   if (!keys.every((k) => isRecord(node[k]) || (isRowList(node[k]) && node[k].length > 0))) return undefined;
   const withTicker = (ticker: string, row: unknown): unknown =>
-    isRecord(row) && !TICKER_FIELDS.some((f) => typeof row[f] === 'string') ? { ticker, ...row } : row;
+    isRecord(row) && ![...TICKER_FIELDS, field].some((f) => typeof row[f] === 'string') ? { [field]: ticker, ...row } : row;
   return keys.flatMap((k) => {
     const value = node[k];
     return Array.isArray(value) ? value.map((row) => withTicker(k, row)) : [withTicker(k, value)];
@@ -177,7 +180,7 @@ interface Found {
 }
 
 /** The rows or payload of `node`; metadata met on the way goes into `entries` and `metaObjects`. */
-function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth: number): Found {
+function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth: number, tickerField: string): Found {
   if (Array.isArray(node)) return { data: node, rows: isRowList(node) ? node : undefined };
   if (!isRecord(node)) return { data: node, rows: undefined };
   const rest: [string, unknown][] = [];
@@ -190,7 +193,7 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
     } else rest.push([key, value]);
   }
   const body = rest.length === Object.keys(node).length ? node : Object.fromEntries(rest);
-  const byTicker = tickerRows(body);
+  const byTicker = tickerRows(body, tickerField);
   if (byTicker) return { data: byTicker, rows: byTicker };
   const lists = rest.filter(([, value]) => Array.isArray(value));
   const records = rest.filter(([, value]) => isRecord(value));
@@ -209,7 +212,7 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
   if (inner && depth < META_DEPTH) {
-    const found = unwrap(inner[1], entries, metaObjects, depth + 1);
+    const found = unwrap(inner[1], entries, metaObjects, depth + 1, tickerField);
     // A record that holds no rows is the payload under a name that only wraps (`{data: {...}, _meta}`,
     // `{results: {...}, meta}`) with nothing but metadata beside it; elsewhere its name and the scalars
     // beside it are part of the payload (`{pair, rate: {...}}`, `{error: {...}}`).
@@ -222,11 +225,14 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
   return { data: body, rows: undefined };
 }
 
-/** The parts of an answer's body; `linkHeader` is its `Link` header, where the API pages by it. */
-export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
+/**
+ * The parts of an answer's body; `linkHeader` is its `Link` header, where the API pages by it;
+ * `tickerField` what rows keyed by ticker name it, where the document names it otherwise (`symbol`).
+ */
+export function payloadParts(body: unknown, linkHeader?: string, tickerField = 'ticker'): PayloadParts {
   const entries: MetaEntry[] = [];
   const metaObjects: Json[] = [];
-  const found = unwrap(body, entries, metaObjects, 0);
+  const found = unwrap(body, entries, metaObjects, 0, tickerField);
   const meta: Json = {};
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;
@@ -238,4 +244,16 @@ export function payloadParts(body: unknown, linkHeader?: string): PayloadParts {
 /** The rows of a payload already taken apart (or of any body): a list of records, wherever the rule above finds one. */
 export function rowsIn(data: unknown): unknown[] | undefined {
   return payloadParts(data).rows;
+}
+
+/**
+ * A payload taken apart here with its rows replaced, the context beside them kept: rows
+ * gathered over several pages answer as `{period, rows}` when the first page did, not as
+ * bare rows that lost `period`.
+ */
+export function withRows(data: unknown, rows: unknown[]): unknown {
+  const found = rowsIn(data);
+  if (found === undefined || found === data || !isRecord(data)) return rows;
+  const key = Object.keys(data).find((name) => data[name] === found);
+  return key === undefined ? rows : { ...data, [key]: rows };
 }

@@ -22,6 +22,17 @@ export interface RequestTarget {
   capability: string;
   /** discover, health, openapi.json: free of quota, so the quota latch lets them through. */
   free?: boolean | undefined;
+  /** The field the document's rows name the ticker in, where not `ticker` (`symbol`): rows keyed by ticker get theirs under it. */
+  tickerField?: string | undefined;
+}
+
+/** A rows' ticker field named otherwise than `ticker` in the document's response schema. */
+const OTHER_TICKER_FIELDS = /^(symbol|ticker_?symbol)$/i;
+
+function tickerFieldOf(dataset: DatasetDefinition): string | undefined {
+  const fields = dataset.responseFields;
+  if (!fields || fields.includes('ticker')) return undefined;
+  return fields.find((field) => OTHER_TICKER_FIELDS.test(field));
 }
 
 /** What a dataset call asks of the API. */
@@ -38,6 +49,7 @@ export function datasetTarget(dataset: DatasetDefinition, ticker: string | undef
     query: upstreamQuery(dataset, listsInStyle(dataset, rest)),
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
     capability: dataset.capability ?? dataset.operationId,
+    ...(tickerFieldOf(dataset) ? { tickerField: tickerFieldOf(dataset) } : {}),
   };
 }
 

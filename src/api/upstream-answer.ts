@@ -149,10 +149,10 @@ function keptEvidence(evidence: PagingEvidence): PagingEvidence | undefined {
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
-/** The data and meta of a 200 that classify found no failure in. */
-export async function toResult(operationId: string, response: RawResponse): Promise<ApiResult> {
+/** The data and meta of a 200 that classify found no failure in; `tickerField`: what rows keyed by ticker name it (payload-parts.ts). */
+export async function toResult(operationId: string, response: RawResponse, tickerField?: string): Promise<ApiResult> {
   // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
-  const parts = payloadParts(response.body, response.link);
+  const parts = payloadParts(response.body, response.link, tickerField);
   const upstream = parts.meta;
   const paging = keptEvidence(parts.paging);
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);

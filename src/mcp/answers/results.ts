@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiResult } from '../../api/client.js';
+import { rowsIn, withRows } from '../../api/payload-parts.js';
 import { resultMetaSchema, rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { jsonMayBeLongerThan } from './json-length.js';
 import { encodePageCursor, positionOf, type Paging } from '../arguments/cursor.js';
@@ -72,6 +73,8 @@ export interface ShapeOptions {
   units?: number | undefined;
   /** What the API left unread, when the caller knows better than the generic advice (a time window past the rows read). */
   moreRows?: string | undefined;
+  /** False where the API cut its list before the limit asked (applied here): a larger limit would read no further. */
+  limitReadsFurther?: boolean | undefined;
   /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
   takesTicker?: boolean | undefined;
   now?: number | undefined;
@@ -93,6 +96,12 @@ function isRow(value: unknown): value is Row {
 
 /** Keeps only `fields` of each row; `available` lists the fields the rows have. */
 export function project(data: unknown, fields: readonly string[]): { data: unknown; available: string[] } {
+  // Rows with context beside them (`{period, rows}`): the rows are projected, the context kept.
+  const inside = Array.isArray(data) ? undefined : rowsIn(data);
+  if (inside) {
+    const projected = project(inside, fields);
+    return { data: withRows(data, projected.data as unknown[]), available: projected.available };
+  }
   const rows = Array.isArray(data) ? data : [data];
   const available = [...new Set(rows.filter(isRow).flatMap((r) => Object.keys(r)))];
   const pick = (row: unknown): unknown => (isRow(row) ? Object.fromEntries(fields.filter((f) => f in row).map((f) => [f, row[f]])) : row);
@@ -165,6 +174,8 @@ function moreRowsAdvice(options: ShapeOptions): string {
   if (max !== undefined && options.limit !== undefined && options.limit >= max) {
     return `The API holds more rows than ${asked} returned, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
   }
+  if (options.limitReadsFurther === false)
+    return `The API holds more rows than it returned, and gives no way past them: a larger limit reads no further; ${narrow ?? 'narrow the request'}.`;
   const larger = max === undefined ? 'ask a larger limit' : `ask a larger limit, up to ${max}`;
   return `The API holds more rows than ${asked} returned; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
 }

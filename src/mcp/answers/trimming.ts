@@ -10,6 +10,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { jsonLongerThan } from './json-length.js';
 import { estimateTokens, exactTokens, MAX_EXACT_CHARS_PER_TOKEN } from './tokens.js';
+import { rowsIn } from '../../api/payload-parts.js';
 import { wholeCharacters } from '../../text-cut.js';
 
 /** Characters of JSON serialized and estimated between two turns of the event loop (a few ms). */
@@ -246,7 +247,8 @@ export async function squeeze(value: unknown, wrap: (v: unknown) => unknown, bud
 
 /** The field names the rows of `data` have, read a slice at a time. */
 export async function fieldNamesOf(data: unknown): Promise<string[]> {
-  const rows = Array.isArray(data) ? data : [data];
+  // The rows' fields, where rows stand with context beside them (`{period, rows}`), not the wrapper's.
+  const rows = Array.isArray(data) ? data : (rowsIn(data) ?? [data]);
   const names = new Set<string>();
   const slicer = new WorkSlicer();
   for (const row of rows) {

@@ -11,7 +11,7 @@
 import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { rowsIn } from '../../api/payload-parts.js';
+import { rowsIn, withRows } from '../../api/payload-parts.js';
 import type { NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../../catalog/index.js';
@@ -125,6 +125,8 @@ export interface LocalRead {
   reachedBackTo?: string;
   /** What is left unread when the upstream cut its list with no cursor past the rows read. */
   moreRows?: string;
+  /** The upstream cut its list before the limit was met, with no way past the cut: a larger limit reads no further. */
+  cutBeforeLimit?: true;
   /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
   forget: () => void;
 }
@@ -204,6 +206,8 @@ async function readPages(
 
   const gathered: { row: unknown; at: Position }[] = [];
   let first: ResultMeta | undefined;
+  /** The first page's payload: the wrapper and context the gathered rows are answered in. */
+  let firstData: unknown;
   let last: ResultMeta | undefined;
   let units = 0;
   let read = 0;
@@ -238,7 +242,7 @@ async function readPages(
     const result = await deps.client.datasetAt(dataset, ticker, sent, page.at, { call: deps.call, onProgress: deps.onProgress });
     answered.push(page.at);
     pagesRead += 1;
-    first ??= result.meta;
+    if (first === undefined) [first, firstData] = [result.meta, result.data];
     last = result.meta;
     if (!result.meta.cache_hit) units += 1;
     const rows = rowsIn(result.data);
@@ -346,10 +350,17 @@ async function readPages(
   const cursorAt = (position: Position | undefined): string | undefined =>
     position && base ? encodePageCursor({ ...base, ...positionOf(position.at), s: position.s }) : undefined;
   return {
-    result: { data: gathered.map((g) => g.row), meta: merged },
+    result: {
+      data: withRows(
+        firstData,
+        gathered.map((g) => g.row),
+      ),
+      meta: merged,
+    },
     cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
     units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
     ...(moreRows !== undefined ? { moreRows } : {}),
+    ...(cutByApi && gathered.length < wanted ? { cutBeforeLimit: true as const } : {}),
   };
 }
