@@ -14,7 +14,7 @@ import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { localValues, readsLocally } from '../reading/local-pages.js';
 import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
 import { refusalError } from '../answers/tool-errors.js';
-import { isOurCursor, pagingOf, type Paging } from './cursor.js';
+import { isOurCursor, pagingOf, serverDrivenParams, type Paging } from './cursor.js';
 import { parseFields, refuseUnknownFields } from './fields.js';
 import { FIELDS_PARAM, supportsFields, type ToolArguments } from './input-schema.js';
 import { knownScopeRefusal } from './scope.js';
@@ -51,7 +51,10 @@ export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArgument
   const { [FIELDS_PARAM]: rawFields, ...given } = screened.args;
   const { args: paged, paging } = pagingOf(dataset, given);
   // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
-  const reopened = isOurCursor(given['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
+  // Its page number or offset, which no agent gives, is the cursor's own (cursor.ts serverDrivenParams).
+  const reopened = isOurCursor(given['cursor'])
+    ? screenToolArguments(dataset, paged, { extraParams: [...serverDrivenParams(dataset)] })
+    : { ok: true as const, args: paged };
   if (!reopened.ok) throw refusalError(reopened.refusal);
   const resolved = reopened.args;
   const checked = checkScreenedArguments(dataset, resolved);
