@@ -425,7 +425,11 @@ export class MarketDataClient {
             'upstream request',
           );
           if (!answer.ok) return { ok: false, failed: answer.failed, outcome, quotaResetAt: answered?.limits.quotaResetAt };
-          return { ok: true, value: await toResult(target.operationId, answer.answered, target.readerCleans !== true), outcome };
+          return {
+            ok: true,
+            value: await toResult(target.operationId, answer.answered, { clean: target.readerCleans !== true, tickerField: target.tickerField }),
+            outcome,
+          };
         },
       },
     );

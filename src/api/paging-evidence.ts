@@ -53,6 +53,18 @@ const TOTAL_PAGES_KEYS = new Set(['totalpages', 'pagecount', 'pages', 'lastpage'
 const PER_PAGE_KEYS = new Set(['perpage', 'pagesize', 'limit', 'pagelimit']);
 const OFFSET_KEYS = new Set(['offset', 'skip', 'startindex']);
 const TOTAL_KEYS = new Set(['total', 'totalcount', 'totalresults', 'totalitems', 'totalrecords', 'totalrows', 'totalsize']);
+/** Every scalar name read here as paging (folded): payload-parts.ts keeps them out of the data. */
+export const PAGING_SCALARS: ReadonlySet<string> = new Set([
+  ...TOKEN_KEYS,
+  ...PAGINATION_TOKEN_KEYS,
+  ...URL_KEYS,
+  ...MORE_KEYS,
+  ...PAGE_KEYS,
+  ...TOTAL_PAGES_KEYS,
+  ...PER_PAGE_KEYS,
+  ...OFFSET_KEYS,
+  ...TOTAL_KEYS,
+]);
 /** Objects about the page before, never the next (folded). */
 const BACKWARD = new Set(['previous', 'prev', 'before']);
 

@@ -5,10 +5,10 @@
  * ticker or a bare array. The rows are found by a rule, not by a list of wrapper names:
  *
  * - an array of records is rows;
- * - an object whose one array of records stands beside nothing but metadata (scalars, any of
- *   them once one speaks of the answer or its paging, and objects named as metadata: `_meta`,
- *   `meta`, `pagination`, `paging`, `links`, `cursors`...) is a page of those rows, at any
- *   depth (`{data: {rows}}`);
+ * - an object whose one array of records stands beside nothing but scalars and metadata
+ *   objects (`_meta`, `meta`, `pagination`, `paging`, `links`, `cursors`...) is a page of those
+ *   rows, at any depth (`{data: {rows}}`): scalars that speak of the answer or its paging are
+ *   metadata, any other (`period`, `symbol`) context kept beside the rows;
  * - an object whose keys are all tickers and whose values are records or lists of records
  *   is rows, each with its ticker put in (the row's own ticker, when it has one, is kept);
  * - anything else is the payload itself (one record, or data with several parts), less its
@@ -22,7 +22,7 @@
  */
 
 import { isJsonApiResource, jsonApiRows, resourceRow } from './json-api-rows.js';
-import { pagingEvidence, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
+import { PAGING_SCALARS, pagingEvidence, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ const META_OBJECTS = new Set([
 ]);
 /**
  * Scalars that speak of the answer, not of the data (folded): request ids, status, counts,
- * paging. Beside one record under a name that only wraps (`{data: {...}, status}`) they say
+ * paging (beside every name paging-evidence.ts reads). Beside one record under a name that only wraps (`{data: {...}, status}`) they say
  * the record is the payload; any other scalar there (`{pair, rate: {...}}`) is part of it.
  */
 const META_SCALARS = new Set([
@@ -112,6 +112,10 @@ const META_SCALARS = new Set([
   'quotaremainingpct',
   'datasource',
   'perpage',
+  'size',
+  'url',
+  'self',
+  'href',
   'numpages',
   'numresults',
 ]);
@@ -121,7 +125,7 @@ const WRAPPER_NAMES = new Set(['data', 'result', 'results', 'item', 'items', 're
 
 const isMetaScalar = (name: string): boolean => {
   const key = fold(name);
-  return META_SCALARS.has(key) || META_SCALAR_PREFIX.test(key);
+  return META_SCALARS.has(key) || PAGING_SCALARS.has(key) || META_SCALAR_PREFIX.test(key);
 };
 
 /** Metadata objects read deeper than this are not read (a payload is not metadata). */
@@ -148,13 +152,16 @@ function isRowList(value: unknown): value is unknown[] {
   return true;
 }
 
-/** Objects keyed by ticker (`{AAPL: {...}, MSFT: {...}}`, or lists per ticker) as rows with the ticker put in. */
-function tickerRows(node: Json): unknown[] | undefined {
+/**
+ * Objects keyed by ticker (`{AAPL: {...}, MSFT: {...}}`, or lists per ticker) as rows with the
+ * ticker put in, under `field`: the name the document's rows give it (`symbol`), else `ticker`.
+ */
+function tickerRows(node: Json, field: string): unknown[] | undefined {
   const keys = Object.keys(node);
   if (keys.length === 0 || !keys.every((k) => TICKER_KEY.test(k))) return undefined;
   if (!keys.every((k) => isRecord(node[k]) || (isRowList(node[k]) && node[k].length > 0))) return undefined;
   const withTicker = (ticker: string, row: unknown): unknown =>
-    isRecord(row) && !TICKER_FIELDS.some((f) => typeof row[f] === 'string') ? { ticker, ...row } : row;
+    isRecord(row) && ![...TICKER_FIELDS, field].some((f) => typeof row[f] === 'string') ? { [field]: ticker, ...row } : row;
   return keys.flatMap((k) => {
     const value = node[k];
     return Array.isArray(value) ? value.map((row) => withTicker(k, row)) : [withTicker(k, value)];
@@ -181,7 +188,7 @@ interface Found {
 }
 
 /** The rows or payload of `node`; metadata met on the way goes into `entries` and `metaObjects`. */
-function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth: number): Found {
+function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth: number, tickerField: string): Found {
   if (Array.isArray(node)) return { data: node, rows: isRowList(node) ? node : undefined };
   if (!isRecord(node)) return { data: node, rows: undefined };
   const rest: [string, unknown][] = [];
@@ -194,28 +201,26 @@ function unwrap(node: unknown, entries: MetaEntry[], metaObjects: Json[], depth:
     } else rest.push([key, value]);
   }
   const body = rest.length === Object.keys(node).length ? node : Object.fromEntries(rest);
-  const byTicker = tickerRows(body);
+  const byTicker = tickerRows(body, tickerField);
   if (byTicker) return { data: byTicker, rows: byTicker };
   const lists = rest.filter(([, value]) => Array.isArray(value));
   const records = rest.filter(([, value]) => isRecord(value));
   const scalars = rest.filter(([, value]) => isScalar(value));
-  // One list of rows beside scalars: a page once any scalar speaks of the answer or its paging
-  // (a total, a page, a count, a request id): the list is the rows and every scalar beside it
-  // metadata, whatever its name (fastapi-pagination's `size` beside `total` and `page`). With
-  // none such (`{period, rows}`, a snapshot `{ticker, spot, strikes}`), the scalars are context
-  // the agent keeps: the payload stays whole, its rows found inside it.
+  // One list of rows beside scalars: the scalars that speak of the answer or its paging (a
+  // total, a page and its size, a count, a request id) are metadata; any other (`period`,
+  // `symbol`, `as_of`) is context the agent keeps, the payload then `{context, rows}` with its
+  // rows found inside it (`{items, period, next}`, a snapshot `{ticker, spot, strikes}`).
   const only = lists.length === 1 && records.length === 0 ? lists[0] : undefined;
   if (only && isRowList(only[1])) {
-    if (scalars.length === 0 || scalars.some(([name]) => isMetaScalar(name))) {
-      besideRows(scalars, entries);
-      return { data: only[1], rows: only[1] };
-    }
-    return { data: Object.fromEntries([...scalars, only]), rows: only[1] };
+    const paging = scalars.filter(([name]) => isMetaScalar(name));
+    besideRows(paging, entries);
+    if (paging.length === scalars.length) return { data: only[1], rows: only[1] };
+    return { data: Object.fromEntries(rest.filter(([name, value]) => value === only[1] || !isMetaScalar(name))), rows: only[1] };
   }
   // One object beside nothing but scalars (`{data: {...}, status}`): whatever it holds, its scalars metadata.
   const inner = records.length === 1 && lists.length === 0 ? records[0] : undefined;
   if (inner && depth < META_DEPTH) {
-    const found = unwrap(inner[1], entries, metaObjects, depth + 1);
+    const found = unwrap(inner[1], entries, metaObjects, depth + 1, tickerField);
     // A record that holds no rows is the payload under a name that only wraps (`{data: {...}, _meta}`,
     // `{results: {...}, meta}`) with nothing but metadata beside it; elsewhere its name and the scalars
     // beside it are part of the payload (`{pair, rate: {...}}`, `{error: {...}}`).
@@ -237,11 +242,15 @@ function jsonApiRead(found: Found): Found {
   return isJsonApiResource(found.data) ? { data: resourceRow(found.data), rows: undefined } : found;
 }
 
-/** The parts of an answer's body; `headers` its paging headers (`Link`, a total), or its `Link` header alone. */
-export function payloadParts(body: unknown, headers?: PagingHeaders | string): PayloadParts {
+/**
+ * The parts of an answer's body; `headers` its paging headers (`Link`, a total), or its `Link`
+ * header alone; `tickerField` what rows keyed by ticker name it, where the document names it
+ * otherwise (`symbol`).
+ */
+export function payloadParts(body: unknown, headers?: PagingHeaders | string, tickerField = 'ticker'): PayloadParts {
   const entries: MetaEntry[] = [];
   const metaObjects: Json[] = [];
-  const found = jsonApiRead(unwrap(body, entries, metaObjects, 0));
+  const found = jsonApiRead(unwrap(body, entries, metaObjects, 0, tickerField));
   const meta: Json = {};
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;

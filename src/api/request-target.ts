@@ -32,6 +32,17 @@ export interface RequestTarget {
    * here: a walk of every string of a document of 500 datasets, most never read.
    */
   readerCleans?: boolean | undefined;
+  /** The field the document's rows name the ticker in, where not `ticker` (`symbol`): rows keyed by ticker get theirs under it. */
+  tickerField?: string | undefined;
+}
+
+/** A rows' ticker field named otherwise than `ticker` in the document's response schema. */
+const OTHER_TICKER_FIELDS = /^(symbol|ticker_?symbol)$/i;
+
+function tickerFieldOf(dataset: DatasetDefinition): string | undefined {
+  const fields = dataset.responseFields;
+  if (!fields || fields.includes('ticker')) return undefined;
+  return fields.find((field) => OTHER_TICKER_FIELDS.test(field));
 }
 
 /** What a dataset call asks of the API. */
@@ -50,6 +61,7 @@ export function datasetTarget(dataset: DatasetDefinition, ticker: string | undef
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
     keepFor: (data, now) => immutableForMs(dataset, sent, data, now),
     capability: dataset.capability ?? dataset.operationId,
+    ...(tickerFieldOf(dataset) ? { tickerField: tickerFieldOf(dataset) } : {}),
   };
 }
 

@@ -149,13 +149,17 @@ function keptEvidence(evidence: PagingEvidence): PagingEvidence | undefined {
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
-/**
- * The data and meta of a 200 that classify found no failure in. `clean`: its text values
- * cleaned here; false only for an answer whose reader cleans what it reads (request-target.ts).
- */
-export async function toResult(operationId: string, response: RawResponse, clean = true): Promise<ApiResult> {
+/** How a 200's body is read: `clean` false only for an answer whose reader cleans what it reads (request-target.ts); `tickerField` what rows keyed by ticker name it (payload-parts.ts). */
+export interface ResultReading {
+  clean?: boolean | undefined;
+  tickerField?: string | undefined;
+}
+
+/** The data and meta of a 200 that classify found no failure in. */
+export async function toResult(operationId: string, response: RawResponse, reading: ResultReading = {}): Promise<ApiResult> {
+  const clean = reading.clean ?? true;
   // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
-  const parts = payloadParts(response.body, { link: response.link, total: response.total, contentRange: response.contentRange });
+  const parts = payloadParts(response.body, { link: response.link, total: response.total, contentRange: response.contentRange }, reading.tickerField);
   const upstream = parts.meta;
   const paging = keptEvidence(parts.paging);
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);

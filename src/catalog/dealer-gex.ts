@@ -102,14 +102,14 @@ export const dealerSessions = z.object({
 
 /** What the tool's `data` holds: snapshots (latest, full), levels or session summaries. */
 /** A snapshot as the tool answers it: the API's, with the known state a value such as CLOSED stands for beside it. */
-const toolSnapshot = dealerSnapshot.extend({
+export const dealerToolSnapshot = dealerSnapshot.extend({
   // The known state a value such as CLOSED or final stands for.
   state_normalized: z.enum(SNAPSHOT_STATES).optional(),
 });
 
-export const dealerToolData = z.union([z.array(toolSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
+export const dealerToolData = z.union([z.array(dealerToolSnapshot.partial({ strikes: true })), dealerLevels, dealerSessions]);
 
 /** A snapshot as the API sends it: open values (`state`, `node_type`) as they come. */
 export type DealerSnapshot = z.infer<typeof dealerSnapshot>;
 /** A snapshot as the tool reads it (src/mcp/reading/dealer-snapshot.ts). */
-export type ReadDealerSnapshot = z.infer<typeof toolSnapshot>;
+export type ReadDealerSnapshot = z.infer<typeof dealerToolSnapshot>;

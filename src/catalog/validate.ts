@@ -300,7 +300,8 @@ function describeParam(name: string, schema: z.ZodType): string {
 }
 
 function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown): ParamRefusal {
-  const value = typeof raw === 'string' ? raw : '';
+  // A list parameter (a document's ticker list as an array) is fixed as the text its values join.
+  const value = typeof raw === 'string' ? raw : Array.isArray(raw) && raw.every((t) => typeof t === 'string') ? raw.join(',') : '';
   const message = `Invalid ticker ${quoteValue(raw)} for "${param}".`;
   const upper = value.trim().toUpperCase();
   // A filter the upstream does not take is applied here, so its schema is among the tool's own (shaping).
@@ -314,7 +315,8 @@ function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown):
       .map((t) => t.trim())
       .filter(Boolean)
       .join(',');
-    const fixable = fixed !== value && schema.safeParse(fixed).success;
+    // Checked in the form the schema takes: the text itself, or the list it joins (which the text stands for).
+    const fixable = fixed !== value && schema.safeParse(shapeOf(schema).type === 'array' ? fixed.split(',') : fixed).success;
     return { code: 'TICKER_INVALID', param, message, hint: fixable ? `Use "${fixed}".` : describeParam(param, schema) };
   }
   if (upper !== value && pattern.test(upper))

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { registerViews, withView } from './views.js';
 import { callContextOf } from './call-context.js';
 import { datasetTool, toolDescription, toolNameOf, type ToolDeps } from './tools/dataset-tool.js';
+import { afterDocument } from './tools/document-first.js';
 import type { FanOutDeps } from './tools/fan-out.js';
 import { offeredNameTools } from './tools/name-tools.js';
 import { costLine, costsByTool } from './tools/request-costs.js';
@@ -149,14 +150,14 @@ function buildServer(deps: ServerDeps): BuiltServer {
   };
   // Each call's context, made as it arrives: its deadline is the configured one from then.
   const contextOf = (ctx: ServerContext): CallContext => callContextOf(ctx, deps.client.deadlineMs);
+  // A call made before a first start's document arrived waits for it (tools/document-first.ts).
+  const documentTool = (dataset: DatasetDefinition): ToolDefinition =>
+    afterDocument(datasetTool(dataset, toolDeps), deps.registry, { definition: dataset, rebuild: (now) => datasetTool(now, toolDeps) });
   const registered = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
     if (deps.hidden?.has(dataset.operationId) || registered.has(dataset.operationId)) return;
     try {
-      registered.set(
-        dataset.operationId,
-        registerTool(server, middleware(withView(datasetTool(dataset, toolDeps), dataset, declared)), contextOf),
-      );
+      registered.set(dataset.operationId, registerTool(server, middleware(withView(documentTool(dataset), dataset, declared)), contextOf));
     } catch (error) {
       // The registry already keeps names apart; this guards the server, never a reason to fail every request.
       deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
@@ -164,10 +165,10 @@ function buildServer(deps: ServerDeps): BuiltServer {
   };
   for (const dataset of deps.registry.datasets()) register(dataset);
   const fanOut: FanOutDeps = { tool: toolDeps, datasets: () => readableDatasets(deps) };
-  for (const tool of ownTools(deps)) registerTool(server, middleware(tool), contextOf);
+  for (const tool of ownTools(deps)) registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
   const described = nameTools(deps).map((nameTool) => ({
     describe: () => nameTool.describe(fanOut),
-    handle: registerTool(server, middleware(nameTool.tool(fanOut)), contextOf),
+    handle: registerTool(server, middleware(afterDocument(nameTool.tool(fanOut), deps.registry)), contextOf),
   }));
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);

@@ -143,6 +143,8 @@ export class DatasetRegistry {
   /** The document last applied, as accepted: made when first read (a start from disk need not clean it again). */
   private lastDocument: (() => unknown) | undefined;
   private underWay: Promise<void> | undefined;
+  /** A first start's fetch of the document, while it is under way: what calls wait for (documentRead). */
+  private first: Promise<void> | undefined;
   /** The document last applied, as text: an identical one is not imported again. */
   private lastText: string | undefined;
   private copyFailureTold = false;
@@ -174,6 +176,16 @@ export class DatasetRegistry {
   /** Every dataset known, offered as a tool or not: what a tool reading several datasets (volatility_compare) may read. */
   known(): DatasetDefinition[] {
     return this.current;
+  }
+
+  /**
+   * Settles once a first start's document, still on its way after the start's wait, is read
+   * (or could not be had); at once otherwise. A call that arrived meanwhile waits for it: the
+   * catalog's guesses sent to an upstream whose document is coming are refused or misread
+   * (`limit` where it takes `per_page`, on a loaded machine where the document took 2 s).
+   */
+  documentRead(): Promise<void> {
+    return this.first ?? Promise.resolve();
   }
 
   /** The upstream document last accepted (sanitized, skipped operations left out), if any. */
@@ -232,7 +244,11 @@ export class DatasetRegistry {
       // upstream's answer leaves the process idle), not after it. Every upstream but our own
       // simulator, which serves the catalog's document, needs it (start-up time, BENCHMARKS.md).
       loadImporter().catch(() => undefined);
-      await Promise.race([this.refreshing(true), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+      const first = this.refreshing(true)
+        .catch(() => undefined)
+        .finally(() => (this.first = undefined));
+      this.first = first;
+      await Promise.race([first, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
     }
     const every = this.options.refreshMs ?? 15 * 60_000;
     this.timer = setInterval(() => void this.refresh(), every);

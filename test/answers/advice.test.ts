@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DATASETS } from '../../src/catalog/index.js';
 import { recentSessions } from '../../src/catalog/market-calendar.js';
+import { dialectNamed } from '../../src/simulator/dialect.js';
+import { listPaging } from '../../src/simulator/dialect-lists.js';
+import { FIXED_SEEDS } from '../helpers/dialect-seeds.js';
+import { takesPageSize, upstreamList } from '../helpers/upstream.js';
 import { withSession, type Answer, type Session } from './harness.js';
 
 function moreRows(answer: Answer): string {
@@ -90,9 +95,38 @@ test('more_rows below the maximum offers a larger limit up to it, and names only
     const directoryText = leftOut(directory);
     if (directoryText !== undefined) {
       assert.doesNotMatch(directoryText, /raise limit/, directoryText);
-      if (directory.meta['more_rows'] !== undefined) assert.match(directoryText, /up to 3000/, directoryText);
+      if (directory.meta['more_rows'] !== undefined) {
+        // An upstream that cuts the directory itself and takes no page size: no larger limit reaches further.
+        const path = '/v1/stocks/ticker-exchanges';
+        const cutByApi = !takesPageSize(session.sim, path) && (await upstreamList(session.sim, path)).cut;
+        assert.match(directoryText, cutByApi ? /a larger limit reads no further/ : /up to 3000/, directoryText);
+      }
     }
   });
+});
+
+test('a list the API cuts with no way past it, its limit applied here: no larger limit is offered, the filters are', async () => {
+  // A fixed composed seed whose congress trades come cut (a flag, no next page) and take no page size.
+  const congress = DATASETS.find((d) => d.operationId === 'congress.recent_trades');
+  assert.ok(congress);
+  const seed = FIXED_SEEDS.map((n) => `seed:${n}`).find((name) => {
+    const paging = listPaging(dialectNamed(name), congress);
+    return paging?.kind === 'none' && paging.cut !== null && paging.cut < 400 && paging.flag;
+  });
+  assert.ok(seed, 'one of the fixed seeds cuts the congress trades with no next page');
+  await withSession(
+    {},
+    async (session) => {
+      const answer = await session.answer('congress_recent_trades', { limit: 400 });
+      assert.equal(answer.meta.has_more, true);
+      const text = moreRows(answer);
+      assert.doesNotMatch(text, /ask a larger limit/, text);
+      assert.match(text, /a larger limit reads no further/, text);
+      for (const filter of ['chamber', 'side', 'tickers']) assert.ok(narrowingNamed(text).includes(filter), `names ${filter}: ${text}`);
+    },
+    'sim-live-key',
+    { dialect: seed },
+  );
 });
 
 test('advice and cursor hints name ticker only on tools that take one', async () => {

@@ -5,6 +5,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ApiResult } from '../../src/api/client.js';
 import { shapeResult, withinBudget } from '../../src/mcp/answers/results.js';
 import { estimateTokens } from '../../src/mcp/answers/tokens.js';
+import { dialectNamed } from '../../src/simulator/dialect.js';
+import { FIXED_SEEDS } from '../helpers/dialect-seeds.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/wait.js';
 import { tokens, withSession } from './harness.js';
@@ -57,6 +59,24 @@ test(`every tool's largest answer, api_status and an imported dataset included, 
     },
     'sim-admin-key',
     { extraDatasets: [ETF_FLOWS] },
+  );
+});
+
+test(`a dealer snapshot over a ${BUDGET}-token budget even without its strikes is answered within it, its advice short`, async () => {
+  // A fixed seed that spells the states otherwise: each snapshot carries state_normalized beside its state.
+  const seed = FIXED_SEEDS.map((n) => `seed:${n}`).find((name) => dialectNamed(name).traits.values.state.closed !== 'closed');
+  assert.ok(seed, 'a fixed seed spells the states otherwise');
+  await withSession(
+    { MARKET_DATA_RESULT_TOKENS: String(BUDGET) },
+    async (session) => {
+      const answer = await session.answer('derived_dealer_gex_history', { ticker: 'SPY', view: 'full', from: '2000-01-03' });
+      assert.ok(tokens(answer) <= BUDGET, `${tokens(answer)} tokens`);
+      const data = answer.data as { strikes?: unknown[]; state_normalized?: string }[];
+      assert.equal(data.length, 1, 'one snapshot, cut to fit');
+      assert.ok(answer.meta.next_cursor, 'and the cursor to the rest');
+    },
+    'sim-live-key',
+    { dialect: seed },
   );
 });
 

@@ -56,6 +56,10 @@ export async function withSession<T>(
       MARKET_DATA_CACHE_DIR: freshCacheDir(),
       ...env,
     });
+    // The tools as a host lists them once the upstream's document is read: on a loaded machine
+    // a first start's document may come after the start's wait, and one server instance made
+    // before it (createServer) would keep the catalog's tools for the whole test.
+    await runtime.registry.documentRead();
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     const server = createServer(runtime.deps);
     const client = new Client({ name: 'answers-test', version: '1' });

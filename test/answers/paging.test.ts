@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { takesPageSize } from '../helpers/upstream.js';
+import { publication } from '../../src/simulator/dialect-params.js';
+import { servedDataset, sizeCap, takesPageSize, upstreamList } from '../helpers/upstream.js';
 import { dialectList, upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
 
 const PATHS: Record<string, string> = {
@@ -12,6 +13,11 @@ const PATHS: Record<string, string> = {
   shorts_short_screener: '/v1/shorts/short-screener',
   market_oi_change: '/v1/market/oi-change',
 };
+
+/** How the simulator's dialect pages a list (publication's paging kind), if it is one. */
+function listPagingOf(session: Session, path: string): string | undefined {
+  return publication(servedDataset(session.sim, path), session.sim.api.dialect).paging?.kind;
+}
 
 /** Every snapshot instant the upstream holds for a ticker, newest first. */
 async function upstreamHistory(session: Session, ticker: string): Promise<string[]> {
@@ -24,7 +30,9 @@ async function follow(session: Session, name: string, first: Record<string, unkn
   for (let guard = 0; guard < 500; guard += 1) {
     const last = answers[answers.length - 1];
     if (!last?.meta.next_cursor) break;
-    assert.equal(last.meta.has_more, true, 'a cursor comes with has_more');
+    // has_more, or (a page protocol without totals) the end said to be unknown, the next page maybe empty.
+    if (last.meta.has_more === undefined) assert.match(String(last.meta['notice']), /did not say whether more rows follow/);
+    else assert.equal(last.meta.has_more, true, 'a cursor comes with has_more');
     answers.push(await session.answer(name, { ...(ticker ? { ticker } : {}), cursor: last.meta.next_cursor }));
   }
   return answers;
@@ -62,18 +70,34 @@ test('a trimmed page of a dataset the upstream does not page continues after its
   await withSession({ MARKET_DATA_RESULT_TOKENS: '600' }, async (session) => {
     // Read as the client reads it, in whatever names, wrapper and pages the simulator's dialect uses.
     // Where the upstream pages the list itself, limit is the rows of each answer (as the
-    // dealer's is) and the cursor goes on to the end of the list.
-    const pagedUpstream = !takesPageSize(session.sim, '/v1/congress/recent-trades');
-    const direct = await dialectList(session.sim, '/v1/congress/recent-trades', pagedUpstream ? 100_000 : 200);
+    // dealer's is) and the cursor goes on to the end of the list: at pages of that size where
+    // the upstream takes one (offsets, page numbers, a Link or next_url with a page size).
+    const path = '/v1/congress/recent-trades';
+    const ownPages = !['first-rows', 'none'].includes(listPagingOf(session, path) ?? 'none');
+    const pagedUpstream = !takesPageSize(session.sim, path) || ownPages;
+    const direct =
+      ownPages && takesPageSize(session.sim, path)
+        ? await upstreamList(session.sim, path, { size: Math.min(200, sizeCap(session.sim, path)) })
+        : await dialectList(session.sim, path, pagedUpstream ? 100_000 : 200);
     const expected = direct.rows;
     const requestsBefore = session.sim.api.requests.length;
     const answers = await follow(session, 'congress_recent_trades', { limit: 200 });
     const rows = answers.flatMap((a) => a.data as unknown[]);
     assert.ok(answers.length > 3, `several answers (${answers.length})`);
-    assert.ok(
-      answers.slice(0, -1).every((a) => a.meta.truncated === true),
-      'each cut answer says rows were left out',
-    );
+    // Over a list the upstream cuts at the page size, every answer but the last was cut to the
+    // budget; over one it pages itself (next_url, Link, a token...), an answer may end with a page
+    // of its own, whole, and go on to the next (follow() holds each to has_more).
+    if (ownPages)
+      assert.ok(
+        answers.some((a) => a.meta.truncated === true),
+        'the budget cut answers, and said so',
+      );
+    else
+      assert.ok(
+        // non-empty: more than three answers, asserted above
+        answers.slice(0, -1).every((a) => a.meta.truncated === true),
+        'each cut answer says rows were left out',
+      );
     assert.deepEqual(rows, expected, 'every row once, in order');
     // The repeats come from the cache: the walk costs what reading the rows once costs (one
     // request, or the upstream's fixed pages where it takes no page size).
@@ -152,15 +176,31 @@ test('a limit that hides rows says so (has_more, and how to reach them); a limit
       assert.ok(count >= 2 && count < 500, `${name}: the filtered rows fit one page (${count})`);
       assert.equal(all.meta.has_more, false, `${name}: limit=500 holds all ${count} rows`);
       const exact = await session.answer(name, { ...narrow, limit: count });
-      assert.equal(exact.meta.has_more, false, `${name}: limit=${count} holds them all`);
+      // A page of exactly the size asked ends the list only where the API says so (a flag, a
+      // total, an empty next slot); a bare full page says nothing, and no end may be claimed then.
+      const direct = await upstreamList(session.sim, PATHS[name] ?? '', { filters: narrow, size: count });
+      if (direct.cut || direct.silentEnd) {
+        assert.equal(exact.meta.has_more, undefined, `${name}: limit=${count}, and the API said nothing of an end`);
+        assert.match(String(exact.meta['notice']), /did not say whether more rows follow/, `${name}: says the end is unknown`);
+      } else assert.equal(exact.meta.has_more, false, `${name}: limit=${count} holds them all`);
       const short = await session.answer(name, { ...narrow, limit: count - 1 });
       assert.equal((short.data as unknown[]).length, count - 1);
-      assert.equal(short.meta.has_more, true, `${name}: limit=${count - 1} hides one row, and says so`);
-      assert.match(
-        String(short.meta['more_rows']),
-        new RegExp(`limit=${count - 1}.*larger limit, up to \\d+`),
-        `${name}: says how to reach it`,
-      );
+      if (short.meta.has_more === undefined) {
+        // A full page the API said nothing after (no flag, no total): no end claimed, and the answer says so.
+        assert.match(String(short.meta['notice']), /did not say whether more rows follow/, `${name}: says the end is unknown`);
+        const hidden = await upstreamList(session.sim, PATHS[name] ?? '', { filters: narrow, size: count - 1 });
+        assert.ok(short.meta.next_cursor !== undefined || hidden.silentEnd, `${name}: unknown only where the API gave no sign`);
+      } else assert.equal(short.meta.has_more, true, `${name}: limit=${count - 1} hides one row, and says so`);
+      if (short.meta.next_cursor) {
+        // The upstream pages the list (page numbers, offsets, tokens): its next page holds the row.
+        const rest = (await follow(session, name, { cursor: short.meta.next_cursor })).flatMap((a) => a.data as unknown[]);
+        assert.deepEqual([...(short.data as unknown[]), ...rest], all.data, `${name}: the cursor reaches the hidden row, once`);
+      } else if (short.meta.has_more === true)
+        assert.match(
+          String(short.meta['more_rows']),
+          new RegExp(`limit=${count - 1}.*larger limit, up to \\d+`),
+          `${name}: says how to reach it`,
+        );
       assert.deepEqual(short.data, (all.data as unknown[]).slice(0, count - 1), `${name}: the rows shown are the first of the whole list`);
     }
   });

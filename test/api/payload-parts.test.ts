@@ -68,25 +68,41 @@ const scalarName = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => n
 const scalar = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
 const row = fc.dictionary(fc.constantFrom('id', 'ticker', 'ex_date', 'amount_usd'), scalar, { minKeys: 1 });
 
-test('one list of records beside scalars of any name, one of them of paging, is a page: the list is the data, every scalar metadata', () => {
+/** Names that speak of paging or of the answer, as upstreams spell them. */
+const pagingName = fc.constantFrom(
+  'total',
+  'page',
+  'count',
+  'request_id',
+  'total_count',
+  'limit',
+  'offset',
+  'next',
+  'nextPageToken',
+  'has_more',
+  'size',
+  'last_page',
+);
+/** Names of context beside rows (`period`, `symbol`): never a word of paging. */
+const contextName = fc.oneof(
+  fc.constantFrom('period', 'symbol', 'as_of', 'currency', 'source'),
+  fc.string({ maxLength: 8 }).map((s) => `ctx_${s}`),
+);
+
+test('one list of records beside scalars: those of paging are metadata, any other context kept beside the rows, which are found either way', () => {
   fc.assert(
     fc.property(
       scalarName,
       fc.array(row, { maxLength: 5 }),
-      fc.dictionary(scalarName, scalar, { minKeys: 0, maxKeys: 6 }),
-      fc.constantFrom('total', 'page', 'count', 'request_id', 'total_count', 'limit', 'offset'),
-      scalar,
-      (listName, rows, others, pagingName, pagingValue) => {
-        const scalars = { ...others, [pagingName]: pagingValue };
-        fc.pre(!(listName in scalars));
-        const parts = payloadParts({ ...scalars, [listName]: rows });
-        assert.deepEqual(parts.data, rows, 'the rows are the data, nothing wrapped around them');
-        assert.deepEqual(parts.rows, rows);
-        assert.deepEqual(
-          parts.entries.map((e) => e.name),
-          Object.keys(scalars),
-          'every scalar is metadata',
-        );
+      fc.dictionary(contextName, scalar, { maxKeys: 3 }),
+      fc.dictionary(pagingName, scalar, { minKeys: 1, maxKeys: 4 }),
+      (listName, rows, context, paging) => {
+        fc.pre(!(listName in context) && !(listName in paging) && Object.keys(context).every((name) => !(name in paging)));
+        const parts = payloadParts({ ...context, ...paging, [listName]: rows });
+        assert.deepEqual(parts.rows, rows, 'the rows are found');
+        const whole = Object.keys(context).length === 0 ? rows : { ...context, [listName]: rows };
+        assert.deepEqual(parts.data, whole, 'nothing but paging is taken from the data');
+        assert.deepEqual(parts.entries.map((e) => e.name).sort(), Object.keys(paging).sort(), 'every paging scalar is metadata');
       },
     ),
   );

@@ -85,6 +85,11 @@ test('an operation on a path the catalog does not know is imported under a porta
   assert.match(paramJsonSchema(windowParam).description ?? '', /^\[not reviewed\]/, 'a parameter description is marked too');
   assert.equal(portableOperationId(undefined, '/v1/etf/flows-by-ticker/{ticker}'), 'etf.flows_by_ticker', 'no id: one from the path');
   assert.equal(portableOperationId('etf-flows-by-ticker', '/v1/x'), 'etf_flows_by_ticker');
+  assert.equal(
+    portableOperationId('Etf_GetFlowsByTicker', '/v1/x'),
+    'etf_flows_by_ticker',
+    "NSwag's Tag_Verb reads as getEtfFlowsByTicker does",
+  );
   assert.equal(portableOperationId('x<script>', '/v1/etf/flows'), 'etf.flows', 'an odd id: one from the path');
 });
 

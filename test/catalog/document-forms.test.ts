@@ -12,11 +12,13 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { buildOpenApiDocument, DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { toolInputJsonSchema } from '../../src/mcp/arguments/input-schema.js';
+import { screenToolArguments } from '../../src/mcp/arguments/screen.js';
 import { dereferenceDocument } from '../../src/registry/openapi/dereference.js';
 import { openDocument } from '../../src/registry/openapi/document-source.js';
 import { datasetsFromOpenApi, importOperations, type ImportOptions, type ImportReport } from '../../src/registry/openapi/import.js';
 import { datasetTarget } from '../../src/api/request-target.js';
 import { requestKey } from '../../src/api/cache.js';
+import { payloadParts } from '../../src/api/payload-parts.js';
 import { buildPath } from '../../src/api/request-target.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
@@ -258,4 +260,98 @@ test('a parameter of a known dataset the document writes otherwise (a tighter ma
   assert.ok(limit);
   assert.equal(limit.safeParse(50).success, true);
   assert.equal(limit.safeParse(51).success, false, 'the tighter maximum holds');
+});
+
+test("known lists the document pages by its own page size, page number and offset, rows beside a summary, tickers as an array: the tools take limit and our cursor, not their positions, and know the rows' fields", async () => {
+  const doc = clone(buildOpenApiDocument(DATASETS)) as unknown as Json;
+  const paths = doc['paths'] as Record<string, { get: { parameters: Json[]; responses: Record<string, Json> } }>;
+  const screener = paths['/v1/shorts/short-screener'];
+  assert.ok(screener);
+  const tickers = screener.get.parameters.find((p) => p['name'] === 'tickers');
+  screener.get.parameters = [
+    ...screener.get.parameters.filter((p) => p['name'] !== 'cursor' && p['name'] !== 'tickers'),
+    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number, from 1.' },
+    { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+    // Our own words, as the document repeats them: not marked as the registry's.
+    {
+      name: 'symbols',
+      in: 'query',
+      description: tickers?.['description'],
+      schema: { type: 'array', items: { type: 'string', pattern: '^[A-Z][A-Z0-9]*(\\.[A-Z0-9]+)*$' }, maxItems: 10 },
+    },
+  ];
+  const row = { type: 'object', properties: { ticker: { type: 'string' }, short_float_pct: { type: 'number' } } };
+  // A list of rows, or a summary object (format=summary): FastAPI's Union of the two.
+  screener.get.responses['200'] = {
+    description: 'rows',
+    content: {
+      'application/json': {
+        schema: {
+          anyOf: [
+            { type: 'array', items: row },
+            { type: 'object', description: 'summary' },
+          ],
+        },
+      },
+    },
+  };
+  // A list the catalog gives no page size, paged by the document's own.
+  const chain = paths['/v1/options/chain-history/{ticker}'];
+  assert.ok(chain);
+  chain.get.parameters.push({
+    name: 'per_page',
+    in: 'query',
+    description: 'Rows per page.',
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+  });
+  const report = datasetsFromOpenApi((await dereferenceDocument(doc)).resolved, { baseUrl: BASE_URL, fresh: true });
+  const bars = report.datasets.find((d) => d.operationId === 'options.chain_history');
+  assert.ok(bars);
+  const barsInput = toolInputJsonSchema(bars) as { properties: Record<string, Json> };
+  assert.deepEqual(
+    barsInput.properties['limit'],
+    { type: 'integer', description: '1-500, default 100.' },
+    'its page size is limit, in our words',
+  );
+  assert.equal(bars.upstreamNames?.['limit'], 'per_page', "sent under the document's name");
+  const dataset = report.datasets.find((d) => d.operationId === 'shorts.short_screener');
+  assert.ok(dataset);
+  assert.deepEqual(dataset.responseFields, ['ticker', 'short_float_pct'], "the rows' fields through the union");
+  assert.ok(dataset.query['page'] && dataset.query['offset'], 'the positions are sent as the document names them');
+  const input = toolInputJsonSchema(dataset) as { properties: Record<string, Json> };
+  assert.ok(!('page' in input.properties) && !('offset' in input.properties), 'nor advertised: the cursor is ours');
+  assert.ok('cursor' in input.properties);
+  const refused = screenToolArguments(dataset, { page: 2 });
+  assert.equal(refused.ok, false, 'a page asked by the agent is refused, not sent');
+  assert.ok(!refused.ok && !/\bpage\b/.test(refused.refusal.hint), refused.ok ? '' : refused.refusal.hint);
+  const list = input.properties['tickers'] as { items?: Json; description?: string };
+  assert.equal(list.items?.['pattern'], undefined, "the items' ticker pattern is not repeated in tools/list");
+  assert.equal(
+    list.description,
+    `${String(tickers?.['description']).replace(/\.$/, '')}; up to 10.`,
+    'our own words, unmarked, and its length in words',
+  );
+});
+
+test('rows keyed by ticker whose documented row names it `symbol` get their key as `symbol`, not an undocumented `ticker`', async () => {
+  const doc = clone(buildOpenApiDocument(DATASETS)) as unknown as Json;
+  const paths = doc['paths'] as Record<string, { get: { responses: Record<string, Json> } }>;
+  const sector = paths['/v1/stocks/sector-tickers'];
+  assert.ok(sector);
+  const row = { type: 'object', properties: { symbol: { type: 'string' }, name: { type: 'string' } } };
+  sector.get.responses['200'] = {
+    description: 'rows keyed by ticker',
+    content: { 'application/json': { schema: { type: 'object', additionalProperties: row } } },
+  };
+  const report = datasetsFromOpenApi((await dereferenceDocument(doc)).resolved, { baseUrl: BASE_URL, fresh: true });
+  const dataset = report.datasets.find((d) => d.operationId === 'stocks.sector_tickers');
+  assert.ok(dataset);
+  assert.deepEqual(dataset.responseFields, ['symbol', 'name'], 'the row schema behind additionalProperties');
+  const target = datasetTarget(dataset, undefined, { sector: 'Energy' });
+  assert.equal(target.tickerField, 'symbol');
+  const parts = payloadParts({ XOM: { name: 'Exxon Mobil' }, CVX: { name: 'Chevron' } }, undefined, target.tickerField);
+  assert.deepEqual(parts.rows, [
+    { symbol: 'XOM', name: 'Exxon Mobil' },
+    { symbol: 'CVX', name: 'Chevron' },
+  ]);
 });

@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import * as z from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { dealerSnapshot } from '../../src/catalog/index.js';
+import { dealerToolSnapshot } from '../../src/catalog/index.js';
 import { toolMetaSchema } from '../../src/mcp/answers/results.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { withSimulator } from '../helpers/http.js';
 import { eventually } from '../helpers/wait.js';
 import { CLI, connectV1, connectV2, serverEnv } from '../helpers/mcp.js';
@@ -15,7 +16,11 @@ test('a dataset registered upstream that the catalog does not know becomes a too
   await withSimulator({ extraDatasets: [ETF_FLOWS] }, async (sim) => {
     const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-live-key' });
     try {
-      const tool = (await client.listTools()).tools.find((t) => t.name === 'etf_flows_by_ticker');
+      // Listed once the document is read: at start, or a moment later with tools/list_changed,
+      // as a host hears it (on a loaded machine the document may come after the start's wait).
+      const listed = async (): Promise<Tool | undefined> => (await client.listTools()).tools.find((t) => t.name === 'etf_flows_by_ticker');
+      await eventually(async () => (await listed()) !== undefined, 'etf_flows_by_ticker is listed');
+      const tool = await listed();
       assert.ok(tool, 'etf_flows_by_ticker is listed');
       const props = (tool.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
       // Bounds and patterns in words, which every host shows its model (Codex strips the keywords).
@@ -33,7 +38,9 @@ test('a dataset registered upstream that the catalog does not know becomes a too
   });
 });
 
-const dealerResult = z.object({ data: z.array(dealerSnapshot.strict()), meta: toolMetaSchema.strict() }).strict();
+// The snapshot as the tool answers it: the API's fields, and `state_normalized` beside a state
+// the upstream spells otherwise (CLOSED, final), as the tool's output schema declares.
+const dealerResult = z.object({ data: z.array(dealerToolSnapshot.strict()), meta: toolMetaSchema.strict() }).strict();
 
 test('the dealer GEX result conforms to its output schema, and a large one is trimmed with its cursor', async () => {
   const { client, close } = await connectV2({ args: ['--demo'], env: { MARKET_DATA_RESULT_TOKENS: '3000' } });

@@ -92,11 +92,22 @@ function argumentsFor(schema: { properties?: Record<string, PropertySchema> }): 
 /**
  * What the schema is asked about: nulls mean omitted and host control properties are
  * dropped (both documented); an own `__proto__` key never reaches a tool, since the SDK's
- * message parsing (zod) strips it, so it is not part of the call either.
+ * message parsing (zod) strips it, so it is not part of the call either. A list parameter
+ * (a document's `symbols` as an array) takes its values joined by commas too, the form the
+ * catalog's own lists take (src/catalog/validate.ts): such a text is the list it joins.
  */
-function asTheSchemaSeesIt(args: Record<string, unknown>): Record<string, unknown> {
+function asTheSchemaSeesIt(
+  args: Record<string, unknown>,
+  schema: { properties?: Record<string, PropertySchema> },
+): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(args).filter(([name, value]) => value !== null && name !== '__proto__' && !HOST_CONTROL_PROPERTIES.includes(name)),
+    Object.entries(args)
+      .filter(([name, value]) => value !== null && name !== '__proto__' && !HOST_CONTROL_PROPERTIES.includes(name))
+      .map(([name, value]) =>
+        schema.properties?.[name]?.type === 'array' && typeof value === 'string' && value.length <= 4096
+          ? [name, value.split(',')]
+          : [name, value],
+      ),
   );
 }
 
@@ -158,7 +169,7 @@ test('fuzzed calls to every tool: no crash, no protocol error, readable errors, 
                 assert.equal(typeof error.code, 'string', `${tool.name}: the error has a code`);
                 assert.notEqual(error.code, 'INTERNAL_ERROR', `${tool.name} ${JSON.stringify(args).slice(0, 200)}: ${textOf(result)}`);
               }
-              if (!schemaAccepts(asTheSchemaSeesIt(args)).valid) {
+              if (!schemaAccepts(asTheSchemaSeesIt(args, tool.inputSchema as { properties?: Record<string, PropertySchema> })).valid) {
                 refusedBySchema += 1;
                 assert.equal(dataRequests(), before, `${tool.name} ${JSON.stringify(args).slice(0, 200)} reached the API`);
               }

@@ -35,6 +35,8 @@ test('--http shuts down gracefully on SIGTERM: a call in flight still gets its a
         new StreamableHTTPClientTransport(new URL(await url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
       );
       await client.listTools();
+      // The upstream's document read first (a call waits for it): the one request in flight below is then the call's.
+      await eventually(() => sim.api.requests.some((r) => r.path === '/v1/openapi.json'), 'the upstream document read');
       // Slow enough to be in flight when the signal comes (it is sent as soon as the request
       // is seen upstream), quick enough to end well within the grace's last second, which is
       // kept for answering stopped calls: a loaded CI machine (load 6 on 2 cores) once took

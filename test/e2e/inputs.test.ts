@@ -51,8 +51,19 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
       const sent = dataRequests(sim);
       assert.ok(sent.length > 0 && sent.every((r) => !r.path.includes('wait_for_previous')), 'the control property never reaches the API');
 
+      // The hint names exactly what the tool advertises: ours (limit, cursor, fields) and what the
+      // upstream's document adds (a composed dialect's own filters), whatever the dialect.
+      const listed = (await client.listTools()).tools;
+      const advertised = (tool: string, ours: string[]): string[] => {
+        const names = Object.keys(listed.find((t) => t.name === tool)?.inputSchema.properties ?? {});
+        for (const name of ours) assert.ok(names.includes(name), `${tool} takes ${name}`);
+        return names;
+      };
+      /** The JSON type a tool's ticker list takes, as advertised. */
+      const listTakes = (tool: string): unknown =>
+        (listed.find((t) => t.name === tool)?.inputSchema.properties as Record<string, { type?: unknown }> | undefined)?.['tickers']?.type;
       const before = dataRequests(sim).length;
-      const refused: [string, string, Record<string, unknown>, string, RegExp][] = [
+      const refused: (readonly [string, string, Record<string, unknown>, string, RegExp])[] = [
         ['a missing ticker names it', 'stocks_dividends', {}, 'VALIDATION_ERROR', /Missing required parameter "ticker"/],
         [
           'a null ticker is a missing ticker',
@@ -67,39 +78,56 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
           { ticker: 'SPY', colour: 'red' },
           'VALIDATION_ERROR',
           // In any order: an upstream that takes no page size lists its cursor first, our limit after.
-          acceptedExactly(['ticker', 'limit', 'cursor', 'fields']),
+          acceptedExactly(advertised('stocks_dividends', ['ticker', 'limit', 'cursor', 'fields'])),
         ],
         [
           'a ticker on a market-wide dataset is refused, not dropped',
           'market_total_options_volume',
           { ticker: 'SPY' },
           'VALIDATION_ERROR',
-          acceptedExactly(['from', 'to', 'limit', 'cursor', 'fields'], '"ticker" does not apply.*market-wide.*'),
+          acceptedExactly(
+            advertised('market_total_options_volume', ['from', 'to', 'limit', 'cursor', 'fields']),
+            '"ticker" does not apply.*market-wide.*',
+          ),
         ],
         ['true is not a limit', 'shorts_short_screener', { limit: true }, 'VALIDATION_ERROR', /expected an integer/],
         ['hex text is not a limit', 'shorts_short_screener', { limit: '0x10' }, 'VALIDATION_ERROR', /expected an integer/],
         ['a list is not a limit', 'shorts_short_screener', { limit: [5] }, 'VALIDATION_ERROR', /expected an integer/],
         ['a number is not a ticker', 'stocks_dividends', { ticker: 5 }, 'TICKER_INVALID', /expected a string/],
-        [
-          'a JSON list where a comma-separated text is due: told the one text to send',
-          'congress_recent_trades',
-          { tickers: ['NVDA', 'AAPL'] },
-          'TICKER_INVALID',
-          /expected a string.*one comma-separated text: \\?"NVDA,AAPL\\?"/,
-        ],
-        [
-          'a lower-case JSON list: the text offered is one the tool takes',
-          'congress_recent_trades',
-          { tickers: ['nvda', 'aapl'] },
-          'TICKER_INVALID',
-          /one comma-separated text: \\?"NVDA,AAPL\\?"/,
-        ],
+        // A ticker list is one comma-separated text in our document; a document may state it as an
+        // array, which the tool then takes (a JSON list is its form, checked item by item).
+        ...(listTakes('congress_recent_trades') === 'string'
+          ? ([
+              [
+                'a JSON list where a comma-separated text is due: told the one text to send',
+                'congress_recent_trades',
+                { tickers: ['NVDA', 'AAPL'] },
+                'TICKER_INVALID',
+                /expected a string.*one comma-separated text: \\?"NVDA,AAPL\\?"/,
+              ],
+              [
+                'a lower-case JSON list: the text offered is one the tool takes',
+                'congress_recent_trades',
+                { tickers: ['nvda', 'aapl'] },
+                'TICKER_INVALID',
+                /one comma-separated text: \\?"NVDA,AAPL\\?"/,
+              ],
+            ] as const)
+          : ([
+              [
+                'a lower-case list: the fix offered is one the tool takes',
+                'congress_recent_trades',
+                { tickers: ['nvda', 'aapl'] },
+                'TICKER_INVALID',
+                /Use \\?"NVDA,AAPL\\?"/,
+              ],
+            ] as const)),
         [
           'a JSON list the tool would refuse as text too: no such text is offered',
           'market_correlations',
           { tickers: ['SPY'] },
           'TICKER_INVALID',
-          /not a JSON list\. "tickers": 2 to 10/,
+          listTakes('market_correlations') === 'string' ? /not a JSON list\. "tickers": 2 to 10/ : /"tickers": 2 to 10/,
         ],
         [
           'a JSON list for one value of an enum',
@@ -130,6 +158,10 @@ test('inputs as hosts send them: nulls, control properties, missing and unknown 
         assert.ok(textOf(result).length < 1000, `${what}: nothing huge echoed`);
       }
       assert.equal(dataRequests(sim).length, before, 'no refused input reached the API');
+      if (listTakes('congress_recent_trades') === 'array') {
+        const list = await call('congress_recent_trades', { tickers: ['NVDA', 'AAPL'] });
+        assert.notEqual(list.isError, true, `a JSON list is the form this document's ticker list takes: ${textOf(list).slice(0, 300)}`);
+      }
 
       // A dataset whose parameter is named `constructor` still works, with and without it.
       const bare = await call('etf_constituents', { ticker: 'SPY' });
@@ -161,11 +193,19 @@ test('unknown names in fields are reported beside valid ones, and refused before
       assert.match(textOf(unknown), /nothing was charged/);
       assert.equal(dataRequests(sim).length, before, 'refused before any request: no unit charged');
 
-      // First call of a dataset naming no field it has: the rows were fetched, so no claim that nothing was charged.
+      const sentBefore = dataRequests(sim).length;
       const first = await client.callTool({ name: 'congress_recent_trades', arguments: { fields: ['shorts_pct'] } });
       assert.equal(errorOf(first).code, 'VALIDATION_ERROR');
-      assert.match(errorOf(first).hint ?? '', /asking again with these names is free/);
-      assert.doesNotMatch(textOf(first), /nothing was charged/);
+      if (sim.api.dialect.traits.responses === 'described') {
+        // The upstream's document lists the rows' fields: refused before the first request.
+        assert.match(errorOf(first).hint ?? '', /Fields available: .*traded_on/);
+        assert.match(textOf(first), /nothing was charged/);
+        assert.equal(dataRequests(sim).length, sentBefore, 'refused from the document: no unit charged');
+      } else {
+        // First call of a dataset naming no field it has: the rows were fetched, so no claim that nothing was charged.
+        assert.match(errorOf(first).hint ?? '', /asking again with these names is free/);
+        assert.doesNotMatch(textOf(first), /nothing was charged/);
+      }
     } finally {
       await close();
     }

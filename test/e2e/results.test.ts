@@ -11,7 +11,9 @@ import { createLogger } from '../../src/log.js';
 import { createServer } from '../../src/mcp/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
+import { publication } from '../../src/simulator/dialect-params.js';
 import { withSimulator } from '../helpers/http.js';
+import { servedDataset } from '../helpers/upstream.js';
 import { errorOf, textOf, freshCacheDir } from '../helpers/mcp.js';
 
 async function withServer(sim: RunningSimulator, run: (client: Client, runtime: Runtime, logs: string[]) => Promise<void>): Promise<void> {
@@ -48,8 +50,13 @@ test('a 200 whose body is not {data, _meta} comes back whole, less _meta, as a s
       sim.api.faults.inject({ kind: 'raw', status: 200, body: JSON.stringify(body), contentType: 'application/json' });
       const result = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 7 } });
       assert.notEqual(result.isError, true, textOf(result));
-      const structured = result.structuredContent as { data: unknown; meta: { request_id?: string } };
-      assert.deepEqual(structured.data, { rows: body.rows, period: body.period });
+      const structured = result.structuredContent as { data: { rows?: unknown[] }; meta: { request_id?: string } };
+      // Where the dialect pages the list by page number, offset or `Link` header, a page that says
+      // nothing of an end (this one has no total and no Link) is read on: the rows after it follow.
+      const paging = publication(servedDataset(sim, '/v1/shorts/short-screener'), sim.api.dialect).paging?.kind;
+      const paged = paging === 'link' || paging === 'page-number' || paging === 'offset';
+      const rows = paged ? structured.data.rows?.slice(0, body.rows.length) : structured.data.rows;
+      assert.deepEqual({ ...structured.data, rows }, { rows: body.rows, period: body.period });
       assert.equal(structured.meta.request_id, 'req_x', 'the upstream _meta still feeds meta');
     });
   });
@@ -74,6 +81,23 @@ test('fields keep columns of the rows inside such a body, and the context beside
         rows: rows.map(({ ticker, short_float_pct }) => ({ ticker, short_float_pct })),
         period: body.period,
       });
+    });
+  });
+});
+
+test('rows read here over the upstream pages keep the context beside them, and fields keeps it too', async () => {
+  // vendor takes no page size: limit is applied here over its pages (local-pages.ts), whatever MARKET_DATA_SIM_DIALECT says.
+  await withSimulator({ dialect: 'vendor' }, async (sim) => {
+    await withServer(sim, async (client) => {
+      const body = { items: [{ ticker: 'GME', short_float_pct: 21.5 }], period: '2026-11-14', next: null };
+      for (const args of [{ limit: 7 }, { limit: 6, fields: ['short_float_pct'] }]) {
+        sim.api.faults.inject({ kind: 'raw', status: 200, body: JSON.stringify(body), contentType: 'application/json' });
+        const result = await client.callTool({ name: 'shorts_short_screener', arguments: args });
+        assert.notEqual(result.isError, true, textOf(result));
+        const data = (result.structuredContent as { data: unknown }).data;
+        const rows = args.fields ? [{ short_float_pct: 21.5 }] : body.items;
+        assert.deepEqual(data, { items: rows, period: body.period }, `${JSON.stringify(args)}: period is not lost`);
+      }
     });
   });
 });

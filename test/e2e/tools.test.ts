@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATASETS } from '../../src/catalog/index.js';
+import { dialectFromEnv, isNamedDialect } from '../../src/simulator/dialect.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV1, connectV2 } from '../helpers/mcp.js';
 
@@ -111,7 +112,22 @@ test('tools/list passes a wire-level lint: flat object roots, names, description
   }
 });
 
-test('every tool input schema matches the snapshot in test/snapshots (UPDATE_SNAPSHOTS=1 to accept a change)', async () => {
+/**
+ * The snapshot holds the schemas our own document gives (the named dialects publish the same
+ * ones under other names). A composed dialect's document states its parameters otherwise (a
+ * ticker list as an array, its own bounds and words), which the tools follow by design (issue
+ * 29; test/dialects/done-when.test.ts holds them to the document): there is no snapshot of
+ * those to compare with.
+ */
+const COMPOSED = isNamedDialect(dialectFromEnv())
+  ? false
+  : `${dialectFromEnv().name} is a composed dialect, whose document the tools' schemas follow; the snapshot is of our own document's`;
+
+test('every tool input schema matches the snapshot in test/snapshots (UPDATE_SNAPSHOTS=1 to accept a change)', async (context) => {
+  if (COMPOSED) {
+    context.skip(COMPOSED);
+    return;
+  }
   const { client, close } = await connectV2({ args: ['--demo'] });
   try {
     const { tools } = await client.listTools();

@@ -172,6 +172,11 @@ export interface UpstreamList {
   readonly requests: number;
   /** The list may hold rows no request can reach (a list cut with no way on); what the server must not call whole. */
   readonly cut: boolean;
+  /**
+   * The last page read was full and said nothing of an end (no flag, total, token, URL or `Link`):
+   * a reader that does not know the dialect cannot tell it from a page with more after it.
+   */
+  readonly silentEnd: boolean;
 }
 
 export interface ListOptions {
@@ -198,6 +203,7 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
   const pages: Row[][] = [];
   let requests = 0;
   let cut = false;
+  let silentEnd = false;
   for (let page = 1; page <= 400; page += 1) {
     const response = await get(sim, `${base}?${query.toString()}`, options.key ?? 'sim-admin-key');
     requests += 1;
@@ -206,7 +212,11 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
     const payload = Array.isArray(read.payload) ? read.payload : [read.payload];
     rows.push(...payload);
     pages.push(payload);
-    if (options.atMost !== undefined && rows.length >= options.atMost) return { rows: rows.slice(0, options.atMost), pages, requests, cut };
+    const said = [read.token, read.nextUrl, read.total, read.totalPages, read.totalCount, read.truncated].some((v) => v !== undefined);
+    const asked = Number(query.get(paging?.kind === 'first-rows' || paging?.kind === 'page-number' ? paging.size : '') ?? size);
+    silentEnd = !said && !response.headers.get('link') && payload.length > 0 && (!Number.isFinite(asked) || payload.length >= asked);
+    if (options.atMost !== undefined && rows.length >= options.atMost)
+      return { rows: rows.slice(0, options.atMost), pages, requests, cut, silentEnd };
     const next = new URLSearchParams(query);
     if (pub.dealer || paging?.kind === 'cursor') {
       if (!read.token) break;
@@ -239,7 +249,7 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
     }
     query = next;
   }
-  return { rows, pages, requests, cut };
+  return { rows, pages, requests, cut, silentEnd };
 }
 
 /** Every dealer snapshot the upstream holds for a ticker, newest first, in the dialect. */

@@ -54,6 +54,41 @@ test('a dataset registered upstream while the server runs becomes a tool and sen
   });
 });
 
+test("a call made while a first start's document is still on its way waits for it, and sends the document's names, not the catalog's", async () => {
+  // The camel dialect names the page size `pageSize`: the catalog's `limit` would be refused.
+  await withSimulator({ dialect: 'camel' }, async (sim) => {
+    sim.api.documentOutage = true;
+    // No wait at start: the document (held back by the outage) comes after the server serves.
+    const runtime = await createRuntime(
+      {
+        MARKET_DATA_BASE_URL: sim.url,
+        MARKET_DATA_API_KEY: 'sim-live-key',
+        MARKET_DATA_LOG_LEVEL: 'silent',
+        MARKET_DATA_CACHE_DIR: freshCacheDir(),
+      },
+      { registryWaitMs: 0 },
+    );
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const { server } = createLiveServer(runtime.deps);
+    const client = new Client({ name: 't', version: '1' });
+    try {
+      await server.connect(serverTransport);
+      await client.connect(clientTransport);
+      const pending = client.callTool({ name: 'congress_recent_trades', arguments: { limit: 3 } });
+      const documentAsked = (): boolean => sim.api.requests.some((r) => r.path === '/v1/openapi.json');
+      await eventually(documentAsked, 'the document asked for, and held back');
+      sim.api.documentOutage = false;
+      const result = await pending;
+      assert.notEqual(result.isError, true, JSON.stringify(result.content).slice(0, 300));
+      const sent = sim.api.requests.filter((r) => r.path === '/v1/congress/recent-trades').map((r) => r.query);
+      assert.deepEqual(sent, ['?pageSize=3'], "the document's name for the page size, and nothing of the catalog's");
+    } finally {
+      await client.close();
+      await runtime.close();
+    }
+  });
+});
+
 test('five datasets registered upstream at once: one tools/list_changed, not one per tool (trial: 100 for a late document of 100)', async () => {
   await withLiveServer(async ({ sim, runtime, client, changes }) => {
     const added = [1, 2, 3, 4, 5].map((n) => ({

@@ -84,5 +84,6 @@ function shapeOptions(request: DatasetCall, read: Extract<DatasetRead, { kind: '
     units: read.units,
     ...(pages ? { cursorAfter: pages.cursorAfter } : {}),
     ...(pages?.moreRows ? { moreRows: pages.moreRows } : {}),
+    ...(pages?.cutBeforeLimit ? { limitReadsFurther: false } : {}),
   };
 }

@@ -132,11 +132,15 @@ async function fitToBudget(shaping: Shaping): Promise<CallToolResult> {
   if (await fits(build(low))) return toolResult(build(low));
   const first = collected[0];
   if (!first) return toolResult(whole);
-  return toolResult(build(1, await strongestStrikes(first.snapshot, (s) => fits(build(1, s)))));
+  const cut = await strongestStrikes(first.snapshot, (s) => fits(build(1, s)));
+  const one = build(1, cut);
+  // A budget too small for one snapshot even without its strikes (a state spelt otherwise adds
+  // its state_normalized): the advice in fewer words, rather than an answer over the budget.
+  return toolResult((await fits(one)) ? one : built(shaping, 1, cut, true));
 }
 
-/** The answer showing the first `kept` snapshots (the last of them replaced by `last`, cut to fit). */
-function built(shaping: Shaping, kept: number, last?: DealerSnapshot): { data: unknown; meta: ToolMeta } {
+/** The answer showing the first `kept` snapshots (the last of them replaced by `last`, cut to fit); `brief`: its advice short. */
+function built(shaping: Shaping, kept: number, last?: DealerSnapshot, brief = false): { data: unknown; meta: ToolMeta } {
   const { request, read, meta, covered, budgetTokens } = shaping;
   const { collected, more, remaining, unknownTail } = read;
   const shown = collected.slice(0, kept).map((c) => c.snapshot);
@@ -175,7 +179,9 @@ function built(shaping: Shaping, kept: number, last?: DealerSnapshot): { data: u
               rows_returned: kept,
               rows_left: collected.length - kept,
               ...(last ? { strikes_returned: last.strikes.length } : {}),
-              how_to_get_more: `Cut to fit the ${budgetTokens}-token result budget. Follow meta.next_cursor (ticker and cursor are enough), or use view=levels, a shorter from/to range or a lower limit.`,
+              how_to_get_more: brief
+                ? `Cut to the ${budgetTokens}-token budget: follow meta.next_cursor, or use view=levels.`
+                : `Cut to fit the ${budgetTokens}-token result budget. Follow meta.next_cursor (ticker and cursor are enough), or use view=levels, a shorter from/to range or a lower limit.`,
             },
           }
         : {}),

@@ -76,6 +76,8 @@ export interface ShapeOptions {
   units?: number | undefined;
   /** What the API left unread, when the caller knows better than the generic advice (a time window past the rows read). */
   moreRows?: string | undefined;
+  /** False where the API cut its list before the limit asked (applied here): a larger limit would read no further. */
+  limitReadsFurther?: boolean | undefined;
   /** Whether the tool takes a `ticker`: advice on following a cursor names it only then. */
   takesTicker?: boolean | undefined;
   now?: number | undefined;
@@ -179,6 +181,8 @@ function moreRowsAdvice(options: ShapeOptions): string {
   if (max !== undefined && options.limit !== undefined && options.limit >= max) {
     return `The API holds more rows than ${asked} returned, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
   }
+  if (options.limitReadsFurther === false)
+    return `The API holds more rows than it returned, and gives no way past them: a larger limit reads no further; ${narrow ?? 'narrow the request'}.`;
   const larger = max === undefined ? 'ask a larger limit' : `ask a larger limit, up to ${max}`;
   return `The API holds more rows than ${asked} returned; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
 }

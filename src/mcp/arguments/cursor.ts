@@ -187,6 +187,22 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, 
   return { ...cursor.q };
 }
 
+/**
+ * The upstream's page-number and offset parameters: this server drives them itself (it reads
+ * pages and hands the agent a cursor of ours that resumes exactly), so a tool neither
+ * advertises nor takes them, whatever the document calls them; a cursor of ours places them.
+ * An optional one only: a position the document requires is the agent's to give.
+ */
+export function serverDrivenParams(dataset: DatasetDefinition): ReadonlySet<string> {
+  if (dataset.toolOutput) return NONE;
+  const roles = upstreamRoles(dataset);
+  const driven = [roles.page, roles.offset].filter(
+    (name): name is string => name !== undefined && dataset.query[name]?.safeParse(undefined).success === true,
+  );
+  return driven.length === 0 ? NONE : new Set(driven);
+}
+const NONE: ReadonlySet<string> = new Set();
+
 export interface Paging {
   /** What a minted cursor carries besides the position; undefined when the tool takes no cursor. */
   base: Omit<PageCursor, 'u' | 'l' | 'g' | 'f' | 's' | 'a' | 'v'> | undefined;

@@ -15,7 +15,7 @@ import { localValues } from '../reading/local-filters.js';
 import { readsLocally } from '../reading/local-pages.js';
 import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
 import { refusalError } from '../answers/tool-errors.js';
-import { isOurCursor, pagingOf, type Paging } from './cursor.js';
+import { isOurCursor, pagingOf, serverDrivenParams, type Paging } from './cursor.js';
 import { parseFields, refuseUnknownFields } from './fields.js';
 import { FIELDS_PARAM, supportsFields, type ToolArguments } from './input-schema.js';
 import { knownScopeRefusal } from './scope.js';
@@ -52,7 +52,10 @@ export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArgument
   // The cursor of an earlier page brings back its `fields` too (cursor.ts).
   const { args: paged, paging, fields: rawFields } = pagingOf(dataset, screened.args);
   // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
-  const reopened = isOurCursor(screened.args['cursor']) ? screenToolArguments(dataset, paged) : { ok: true as const, args: paged };
+  // Its page number or offset, which no agent gives, is the cursor's own (cursor.ts serverDrivenParams).
+  const reopened = isOurCursor(screened.args['cursor'])
+    ? screenToolArguments(dataset, paged, { extraParams: [...serverDrivenParams(dataset)] })
+    : { ok: true as const, args: paged };
   if (!reopened.ok) throw refusalError(reopened.refusal);
   const resolved = reopened.args;
   const checked = checkScreenedArguments(dataset, resolved);

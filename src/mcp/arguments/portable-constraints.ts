@@ -10,6 +10,8 @@ import { GENERAL_TICKER_PATTERN, meantBound, OSI_CONTRACT_PATTERN } from '../../
 
 type JsonSchemaObject = Record<string, unknown>;
 
+const isObject = (value: unknown): value is JsonSchemaObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** Patterns said in words; the words replace them. */
 const WORDED_PATTERNS: Record<string, string> = {
   '^\\d{4}-\\d{2}-\\d{2}$': 'YYYY-MM-DD',
@@ -27,6 +29,11 @@ function constraintWords(property: JsonSchemaObject): string[] {
   if (typeof min === 'number' && typeof max === 'number') words.push(`${min}-${max}`);
   else if (typeof min === 'number') words.push(`>= ${min}`);
   else if (typeof max === 'number') words.push(`<= ${max}`);
+  // A list's length the same way (a document's ticker list as an array): "up to 10", "2 to 10".
+  const fewest = typeof property['minItems'] === 'number' && property['minItems'] > 1 ? property['minItems'] : undefined;
+  const most = property['maxItems'];
+  if (typeof most === 'number') words.push(fewest === undefined ? `up to ${most}` : `${fewest} to ${most}`);
+  else if (fewest !== undefined) words.push(`at least ${fewest}`);
   const pattern = property['pattern'];
   const worded = typeof pattern === 'string' ? WORDED_PATTERNS[pattern] : undefined;
   if (worded) words.push(worded);
@@ -44,8 +51,18 @@ export function portableProperty(property: JsonSchemaObject): JsonSchemaObject {
   // Words the description already carries are not repeated ("YYYY-MM-DD", "default 60").
   const words = constraintWords(property).filter((w) => !description.includes(w) && !description.includes(w.replace('-', ' to ')));
   const out: JsonSchemaObject = { ...property };
-  for (const key of ['minimum', 'maximum', 'default'] as const) delete out[key];
+  for (const key of ['minimum', 'maximum', 'default', 'minItems', 'maxItems'] as const) delete out[key];
   if (typeof out['pattern'] === 'string' && WORDED_PATTERNS[out['pattern']]) delete out['pattern'];
+  // A list's items the same way (a document's `symbols` as an array of tickers): their pattern
+  // is said by the list's example where it gives one ("e.g. GME,AMC"), else in words.
+  const items = out['items'];
+  const itemPattern = isObject(items) && typeof items['pattern'] === 'string' ? WORDED_PATTERNS[items['pattern']] : undefined;
+  if (isObject(items) && itemPattern) {
+    const rest = { ...items };
+    delete rest['pattern'];
+    out['items'] = rest;
+    if (!description.includes('e.g.')) words.push(`each ${itemPattern}`);
+  }
   if (words.length === 0) return out;
   const joined = words.join(', ');
   out['description'] = description

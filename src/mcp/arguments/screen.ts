@@ -14,6 +14,7 @@ import {
   type ParamRefusal,
   type ValidatedRequest,
 } from '../../catalog/index.js';
+import { serverDrivenParams } from './cursor.js';
 import { PROTO_ARGUMENT } from './prototype-guard.js';
 
 /**
@@ -45,22 +46,23 @@ export function screenToolArguments(
   options: ToolArgumentsOptions = {},
 ): ScreenedArguments {
   const extra = localParams(dataset, options);
+  // Positions the server drives itself are refused from an agent, and not named among those taken (cursor.ts).
+  const driven = serverDrivenParams(dataset);
+  const accepted = (): string[] => acceptedParams(dataset, [...extra]).filter((name) => !driven.has(name) || extra.has(name));
   // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
   // (the SDK parses arguments as a record): a foreign prototype means one was sent.
   const prototype: unknown = Object.getPrototypeOf(args);
-  if (prototype !== Object.prototype && prototype !== null)
-    return refuseUnknownParam(dataset, '__proto__', acceptedParams(dataset, [...extra]), 'agent');
+  if (prototype !== Object.prototype && prototype !== null) return refuseUnknownParam(dataset, '__proto__', accepted(), 'agent');
   const screened: Record<string, unknown> = {};
   for (const name of Object.keys(args)) {
     const value = args[name];
     if (HOST_CONTROL_PROPERTIES.includes(name)) continue;
     const declared =
       (name === 'ticker' && dataset.ticker !== undefined) ||
-      Object.hasOwn(takenQuery(dataset), name) ||
+      (Object.hasOwn(takenQuery(dataset), name) && !driven.has(name)) ||
       (extra.has(name) && !PROTOTYPE_KEYS.has(name));
     // The prototype guard renamed an own `__proto__` so that it survives the SDK's parse: refused by its real name.
-    if (!declared)
-      return refuseUnknownParam(dataset, name === PROTO_ARGUMENT ? '__proto__' : name, acceptedParams(dataset, [...extra]), 'agent');
+    if (!declared) return refuseUnknownParam(dataset, name === PROTO_ARGUMENT ? '__proto__' : name, accepted(), 'agent');
     if (value !== null) Object.defineProperty(screened, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return { ok: true, args: screened };

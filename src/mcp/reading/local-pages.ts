@@ -48,6 +48,8 @@ export interface LocalRead {
   reachedBackTo?: string;
   /** What is left unread when the upstream cut its list with no cursor past the rows read. */
   moreRows?: string;
+  /** The upstream cut its list before the limit was met, with no way past the cut: a larger limit reads no further. */
+  cutBeforeLimit?: true;
   /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
   forget: () => void;
 }
@@ -347,5 +349,6 @@ function localAnswer(
     units: walk.units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
     ...(moreRows !== undefined ? { moreRows } : {}),
+    ...(walk.cutByApi && gathered.length < plan.wanted ? { cutBeforeLimit: true as const } : {}),
   };
 }

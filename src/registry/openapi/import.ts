@@ -148,8 +148,8 @@ function jsonOf(schema: z.ZodType): Record<string, unknown> {
 
 /**
  * The MCP-side name of an upstream query parameter: a known dataset's own name for the role
- * it plays (`symbols` is our `tickers`), when the document does not also list ours; else its
- * snake_case form.
+ * it plays (`symbols` is our `tickers`; a page size `limit`), when the document does not also
+ * list ours; else its snake_case form.
  */
 function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], known: DatasetDefinition | undefined): string {
   // Only a dataset we know has names of its own to give (a first start asked this of 600 parameters it then snake_cased).
@@ -160,6 +160,8 @@ function mcpNameOf(param: DocumentParameter, all: readonly DocumentParameter[], 
       return roleOf(name, json['type'] as string | undefined, json['format'] as string | undefined) === role;
     });
     if (ours && !all.some((other) => other.name === ours[0])) return ours[0];
+    // A curated list the catalog gives no page size: the document's is `limit`, as in every other curated tool.
+    if (!ours && role === 'pageSize' && !known.toolOutput && !all.some((other) => other.name === 'limit')) return 'limit';
   }
   const snake = snakeName(param.name);
   return TOOL_PARAM_NAME.test(snake) ? snake : `p_${snake}`.slice(0, 64);
@@ -202,7 +204,7 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
       (canonical(jsonOf(ours)) === canonical(clean) || saysLess(clean, jsonOf(ours)));
     let schema: z.ZodType;
     try {
-      schema = same && ours ? ours : convertOnce(name, param, ours, converted);
+      schema = same && ours ? ours : convertOnce(name, param, ours, converted, known !== undefined);
     } catch (error) {
       // A parameter that cannot be offered: an optional one is left out; without a required one, no call can be made.
       if (!param.required) continue;
@@ -229,13 +231,25 @@ function mcpPathName(name: string): string {
 }
 
 /** toZod, once per parameter as the upstream states it, for a dataset the catalog does not know. */
-function convertOnce(name: string, param: DocumentParameter, ours: z.ZodType | undefined, converted: ConvertedParams): z.ZodType {
+function convertOnce(
+  name: string,
+  param: DocumentParameter,
+  ours: z.ZodType | undefined,
+  converted: ConvertedParams,
+  curated: boolean,
+): z.ZodType {
+  // A curated tool's page size is ours to describe, as its `limit` always is: the bounds and
+  // default are the document's (said in words), the upstream's prose about its pages is not
+  // repeated, marked, in every tool (27 o200k tokens each in a composed dialect's tools/list).
+  if (curated && roleOf(param.name, param.schema.type, param.schema.format) === 'pageSize')
+    return toZod(name, { ...param, description: undefined }, ours);
   // A known dataset's own schema takes part in the conversion: those are not shared.
   if (ours) return toZod(name, param, ours);
   const key = JSON.stringify([name, param.in, param.required, param.description ?? null, param.schema]);
   let schema = converted.get(key);
   if (!schema) {
-    schema = toZod(name, param, BUILT_IN[name]);
+    // Own keys only: a parameter named `constructor` is no built-in (Object's would be read as a schema).
+    schema = toZod(name, param, Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : undefined);
     converted.set(key, schema);
   }
   return schema;

@@ -40,15 +40,19 @@ export function portableOperationId(raw: unknown, path: string, namespace = ''):
   return /^[a-z]/.test(id) ? id.slice(0, 80) : `d_${id}`.slice(0, 80);
 }
 
-/** An upstream id in snake form: `getEtfFlowsByTicker` → `etf_flows_by_ticker`, kebab and dotted ids lower-cased. */
+/** An upstream id in snake form: `getEtfFlowsByTicker`, `Etf_GetFlowsByTicker` → `etf_flows_by_ticker`, kebab and dotted ids lower-cased. */
 function snakeId(raw: string): string {
-  return raw
-    .replace(/^get(?=[A-Z])/, '')
-    .replace(/^get[_.-]/i, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/-/g, '_')
-    .replace(/_+/g, '_');
+  return (
+    raw
+      .replace(/^get(?=[A-Z])/, '')
+      .replace(/^get[_.-]/i, '')
+      // NSwag's Tag_Verb: `Etf_GetFlowsByTicker` is `getEtfFlowsByTicker` with its tag first.
+      .replace(/^([A-Za-z][A-Za-z0-9]*)_Get(?=[A-Z])/, '$1_')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .replace(/-/g, '_')
+      .replace(/_+/g, '_')
+  );
 }
 
 const underscored = (id: string): string => id.replace(/\./g, '_');

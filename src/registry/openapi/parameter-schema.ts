@@ -104,14 +104,17 @@ export function toZod(name: string, param: DocumentParameter, ours: z.ZodType | 
   return param.required ? converted : converted.optional();
 }
 
-/** The words a model reads beside the parameter: the document's, marked; else the catalog's own; else none. */
+/** The words a model reads beside the parameter: the document's, marked (unless they are ours); else the catalog's own; else none. */
 function describe(param: DocumentParameter, ours: z.ZodType | undefined): string | undefined {
   const text = param.description === undefined ? '' : registryText(param.description, 150);
   const values = param.schema.enum ?? param.schema.items?.enum;
   // Enum values are the registry's too: a model reading them is told so, whatever else is said.
   const valuesNote = values ? ' Values from the API’s registry, not reviewed.' : '';
-  if (text) return `${NOT_REVIEWED} ${text}${valuesNote}`;
-  const own = ours?.description;
+  // Read through the JSON Schema: an optional schema's own `description` is its inner one's, unread by zod 4.
+  const own = ours ? paramJsonSchemaOnce(ours).description : undefined;
+  // The document's words, when they are our reviewed ones to the letter, are read as ours: the
+  // mark on them cost tools/list tokens and warned of nothing.
+  if (text && text !== own) return `${NOT_REVIEWED} ${text}${valuesNote}`;
   if (own) return `${own}${valuesNote}`;
   return values ? `${NOT_REVIEWED} values from the API’s registry` : undefined;
 }

@@ -31,6 +31,8 @@ export interface PlainSchema {
   title?: string;
   items?: PlainSchema;
   properties?: Record<string, PlainSchema>;
+  /** An object's values under names it does not list (`additionalProperties`): rows keyed by ticker. */
+  values?: PlainSchema;
   /** Properties an object must have. */
   required?: string[];
 }
@@ -140,6 +142,10 @@ function ownKeywords(raw: Json, type: PlainType | undefined, nullable: boolean, 
     );
     schema.type ??= 'object';
   }
+  if (isJson(raw['additionalProperties'])) {
+    schema.values = read(raw['additionalProperties'], depth + 1, budget);
+    schema.type ??= 'object';
+  }
   if (Array.isArray(raw['required'])) schema.required = raw['required'].filter((v): v is string => typeof v === 'string');
   return schema;
 }
@@ -188,6 +194,8 @@ function intersect(a: PlainSchema, b: PlainSchema): PlainSchema {
   const items = a.items && b.items ? intersect(a.items, b.items) : (a.items ?? b.items);
   if (items) out.items = items;
   if (a.properties || b.properties) out.properties = { ...b.properties, ...a.properties };
+  const keyed = a.values ?? b.values;
+  if (keyed) out.values = keyed;
   const required = [...(a.required ?? []), ...(b.required ?? [])];
   if (required.length > 0) out.required = [...new Set(required)];
   return out;
@@ -229,6 +237,12 @@ function union(a: PlainSchema, b: PlainSchema): PlainSchema {
   const description = a.description ?? b.description;
   if (description !== undefined) out.description = description;
   if (a.items && b.items) out.items = union(a.items, b.items);
+  // An alternative that is no list says nothing of items: a list of rows beside a summary
+  // object (`anyOf: [{type: array, items: Row}, {type: object}]`) keeps its rows' schema.
+  else if (a.items && b.type !== 'array') out.items = a.items;
+  else if (b.items && a.type !== 'array') out.items = b.items;
   if (a.properties || b.properties) out.properties = { ...b.properties, ...a.properties };
+  const values = a.values ?? b.values;
+  if (values) out.values = values;
   return out;
 }
