@@ -427,7 +427,10 @@ export class MarketDataClient {
           if (!answer.ok) return { ok: false, failed: answer.failed, outcome, quotaResetAt: answered?.limits.quotaResetAt };
           return {
             ok: true,
-            value: await toResult(target.operationId, answer.answered, { clean: target.readerCleans !== true, tickerField: target.tickerField }),
+            value: await toResult(target.operationId, answer.answered, {
+              clean: target.readerCleans !== true,
+              tickerField: target.tickerField,
+            }),
             outcome,
           };
         },

@@ -159,7 +159,11 @@ export interface ResultReading {
 export async function toResult(operationId: string, response: RawResponse, reading: ResultReading = {}): Promise<ApiResult> {
   const clean = reading.clean ?? true;
   // Rows, meta and paging wherever the upstream put them (payload-parts.ts); an unknown shape comes back whole.
-  const parts = payloadParts(response.body, { link: response.link, total: response.total, contentRange: response.contentRange }, reading.tickerField);
+  const parts = payloadParts(
+    response.body,
+    { link: response.link, total: response.total, contentRange: response.contentRange },
+    reading.tickerField,
+  );
   const upstream = parts.meta;
   const paging = keptEvidence(parts.paging);
   const str = (value: unknown, max = 500): string | null => (typeof value === 'string' ? sanitizeText(value, max) : null);
