@@ -97,7 +97,7 @@ test('one list of records beside scalars: those of paging are metadata, any othe
       fc.dictionary(contextName, scalar, { maxKeys: 3 }),
       fc.dictionary(pagingName, scalar, { minKeys: 1, maxKeys: 4 }),
       (listName, rows, context, paging) => {
-        fc.pre(!(listName in context) && !(listName in paging) && Object.keys(context).every((name) => !(name in paging)));
+        fc.pre(!(listName in context) && !(listName in paging) && !Object.keys(context).some((name) => name in paging));
         const parts = payloadParts({ ...context, ...paging, [listName]: rows });
         assert.deepEqual(parts.rows, rows, 'the rows are found');
         const whole = Object.keys(context).length === 0 ? rows : { ...context, [listName]: rows };
