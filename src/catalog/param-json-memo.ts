@@ -42,6 +42,11 @@ export function datasetParamJson(dataset: DatasetDefinition): DatasetParamJson {
   };
 }
 
+/** Seeds the conversion of one schema with the JSON Schema it is known to have (an imported parameter's plan). */
+export function primeParamJson(schema: z.ZodType, json: ParamJson): void {
+  converted.set(schema, json);
+}
+
 /** Seeds the conversions of a dataset's parameters with the build's; a name the build did not see is converted when read. */
 export function primeDatasetParamJson(dataset: DatasetDefinition, json: DatasetParamJson): void {
   if (dataset.ticker && json.ticker) converted.set(dataset.ticker, json.ticker);

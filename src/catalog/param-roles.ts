@@ -6,7 +6,7 @@
  * document does not offer is done locally over the upstream's pages, never sent.
  */
 import type * as z from 'zod';
-import { paramJsonSchema } from './openapi.js';
+import { paramJsonSchemaOnce } from './param-json-memo.js';
 import { meantBound } from './params.js';
 import type { DatasetDefinition, QueryShape } from './types.js';
 
@@ -86,8 +86,9 @@ export interface ParamKind {
   format?: string | undefined;
 }
 
+/** Read through the memo, which an added dataset's stand-ins are primed in (registry/openapi/import.ts): their own conversion says nothing of the plan. */
 function kindOf(schema: z.ZodType): ParamKind {
-  const json = paramJsonSchema(schema).schema;
+  const json = paramJsonSchemaOnce(schema).schema;
   const types = Array.isArray(json['type']) ? (json['type'] as unknown[]) : [json['type']];
   const type = types.find((t): t is string => typeof t === 'string' && t !== 'null');
   const format = typeof json['format'] === 'string' ? json['format'] : undefined;
@@ -146,7 +147,7 @@ export function upstreamRoles(dataset: DatasetDefinition): RoleNames {
 export function pageSizeMaximum(dataset: DatasetDefinition): number | undefined {
   const name = upstreamRoles(dataset).pageSize;
   const schema = name ? dataset.query[name] : undefined;
-  const max = schema ? paramJsonSchema(schema).schema['maximum'] : undefined;
+  const max = schema ? paramJsonSchemaOnce(schema).schema['maximum'] : undefined;
   const meant = meantBound(max);
   return meant !== undefined && meant >= 1 ? Math.floor(meant) : undefined;
 }

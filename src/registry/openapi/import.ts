@@ -21,9 +21,11 @@
  * calls rather than sending our guesses. A dataset is retired only when a freshly fetched
  * document that lists most of the catalog's routes lacks its route.
  */
-import type * as z from 'zod';
+import * as z from 'zod';
 import { DATASETS } from '../../catalog/datasets.js';
-import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
+import { paramJsonSchemaOnce, primeParamJson } from '../../catalog/param-json-memo.js';
+import { isRequiredParam } from '../../catalog/validate.js';
+import { primeToolInputJsonSchema, toolInputJsonSchema } from '../../mcp/arguments/input-schema.js';
 import { roleOf } from '../../catalog/param-roles.js';
 import * as p from '../../catalog/params.js';
 import { registryPath, registryText } from '../../catalog/registry-text.js';
@@ -39,7 +41,7 @@ import {
   type DocumentParameter,
   type ListedOperation,
 } from './operations.js';
-import { canonical, cleanSchema, NOT_REVIEWED, toZod } from './parameter-schema.js';
+import { canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
 import { rowFieldsOf } from './row-fields.js';
 import { saysLess } from './says-less.js';
 
@@ -123,11 +125,20 @@ const COMPLETE_SHARE = 0.5;
 
 const defaultToolName = (operationId: string): string => operationId.replace(/\./g, '_').slice(0, 64);
 
-/** The parameter schemas of one dataset, under MCP-side names, and where each goes on the wire. */
+/**
+ * One of a dataset's parameters: what its tool advertises (planParam), and its zod schema,
+ * made when first asked for and then shared by every dataset stating the parameter alike.
+ */
+interface Param {
+  plan(): ParamPlan;
+  zod(): z.ZodType;
+}
+
+/** The parameters of one dataset, under MCP-side names, and where each goes on the wire. */
 interface Parsed {
   path: `/v1/${string}`;
-  ticker: z.ZodType<string> | undefined;
-  query: Record<string, z.ZodType>;
+  ticker: Param | undefined;
+  query: Record<string, Param>;
   /** MCP-side name → the upstream's, where they differ. */
   upstreamNames: Record<string, string>;
   pathParams: string[];
@@ -135,12 +146,12 @@ interface Parsed {
 }
 
 /**
- * Parameters of new datasets already converted in this document, by what the upstream
+ * Parameters of new datasets already planned in this document, by what the upstream
  * states: a registry repeats most of its parameters across operations, and each is
- * converted once, not once per dataset (start-up time, BENCHMARKS.md). A zod schema is
- * never changed once made, so datasets may share one.
+ * planned once, its zod schema made once, not once per dataset (start-up time,
+ * BENCHMARKS.md). A zod schema is never changed once made, so datasets may share one.
  */
-type ConvertedParams = Map<string, z.ZodType>;
+type ConvertedParams = Map<string, Param>;
 
 function jsonOf(schema: z.ZodType): Record<string, unknown> {
   return paramJsonSchemaOnce(schema).schema;
@@ -177,13 +188,13 @@ function tickerVariable(pathParams: readonly DocumentParameter[], known: Dataset
 /** The operation's parameters; a known dataset's own schema is reused wherever the upstream states the same one. */
 function parseParameters(op: DocumentOperation, known: DatasetDefinition | undefined, converted: ConvertedParams): Parsed {
   const names = new Set<string>();
-  const query: Record<string, z.ZodType> = {};
+  const query: Record<string, Param> = {};
   const upstreamNames: Record<string, string> = {};
   const pathParams: string[] = [];
   const wireForms: Record<string, WireForm> = {};
   const inPath = op.parameters.filter((param) => param.in === 'path');
   const tickerParam = tickerVariable(inPath, known);
-  let ticker: z.ZodType<string> | undefined;
+  let ticker: Param | undefined;
   let path = op.path;
   for (const param of op.parameters) {
     const isTicker = param === tickerParam;
@@ -202,9 +213,9 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
       ours !== undefined &&
       oursRequired === param.required &&
       (canonical(jsonOf(ours)) === canonical(clean) || saysLess(clean, jsonOf(ours)));
-    let schema: z.ZodType;
+    let schema: Param;
     try {
-      schema = same && ours ? ours : convertOnce(name, param, ours, converted, known !== undefined);
+      schema = same && ours ? madeParam(ours) : convertOnce(name, param, ours, converted, known !== undefined);
     } catch (error) {
       // A parameter that cannot be offered: an optional one is left out; without a required one, no call can be made.
       if (!param.required) continue;
@@ -213,7 +224,7 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
     if (param.schema.type === 'array') wireForms[name] = { explode: param.explode, delimiter: param.delimiter };
     if (param.in === 'path') path = path.split(`{${param.name}}`).join(`{${name}}`);
     if (isTicker) {
-      ticker = schema as z.ZodType<string>;
+      ticker = schema;
       continue;
     }
     query[name] = schema;
@@ -230,30 +241,46 @@ function mcpPathName(name: string): string {
   return TOOL_PARAM_NAME.test(snake) ? snake : `p_${snake}`.slice(0, 64);
 }
 
-/** toZod, once per parameter as the upstream states it, for a dataset the catalog does not know. */
+/** A parameter whose zod schema is made already. */
+function madeParam(schema: z.ZodType): Param {
+  return { plan: () => ({ json: paramJsonSchemaOnce(schema), required: isRequiredParam(schema) }), zod: () => schema };
+}
+
+/**
+ * A parameter as the upstream states it, once per statement, for a dataset the catalog does
+ * not know: planned now (planParam throws as toZod would, for one that cannot be offered), its
+ * zod schema made at its first use. A known dataset's own schema takes part in the conversion:
+ * those are made now, and not shared.
+ */
 function convertOnce(
   name: string,
   param: DocumentParameter,
   ours: z.ZodType | undefined,
   converted: ConvertedParams,
   curated: boolean,
-): z.ZodType {
+): Param {
   // A curated tool's page size is ours to describe, as its `limit` always is: the bounds and
   // default are the document's (said in words), the upstream's prose about its pages is not
   // repeated, marked, in every tool (27 o200k tokens each in a composed dialect's tools/list).
   if (curated && roleOf(param.name, param.schema.type, param.schema.format) === 'pageSize')
-    return toZod(name, { ...param, description: undefined }, ours);
-  // A known dataset's own schema takes part in the conversion: those are not shared.
-  if (ours) return toZod(name, param, ours);
+    return madeParam(toZod(name, { ...param, description: undefined }, ours));
+  if (ours) return madeParam(toZod(name, param, ours));
   const key = JSON.stringify([name, param.in, param.required, param.description ?? null, param.schema]);
-  let schema = converted.get(key);
-  if (!schema) {
+  let planned = converted.get(key);
+  if (!planned) {
     // Own keys only: a parameter named `constructor` is no built-in (Object's would be read as a schema).
-    schema = toZod(name, param, Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : undefined);
-    converted.set(key, schema);
+    const builtIn = Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : undefined;
+    const plan = planParam(name, param, builtIn);
+    let schema: z.ZodType | undefined;
+    planned = { plan: () => plan, zod: () => (schema ??= toZod(name, param, builtIn)) };
+    converted.set(key, planned);
   }
-  return schema;
+  return planned;
 }
+
+/** The zod schemas of a dataset's parameters, made now. */
+const zodOf = (params: Readonly<Record<string, Param>>): Record<string, z.ZodType> =>
+  Object.fromEntries(Object.entries(params).map(([name, param]) => [name, param.zod()]));
 
 /**
  * Ours the upstream does not offer, kept as MCP-side parameters and applied over its pages;
@@ -441,6 +468,46 @@ function withFieldsWhenAsked(dataset: DatasetDefinition, op: DocumentOperation, 
   return dataset;
 }
 
+/**
+ * A dataset the upstream adds, listed from its parameters' plans: its tool's input JSON Schema
+ * is what src/mcp/input-schema.ts makes of zod schemas advertising those plans (stand-ins,
+ * which check nothing), and its `ticker` and `query` zod schemas are made when first read, at
+ * its first call. A first start lists up to 100 such datasets, and calls few of them
+ * (test/catalog/parameter-plan.test.ts holds tools/list to what the zod schemas give).
+ */
+function withParamsWhenAsked(fields: Omit<DatasetDefinition, 'ticker' | 'query'>, params: Parsed): DatasetDefinition {
+  const { ticker } = params;
+  const advertised: DatasetDefinition = {
+    ...fields,
+    ...(ticker ? { ticker: standIn(ticker.plan()) as z.ZodType<string> } : {}),
+    query: Object.fromEntries(Object.entries(params.query).map(([name, param]) => [name, standIn(param.plan())])),
+  };
+  const dataset = { ...advertised };
+  let query: Record<string, z.ZodType> | undefined;
+  // In the places the stand-ins held, so that the dataset's fields keep their order.
+  if (ticker) Object.defineProperty(dataset, 'ticker', { enumerable: true, configurable: true, get: () => ticker.zod() });
+  Object.defineProperty(dataset, 'query', { enumerable: true, configurable: true, get: () => (query ??= zodOf(params.query)) });
+  primeToolInputJsonSchema(dataset, toolInputJsonSchema(advertised));
+  return dataset;
+}
+
+/** Stand-ins by plan: a plan shared by several datasets (one statement of a parameter) has one. */
+const standIns = new WeakMap<ParamPlan, z.ZodType>();
+
+/**
+ * A zod schema that advertises `plan` (its JSON Schema seeded, paramJsonSchemaOnce) and is
+ * required exactly when the plan is; it refuses every value and is never used to check one.
+ */
+function standIn(plan: ParamPlan): z.ZodType {
+  let schema = standIns.get(plan);
+  if (!schema) {
+    schema = plan.required ? z.never() : z.never().optional();
+    primeParamJson(schema, plan.json);
+    standIns.set(plan, schema);
+  }
+  return schema;
+}
+
 function importOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context): void {
   const { report } = ctx;
   const skip = (reason: string): void => {
@@ -479,33 +546,38 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
     ...(Object.keys(params.wireForms).length > 0 ? { wireForms: params.wireForms } : {}),
     ...(responseFields ? { responseFields } : {}),
   };
-  const shape = { path: params.path, ...(params.ticker ? { ticker: params.ticker } : {}), query: params.query };
   if (!known) {
     const title = registryText(op.summary ?? '', 60) || operationId;
     // Short: the tool list is read on every turn, and length is what repetition buys.
     const text = registryText(op.description ?? op.summary ?? '', 200);
     report.added.push(operationId);
-    const added: DatasetDefinition = {
-      operationId,
-      title: `${title} ${NOT_REVIEWED}`,
-      // Marked, so that the agent weighs it as the registry's word, not ours.
-      description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
-      ...shape,
-      ...wire,
-      onDemand: op.onDemand === true,
-      cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
-    };
+    const added = withParamsWhenAsked(
+      {
+        operationId,
+        title: `${title} ${NOT_REVIEWED}`,
+        // Marked, so that the agent weighs it as the registry's word, not ours.
+        description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
+        path: params.path,
+        ...wire,
+        onDemand: op.onDemand === true,
+        cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
+      },
+      params,
+    );
     report.datasets.push(withFieldsWhenAsked(added, op, ctx.deferred));
     return;
   }
-  const local = localParamsOf(known, params.query);
+  // A dataset we know: its parameters' zod schemas are made now (what changed is told by them).
+  const ticker = params.ticker?.zod() as z.ZodType<string> | undefined;
+  const shape = { path: params.path, ...(ticker ? { ticker } : {}), query: zodOf(params.query) };
+  const local = localParamsOf(known, shape.query);
   const unchanged =
     Object.keys(wire).length === 0 &&
     Object.keys(local).length === 0 &&
     known.path === params.path &&
-    known.ticker === params.ticker &&
-    Object.keys(known.query).length === Object.keys(params.query).length &&
-    Object.entries(params.query).every(([name, schema]) => known.query[name] === schema);
+    known.ticker === ticker &&
+    Object.keys(known.query).length === Object.keys(shape.query).length &&
+    Object.entries(shape.query).every(([name, schema]) => known.query[name] === schema);
   if (unchanged) {
     report.datasets.push(known);
     return;

@@ -7,8 +7,9 @@
  */
 import * as z from 'zod';
 import { DATASETS } from '../../catalog/datasets.js';
-import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
+import { paramJsonSchemaOnce, type ParamJson } from '../../catalog/param-json-memo.js';
 import * as p from '../../catalog/params.js';
+import { isRequiredParam } from '../../catalog/validate.js';
 import { registryDefault, registryEnumValue, registryPatternShown, registryText } from '../../catalog/registry-text.js';
 import { compileUpstreamPattern, type UpstreamPattern } from '../../catalog/upstream-pattern.js';
 import { shown, type DocumentParameter } from './operations.js';
@@ -104,6 +105,130 @@ export function toZod(name: string, param: DocumentParameter, ours: z.ZodType | 
   return param.required ? converted : converted.optional();
 }
 
+/** A parameter as its tool advertises it (paramJsonSchema of toZod's schema), and whether a call must give it. */
+export interface ParamPlan {
+  readonly json: ParamJson;
+  readonly required: boolean;
+}
+
+/**
+ * What toZod's schema for this parameter advertises, and whether it is required, worked out
+ * without making the schema: an imported dataset is listed from its plans and checks its
+ * values with the zod schemas made at its first call (import.ts). Making and converting a zod
+ * schema costs about 0.45 ms a parameter, which a registry whose parameters differ paid for
+ * each of up to 600 at a first start. Throws as toZod does; test/catalog/parameter-plan.test.ts
+ * holds the two to the same JSON, key order included.
+ */
+export function planParam(name: string, param: DocumentParameter, ours: z.ZodType | undefined): ParamPlan {
+  const body = planBody(name, param.schema, ours);
+  const description = describe(param, ours);
+  if (body === OURS && ours) {
+    // toZod's `ours`, described as this parameter is, and optional as it is.
+    const own = paramJsonSchemaOnce(ours);
+    const words = description ?? own.description;
+    return {
+      json: { schema: own.schema, ...(words === undefined ? {} : { description: words }) },
+      required: param.required && isRequiredParam(ours),
+    };
+  }
+  const { schema, defaulted } = body as Body;
+  return { json: description ? { schema, description } : { schema }, required: param.required && !defaulted };
+}
+
+/**
+ * A parameter's JSON Schema before its words, as zod's toJSONSchema writes it of the schema
+ * scalar or arrayOf makes (key order included), and whether a default fills it when left out.
+ */
+interface Body {
+  schema: Record<string, unknown>;
+  defaulted: boolean;
+}
+
+/** The catalog's own schema stands in (a pattern no linear-time engine accepts). */
+const OURS = Symbol('ours');
+
+function planBody(name: string, schema: PlainSchema, ours: z.ZodType | undefined): Body | typeof OURS {
+  if (schema.type === 'array') {
+    const items = schema.items ?? { type: 'string' as const, nullable: false };
+    if (items.type === 'array' || items.type === 'object') throw new Error(`"${shown(name)}" takes nested lists or objects`);
+    // Without a schema of ours to stand in, a pattern no engine accepts throws in planScalar, as in toZod.
+    const item = planScalar(`${name} item`, items, undefined);
+    if (item === OURS) throw new Error(`pattern of "${shown(`${name} item`)}" is not accepted by the linear-time engine`);
+    const listed = {
+      ...(schema.minItems === undefined ? {} : { minItems: schema.minItems }),
+      maxItems: Math.min(schema.maxItems ?? 100, 100),
+    };
+    return { schema: { ...listed, type: 'array', items: item.schema }, defaulted: false };
+  }
+  if (schema.type === 'object') throw new Error(`"${shown(name)}" takes an object, which this server does not send`);
+  return planScalar(name, schema, ours);
+}
+
+function planScalar(name: string, given: PlainSchema, ours: z.ZodType | undefined): Body | typeof OURS {
+  const { type, format, patterns } = given;
+  if (type === 'boolean') return { schema: { type: 'boolean' }, defaulted: false };
+  const values = given.enum?.slice(0, MAX_ENUM_VALUES);
+  if (values) {
+    const safe = values.filter((v) => typeof v === 'number' || (typeof v === 'string' && registryEnumValue(v) !== undefined));
+    if (safe.length === 0) throw new Error(`enum of "${shown(name)}" has no value in the safe character set`);
+    if (safe.every((v): v is number => typeof v === 'number')) return { schema: { type: 'number' }, defaulted: false };
+    return { schema: { type: 'string', enum: enumOrder(safe.map(String)) }, defaulted: false };
+  }
+  const json = scalarJson(given);
+  const tests: UpstreamPattern[] = [];
+  let shownPattern: string | undefined;
+  for (const [index, pattern] of (patterns ?? []).entries()) {
+    const compiled = patternOf(pattern);
+    if (!compiled) {
+      if (ours) return OURS;
+      throw new Error(`pattern of "${shown(name)}" is not accepted by the linear-time engine`);
+    }
+    tests.push(compiled);
+    if (index === 0 && compiled.backtrackingSafe && registryPatternShown(pattern)) shownPattern = pattern;
+  }
+  const meta = {
+    ...(shownPattern === undefined ? {} : { pattern: shownPattern }),
+    ...(typeof format === 'string' && /^[a-z-]{1,20}$/.test(format) ? { format } : {}),
+  };
+  const own = zodJsonOf(json);
+  const fallback = json['default'];
+  if (fallback === undefined) return { schema: { ...own, ...meta }, defaulted: false };
+  // The default stands for a value left out when it passes the checks made after it (zod does not check the default itself).
+  const defaulted =
+    tests.every((test) => typeof fallback !== 'string' || test.test(fallback)) &&
+    (format !== 'date' || (typeof fallback === 'string' && p.isRealCalendarDate(fallback)));
+  return { schema: { default: fallback, ...meta, ...own }, defaulted };
+}
+
+/** The values of z.enum(values) as its JSON Schema lists them: kept as an object's keys (integer-like ones first, once each). */
+function enumOrder(values: readonly string[]): string[] {
+  return Object.values(Object.fromEntries(values.map((value) => [value, value])));
+}
+
+/** What zod's toJSONSchema writes of z.fromJSONSchema(json), before checks and metadata: an integer is bounded to safe integers. */
+function zodJsonOf(json: Record<string, unknown>): Record<string, unknown> {
+  const bound = (key: string): Record<string, unknown> => (json[key] === undefined ? {} : { [key]: json[key] });
+  if (json['type'] === 'integer') {
+    const min = typeof json['minimum'] === 'number' ? json['minimum'] : Number.MIN_SAFE_INTEGER;
+    const max = typeof json['maximum'] === 'number' ? json['maximum'] : Number.MAX_SAFE_INTEGER;
+    return { type: 'integer', minimum: Math.max(min, Number.MIN_SAFE_INTEGER), maximum: Math.min(max, Number.MAX_SAFE_INTEGER) };
+  }
+  if (json['type'] === 'number') return { type: 'number', ...bound('minimum'), ...bound('maximum') };
+  return { type: 'string', ...bound('minLength'), ...bound('maxLength') };
+}
+
+/** The JSON Schema a scalar's zod schema is made from (z.fromJSONSchema): its type, bounds and default. */
+function scalarJson(given: PlainSchema): Record<string, unknown> {
+  const { type } = given;
+  const json: Record<string, unknown> = { type: type ?? 'string' };
+  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (given[key] !== undefined) json[key] = given[key];
+  if ((type ?? 'string') === 'string' && json['maxLength'] === undefined) json['maxLength'] = DEFAULT_MAX_LENGTH;
+  // The document's default, when it is a value (never prose): applied as the upstream would, and shown.
+  const fallback = isDefaultValue(given.default) ? registryDefault(given.default) : undefined;
+  if (fallback !== undefined && typeof fallback === (type === 'integer' ? 'number' : (type ?? 'string'))) json['default'] = fallback;
+  return json;
+}
+
 /** The words a model reads beside the parameter: the document's, marked (unless they are ours); else the catalog's own; else none. */
 function describe(param: DocumentParameter, ours: z.ZodType | undefined): string | undefined {
   const text = param.description === undefined ? '' : registryText(param.description, 150);
@@ -161,13 +286,7 @@ function scalar(name: string, given: PlainSchema, ours: z.ZodType | undefined): 
     const texts = safe.map(String);
     return z.enum(texts as [string, ...string[]]);
   }
-  const json: Record<string, unknown> = { type: type ?? 'string' };
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (given[key] !== undefined) json[key] = given[key];
-  if ((type ?? 'string') === 'string' && json['maxLength'] === undefined) json['maxLength'] = DEFAULT_MAX_LENGTH;
-  // The document's default, when it is a value (never prose): applied as the upstream would, and shown.
-  const fallback = isDefaultValue(given.default) ? registryDefault(given.default) : undefined;
-  if (fallback !== undefined && typeof fallback === (type === 'integer' ? 'number' : (type ?? 'string'))) json['default'] = fallback;
-  let converted: z.ZodType = z.fromJSONSchema(json);
+  let converted: z.ZodType = z.fromJSONSchema(scalarJson(given));
   for (const [index, pattern] of (patterns ?? []).entries()) {
     const compiled = patternOf(pattern);
     if (!compiled) {
