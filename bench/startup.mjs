@@ -2,7 +2,8 @@
 // Start-up time and idle memory, over stdio, as a host sees them: from spawning a server
 // to its answer to tools/list, then its resident memory once idle. Every case is run in
 // turn within each round (interleaved), so a busy shared machine slows all cases alike;
-// medians are printed with their ratio to the floor, a bare SDK server with one tool.
+// medians are printed with their ratio to the floor, a bare SDK server with one tool, and
+// beside it the median of each round's ratio to that round's floor.
 // Usage: node bench/startup.mjs [rounds] [idle-ms] [baseline-cli.js]   (build first: npm run build)
 // With a baseline (dist/cli.js of another build, e.g. the commit before a change), its
 // --demo, cached and big-registry cases join the same rounds, for a before/after side by side.
@@ -227,8 +228,10 @@ try {
     const ms = median(c.ms);
     const mib = median(c.mib);
     const peak = median(c.peak);
+    // The median of each round's time over the same round's floor: a load that changes between rounds moves it less.
+    const perRound = median(c.ms.map((value, round) => value / cases[0].ms[round]));
     console.log(
-      `[${k}] ${c.label.padEnd(58)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x   ` +
+      `[${k}] ${c.label.padEnd(58)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / floorMs).toFixed(2)}x  (rounds ${perRound.toFixed(2)}x)   ` +
         `min ${Math.min(...c.ms)
           .toFixed(0)
           .padStart(5)}  max ${Math.max(...c.ms)
