@@ -42,6 +42,7 @@ import {
   type ListedOperation,
 } from './operations.js';
 import { canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
+import { withMeantPageSize } from './page-size.js';
 import { rowFieldsOf } from './row-fields.js';
 import { saysLess } from './says-less.js';
 
@@ -192,13 +193,15 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
   const upstreamNames: Record<string, string> = {};
   const pathParams: string[] = [];
   const wireForms: Record<string, WireForm> = {};
-  const inPath = op.parameters.filter((param) => param.in === 'path');
+  // A page size's floor before anything is compared or converted: curated and added alike.
+  const parameters = op.parameters.map(withMeantPageSize);
+  const inPath = parameters.filter((param) => param.in === 'path');
   const tickerParam = tickerVariable(inPath, known);
   let ticker: Param | undefined;
   let path = op.path;
-  for (const param of op.parameters) {
+  for (const param of parameters) {
     const isTicker = param === tickerParam;
-    const name = isTicker ? 'ticker' : param.in === 'path' ? mcpPathName(param.name) : mcpNameOf(param, op.parameters, known);
+    const name = isTicker ? 'ticker' : param.in === 'path' ? mcpPathName(param.name) : mcpNameOf(param, parameters, known);
     if (names.has(name)) {
       // Two of the document's names for one of ours: an optional one is not offered, a required one cannot be.
       if (!param.required) continue;
