@@ -41,9 +41,10 @@ import {
   type DocumentParameter,
   type ListedOperation,
 } from './operations.js';
-import { canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
+import { acceptsExample, canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
 import { withMeantPageSize } from './page-size.js';
 import { rowFieldsOf } from './row-fields.js';
+import { statedExamples, withAcceptedExamples } from './stated-examples.js';
 import { saysLess } from './says-less.js';
 
 /** Ours the upstream may leave out: applied here over its pages (src/mcp/reading/local-pages.ts). */
@@ -595,7 +596,27 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   };
   // The ticker follows the upstream: one moved to the query is no longer a path parameter.
   if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
-  report.datasets.push(merged);
+  report.datasets.push(withHeldExamples(known, merged));
+}
+
+/**
+ * A curated tool's text keeps our words, not an example of one of its parameters that the
+ * document's check for that parameter refuses ("e.g. EURUSD" where pairs are `EUR/USD`): an
+ * example our own check took is held to the document's, and dropped when it fails it.
+ */
+function withHeldExamples(known: DatasetDefinition, merged: DatasetDefinition): DatasetDefinition {
+  if (statedExamples(known.description).length === 0) return merged;
+  const checks: [z.ZodType, z.ZodType | undefined][] = [
+    ...(known.ticker ? [[known.ticker, merged.ticker] as [z.ZodType, z.ZodType | undefined]] : []),
+    ...Object.entries(known.query).map(([name, ours]): [z.ZodType, z.ZodType | undefined] => [
+      ours,
+      merged.query[name] ?? merged.shaping?.[name],
+    ]),
+  ];
+  const accepts = (value: string): boolean =>
+    checks.every(([ours, theirs]) => !acceptsExample(ours, value) || (theirs !== undefined && acceptsExample(theirs, value)));
+  const description = withAcceptedExamples(known.description, accepts);
+  return description === known.description ? merged : { ...merged, description };
 }
 
 /**
