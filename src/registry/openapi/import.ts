@@ -41,8 +41,10 @@ import {
   type DocumentParameter,
   type ListedOperation,
 } from './operations.js';
-import { canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
+import { acceptsExample, canonical, cleanSchema, NOT_REVIEWED, planParam, toZod, type ParamPlan } from './parameter-schema.js';
+import { withMeantPageSize } from './page-size.js';
 import { rowFieldsOf } from './row-fields.js';
+import { statedExamples, withAcceptedExamples } from './stated-examples.js';
 import { saysLess } from './says-less.js';
 
 /** Ours the upstream may leave out: applied here over its pages (src/mcp/reading/local-pages.ts). */
@@ -192,13 +194,15 @@ function parseParameters(op: DocumentOperation, known: DatasetDefinition | undef
   const upstreamNames: Record<string, string> = {};
   const pathParams: string[] = [];
   const wireForms: Record<string, WireForm> = {};
-  const inPath = op.parameters.filter((param) => param.in === 'path');
+  // A page size's floor before anything is compared or converted: curated and added alike.
+  const parameters = op.parameters.map(withMeantPageSize);
+  const inPath = parameters.filter((param) => param.in === 'path');
   const tickerParam = tickerVariable(inPath, known);
   let ticker: Param | undefined;
   let path = op.path;
-  for (const param of op.parameters) {
+  for (const param of parameters) {
     const isTicker = param === tickerParam;
-    const name = isTicker ? 'ticker' : param.in === 'path' ? mcpPathName(param.name) : mcpNameOf(param, op.parameters, known);
+    const name = isTicker ? 'ticker' : param.in === 'path' ? mcpPathName(param.name) : mcpNameOf(param, parameters, known);
     if (names.has(name)) {
       // Two of the document's names for one of ours: an optional one is not offered, a required one cannot be.
       if (!param.required) continue;
@@ -592,7 +596,27 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   };
   // The ticker follows the upstream: one moved to the query is no longer a path parameter.
   if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
-  report.datasets.push(merged);
+  report.datasets.push(withHeldExamples(known, merged));
+}
+
+/**
+ * A curated tool's text keeps our words, not an example of one of its parameters that the
+ * document's check for that parameter refuses ("e.g. EURUSD" where pairs are `EUR/USD`): an
+ * example our own check took is held to the document's, and dropped when it fails it.
+ */
+function withHeldExamples(known: DatasetDefinition, merged: DatasetDefinition): DatasetDefinition {
+  if (statedExamples(known.description).length === 0) return merged;
+  const checks: [z.ZodType, z.ZodType | undefined][] = [
+    ...(known.ticker ? [[known.ticker, merged.ticker] as [z.ZodType, z.ZodType | undefined]] : []),
+    ...Object.entries(known.query).map(([name, ours]): [z.ZodType, z.ZodType | undefined] => [
+      ours,
+      merged.query[name] ?? merged.shaping?.[name],
+    ]),
+  ];
+  const accepts = (value: string): boolean =>
+    checks.every(([ours, theirs]) => !acceptsExample(ours, value) || (theirs !== undefined && acceptsExample(theirs, value)));
+  const description = withAcceptedExamples(known.description, accepts);
+  return description === known.description ? merged : { ...merged, description };
 }
 
 /**

@@ -12,7 +12,9 @@ import * as p from '../../catalog/params.js';
 import { isRequiredParam } from '../../catalog/validate.js';
 import { registryDefault, registryEnumValue, registryPatternShown, registryText } from '../../catalog/registry-text.js';
 import { compileUpstreamPattern, type UpstreamPattern } from '../../catalog/upstream-pattern.js';
+import { acceptedSample } from '../../catalog/param-samples.js';
 import { shown, type DocumentParameter } from './operations.js';
+import { statedExamples, withAcceptedExamples } from './stated-examples.js';
 import type { PlainSchema } from './schema-forms.js';
 
 /** What marks the upstream's own words in a tool's text. */
@@ -98,7 +100,8 @@ function patternOf(pattern: string): UpstreamPattern | undefined {
  */
 export function toZod(name: string, param: DocumentParameter, ours: z.ZodType | undefined): z.ZodType {
   let converted = convert(name, param.schema, ours);
-  const description = describe(param, ours);
+  const checked = converted;
+  const description = describe(name, param, ours, () => checked);
   if (description) converted = converted.describe(description);
   if (name === 'ticker' || name === 'tickers') converted = p.refusedAs(converted, 'TICKER_INVALID');
   if (name === 'contract') converted = p.refusedAs(converted, 'CONTRACT_SYMBOL_INVALID');
@@ -121,7 +124,8 @@ export interface ParamPlan {
  */
 export function planParam(name: string, param: DocumentParameter, ours: z.ZodType | undefined): ParamPlan {
   const body = planBody(name, param.schema, ours);
-  const description = describe(param, ours);
+  // The check made only where the words give an example to hold to it: most give none.
+  const description = describe(name, param, ours, () => convert(name, param.schema, ours));
   if (body === OURS && ours) {
     // toZod's `ours`, described as this parameter is, and optional as it is.
     const own = paramJsonSchemaOnce(ours);
@@ -229,8 +233,33 @@ function scalarJson(given: PlainSchema): Record<string, unknown> {
   return json;
 }
 
+/**
+ * The words a model reads beside the parameter, their examples held to the parameter's
+ * check (`checked`, the schema toZod makes): an example it refuses is not shown, or gives
+ * way to a catalog sample it takes (stated-examples.ts).
+ */
+function describe(name: string, param: DocumentParameter, ours: z.ZodType | undefined, checked: () => z.ZodType): string | undefined {
+  const words = wordsOf(param, ours);
+  if (words === undefined || statedExamples(words).length === 0) return words;
+  const schema = checked();
+  const accepts = (value: string): boolean => acceptsExample(schema, value);
+  return withAcceptedExamples(words, accepts, acceptedSample(name, accepts)) || undefined;
+}
+
+/**
+ * Whether an example written in text is a value the schema takes: as text, or as the number,
+ * boolean or list (comma-separated) the text stands for, as an agent would send it.
+ */
+export function acceptsExample(schema: z.ZodType, value: string): boolean {
+  const forms: unknown[] = [value];
+  if (/^-?\d+(\.\d+)?$/.test(value)) forms.push(Number(value));
+  if (value === 'true' || value === 'false') forms.push(value === 'true');
+  if (value.includes(',')) forms.push(value.split(','));
+  return forms.some((form) => schema.safeParse(form).success);
+}
+
 /** The words a model reads beside the parameter: the document's, marked (unless they are ours); else the catalog's own; else none. */
-function describe(param: DocumentParameter, ours: z.ZodType | undefined): string | undefined {
+function wordsOf(param: DocumentParameter, ours: z.ZodType | undefined): string | undefined {
   const text = param.description === undefined ? '' : registryText(param.description, 150);
   const values = param.schema.enum ?? param.schema.items?.enum;
   // Enum values are the registry's too: a model reading them is told so, whatever else is said.
