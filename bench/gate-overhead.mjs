@@ -9,7 +9,7 @@ import { loadavg } from 'node:os';
 import { MarketDataClient } from '../dist/api/client.js';
 import { InProcessAccountGate } from '../dist/api/gate/in-process-gate.js';
 import { DATASETS } from '../dist/catalog/index.js';
-import { ConfigSchema } from '../dist/config.js';
+import { ConfigSchema } from '../dist/config/config.js';
 import { createLogger } from '../dist/log.js';
 import { startSimulator } from '../dist/simulator/server.js';
 

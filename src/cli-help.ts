@@ -4,7 +4,7 @@
  * (`--toolset` → `--toolsets`), in one line on stderr, exit 2, never a stack.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ENV } from './config.js';
+import { CONCERN_TITLES, ENV, ENV_VARS, TEAM_ENV, type EnvConcern } from './config/env-vars.js';
 import { nearest } from './mcp/tools/selection.js';
 import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV } from './transports/http-auth.js';
 
@@ -43,7 +43,20 @@ Options:
   -h, --help              this text
   -v, --version           the version
 
-Environment: ${Object.values(ENV).join(', ')}.`;
+${environmentHelp()}`;
+
+/** Every variable the server reads (config/env-vars.ts), by concern, with what it sets. */
+function environmentHelp(): string {
+  const width = Math.max(...ENV_VARS.map((v) => v.name.length)) + 2;
+  const concerns = Object.keys(CONCERN_TITLES) as EnvConcern[];
+  const blocks = concerns.map((concern) =>
+    [
+      `  ${CONCERN_TITLES[concern]}:`,
+      ...ENV_VARS.filter((v) => v.concern === concern).map((v) => `    ${v.name.padEnd(width)}${v.sets}`),
+    ].join('\n'),
+  );
+  return `Environment:\n${blocks.join('\n')}`;
+}
 
 const SIMULATOR_USAGE = `Usage: market-data-mcp simulator [--port 8080] [--host 127.0.0.1]
 
@@ -73,7 +86,7 @@ Commands:
   remove <subject>                remove a subject
   list                            subjects, accounts and key fingerprints, never a key
 
-Environment: MARKET_DATA_KEY_MAP_FILE, MARKET_DATA_KEY_MAP_SECRET (the values the server gets).`;
+Environment: ${TEAM_ENV.keyMapFile}, ${TEAM_ENV.keyMapSecret} (the values the server gets).`;
 
 /** The help of one command; the server's takes the version, the toolsets and the variables of --http and the simulator. */
 export function usageOf(command: Command | undefined, server: { version: string; toolsets: readonly string[]; more: string }): string {

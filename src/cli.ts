@@ -10,32 +10,20 @@
 import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } from './cli-help.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
-import { OAUTH_ENV, oauthSettings } from './auth/settings.js';
+import { oauthSettings } from './config/oauth.js';
 import { tracingWanted } from './observe/tracing-settings.js';
 import { createRuntime, packageVersion, TOOLSETS } from './runtime.js';
-import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV, httpAccess } from './transports/http-auth.js';
+import { httpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
 
 // Only what the first answer over stdio needs is imported up front; the HTTP transport
 // and the simulator load when their mode asks for them (start-up time, BENCHMARKS.md).
 
 /** The variables of --http and the simulator, from the modules that read them: loaded only for --help. */
+/** What --help adds that only the simulator knows: the dialects it speaks. */
 async function moreEnvironment(): Promise<string> {
-  const [{ HTTP_MAX_CONNECTIONS_ENV }, { KEY_MAP_ENV }, { DAILY_UNITS_ENV }, { DIALECT_ENV, DIALECT_NAMES }] = await Promise.all([
-    import('./transports/http-limits.js'),
-    import('./team/key-directory.js'),
-    import('./team/daily-budget.js'),
-    import('./simulator/dialect.js'),
-  ]);
-  const http = [
-    HTTP_TOKEN_ENV,
-    HTTP_ALLOWED_HOSTS_ENV,
-    HTTP_MAX_CONNECTIONS_ENV,
-    ...Object.values(OAUTH_ENV),
-    ...Object.values(KEY_MAP_ENV),
-    DAILY_UNITS_ENV,
-  ];
-  return `--http also reads: ${http.join(', ')}.\nThe simulator reads: ${DIALECT_ENV} (${DIALECT_NAMES.join(', ')}, or seed:<n> for a dialect composed from a seed).\nLogs go to stderr.`;
+  const { DIALECT_ENV, DIALECT_NAMES } = await import('./simulator/dialect.js');
+  return `${DIALECT_ENV}: ${DIALECT_NAMES.join(', ')}, or seed:<n> for a dialect composed from a seed.\nLogs go to stderr.`;
 }
 
 function port(value: string, flag: string): number {

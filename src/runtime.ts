@@ -8,7 +8,8 @@ import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './redis/factory.js';
 import { DATASETS, inaccessibleOperations, TOOLSETS as CATALOG_TOOLSETS, toolsetOf, type Toolset } from './catalog/index.js';
-import { ENV, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config/config.js';
+import { DEV_ENV, ENV } from './config/env-vars.js';
 import { ApiError } from './api/errors.js';
 import { wrongBaseUrl } from './api/wrong-base-url.js';
 import { createLogger, type Logger } from './log.js';
@@ -93,13 +94,14 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   }
 
   // The simulator's module graph (synthetic market, time zones) loads only in demo mode.
+  const dialect = env[DEV_ENV.simDialect];
   const simulator = config.demo
     ? await (
         await import('./simulator/server.js')
       ).startSimulator({
         port: 0,
         host: '127.0.0.1',
-        ...(env['MARKET_DATA_SIM_DIALECT'] ? { dialect: env['MARKET_DATA_SIM_DIALECT'] } : {}),
+        ...(dialect ? { dialect } : {}),
         // The error table of this project's public README: it outlives the loopback port and
         // opens for a remote client too (a file:// path into the install folder did neither).
         docsUrl: PROJECT_README_URL,

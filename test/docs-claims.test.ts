@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { CACHE_TTL_MS } from '../src/api/cache.js';
 import { RETRY_POLICY } from '../src/api/retry-policy.js';
 import { codeForStatus } from '../src/catalog/index.js';
-import { ConfigSchema, ENV } from '../src/config.js';
+import { ConfigSchema } from '../src/config/config.js';
+import { ENV } from '../src/config/env-vars.js';
 import { CLI } from './helpers/mcp.js';
 
 const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, import.meta.url));

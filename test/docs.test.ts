@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ENV } from '../src/config.js';
+import { ENV, ENV_VARS } from '../src/config/env-vars.js';
 import { manifestTools, toolTableMarkdown } from '../src/mcp/docs.js';
 import { InFlightCap } from '../src/api/gate/in-flight-cap.js';
 import { SNAPSHOT_STATES } from '../src/catalog/index.js';
@@ -56,13 +57,29 @@ test('manifest.json lists exactly the catalog tools, at the package version, on 
 });
 
 test('the manifest passes settings through env names the server reads, and keeps the key secret', () => {
-  const known = new Set<string>(Object.values(ENV));
+  const known = new Set<string>(ENV_VARS.map((v) => v.name));
   for (const name of Object.keys(manifest.server.mcp_config.env)) assert.ok(known.has(name), name);
   assert.equal(manifest.user_config['api_key']?.sensitive, true);
 });
 
-test('the README documents every environment variable the server reads', () => {
-  for (const name of Object.values(ENV)) assert.ok(readme.includes(`\`${name}\``), name);
+test('the README and --help name every environment variable the server reads, and none it does not', () => {
+  const table = ENV_VARS.map((v) => v.name);
+  assert.ok(table.length > Object.keys(ENV).length, 'the table holds every concern, not only the core');
+  const help = execFileSync(process.execPath, [root('dist/cli.js'), '--help'], { encoding: 'utf8' });
+  for (const name of table) {
+    assert.ok(readme.includes(`\`${name}\``), `README.md: ${name}`);
+    assert.ok(help.includes(name), `--help: ${name}`);
+  }
+  // Every MARKET_DATA_ name the docs give is one the server reads (none renamed or invented);
+  // `MARKET_DATA_OAUTH_*` names a family of them. The test runner's own switch is not the server's.
+  const named = (text: string): string[] => [...new Set(text.match(/MARKET_DATA_[A-Z0-9_]*[A-Z0-9*]/g) ?? [])];
+  const testRunnerOnly = new Set(['MARKET_DATA_SKIP_SCALE_TESTS']);
+  const mentioned = [...named(readme), ...named(help), ...named(JSON.stringify(manifest))].filter((name) => !testRunnerOnly.has(name));
+  assert.ok(mentioned.length >= table.length);
+  for (const name of mentioned) {
+    const read = name.endsWith('_*') ? table.some((v) => v.startsWith(name.slice(0, -1))) : table.includes(name);
+    assert.ok(read, `${name} is named in the docs but not read by the server (config/env-vars.ts)`);
+  }
 });
 
 // Claims of README.md and BENCHMARKS.md that the code can check. Each reads the sentence

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { missingForData, type Config } from '../config.js';
+import { missingForData, type Config } from '../config/config.js';
 import { heapBeforeLoad } from '../heap-policy.js';
 import type { Logger } from '../log.js';
 import { redactEverywhere } from '../sanitize.js';

@@ -5,7 +5,7 @@
  */
 import type { Agent } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { isLoopbackHost } from '../config.js';
+import { isLoopbackHost } from '../config/secure-url.js';
 import { abortError, ApiError } from './errors.js';
 import { httpGet, type SentResponse } from './http-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';

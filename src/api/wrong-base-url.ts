@@ -5,7 +5,8 @@
  * the key: told as such at start and by api_status, rather than "Key NOT working
  * (NOT_FOUND)", which sends a user to regenerate a key that was fine.
  */
-import { apiRootOf, ENV } from '../config.js';
+import { apiRootOf } from '../config/config.js';
+import { ENV } from '../config/env-vars.js';
 import type { ApiError } from './errors.js';
 
 /** The sentence naming the base URL as not the API, or undefined when the failure says nothing of it. */

@@ -9,7 +9,8 @@ import { oauthGuard, staticTokenGuard, type HttpGuard } from './http-guard.js';
 import { JwtAccessTokenVerifier } from './jwt-verifier.js';
 import { answerNoOAuthDiscovery } from './no-oauth-discovery.js';
 import { createResourceServer } from './resource-server.js';
-import { OAUTH_ENV, type OAuthSettings } from './settings.js';
+import { OAUTH_ENV } from '../config/env-vars.js';
+import type { OAuthSettings } from '../config/oauth.js';
 
 /** An endpoint answered without a token: true when it took the request. */
 export type OpenEndpoint = (req: IncomingMessage, res: ServerResponse) => boolean;

@@ -11,7 +11,7 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { IssuerKeys, IssuerUnavailableError, noMatchingKey } from './issuer-keys.js';
-import type { OAuthSettings } from './settings.js';
+import type { OAuthSettings } from '../config/oauth.js';
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 /** Clocks of the nodes and of the identity provider differ by a little: the same allowance at both ends of a token's life. */

@@ -19,7 +19,7 @@ import {
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { IssuerUnavailableError } from './issuer-keys.js';
-import type { OAuthSettings } from './settings.js';
+import type { OAuthSettings } from '../config/oauth.js';
 
 export interface ResourceServer {
   /** Where the metadata document is served (RFC 9728 section 3.1, and the root form older clients probe). */

@@ -21,11 +21,12 @@
  * add it to `describeDialect`. The property tests (test/simulator/dialect-forms.test.ts)
  * then hold every seed's document valid and its answers to what it publishes.
  */
+import { DEV_ENV } from '../config/env-vars.js';
 import { composeDialect } from './dialect-compose.js';
 
 export const DIALECT_NAMES = ['spec', 'camel', 'vendor', 'kebab'] as const;
 /** The variable that picks the simulator's dialect: a name above, or `seed:<n>`. */
-export const DIALECT_ENV = 'MARKET_DATA_SIM_DIALECT';
+export const DIALECT_ENV = DEV_ENV.simDialect;
 export type DialectName = (typeof DIALECT_NAMES)[number];
 
 /** How operation ids are written (none: the document gives none). */

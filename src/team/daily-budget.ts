@@ -16,8 +16,9 @@ import { GateDecorator } from '../api/gate/gate-decorator.js';
 import { ApiError } from '../api/errors.js';
 import { digestOf } from '../auth/caller.js';
 import type { CallRecord } from '../api/call-context.js';
+import { TEAM_ENV } from '../config/env-vars.js';
 
-export const DAILY_UNITS_ENV = 'MARKET_DATA_USER_DAILY_UNITS';
+export const DAILY_UNITS_ENV = TEAM_ENV.dailyUnits;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

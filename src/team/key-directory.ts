@@ -7,13 +7,10 @@
  */
 import { statSync } from 'node:fs';
 import type { Logger } from '../log.js';
+import { TEAM_ENV } from '../config/env-vars.js';
 import { KeyMapError, readKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
 
-export const KEY_MAP_ENV = {
-  file: 'MARKET_DATA_KEY_MAP_FILE',
-  secret: 'MARKET_DATA_KEY_MAP_SECRET',
-  unmapped: 'MARKET_DATA_KEY_MAP_UNMAPPED',
-} as const;
+export const KEY_MAP_ENV = { file: TEAM_ENV.keyMapFile, secret: TEAM_ENV.keyMapSecret, unmapped: TEAM_ENV.keyMapUnmapped } as const;
 
 export type UnmappedPolicy = 'refuse' | 'team';
 

@@ -7,7 +7,7 @@ import type { AccountGate } from '../api/gate/account-gate.js';
 import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
-import type { OAuthSettings } from '../auth/settings.js';
+import type { OAuthSettings } from '../config/oauth.js';
 import { createLogger } from '../log.js';
 import type { ServerDeps } from '../mcp/server.js';
 import { composeMiddleware, NO_MIDDLEWARE, type ToolMiddleware } from '../mcp/tool.js';

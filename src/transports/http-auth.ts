@@ -5,11 +5,11 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OAUTH_ENV } from '../auth/settings.js';
-import { isLoopbackHost } from '../config.js';
+import { HTTP_ENV, OAUTH_ENV } from '../config/env-vars.js';
+import { isLoopbackHost } from '../config/secure-url.js';
 
-export const HTTP_TOKEN_ENV = 'MARKET_DATA_HTTP_TOKEN';
-export const HTTP_ALLOWED_HOSTS_ENV = 'MARKET_DATA_HTTP_ALLOWED_HOSTS';
+export const HTTP_TOKEN_ENV = HTTP_ENV.token;
+export const HTTP_ALLOWED_HOSTS_ENV = HTTP_ENV.allowedHosts;
 const MIN_TOKEN_LENGTH = 16;
 
 export interface HttpAccess {

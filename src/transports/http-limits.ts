@@ -7,8 +7,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { listeningTime, type ListeningTime } from './listening-time.js';
+import { HTTP_ENV } from '../config/env-vars.js';
 
-export const HTTP_MAX_CONNECTIONS_ENV = 'MARKET_DATA_HTTP_MAX_CONNECTIONS';
+export const HTTP_MAX_CONNECTIONS_ENV = HTTP_ENV.maxConnections;
 /** Enough for a team's agents and their streams; a flood beyond it is refused at accept. */
 export const DEFAULT_MAX_CONNECTIONS = 256;
 

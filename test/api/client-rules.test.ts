@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Writable } from 'node:stream';
 import { MarketDataClient, type ProgressEvent } from '../../src/api/client.js';
 import { validateRequest } from '../../src/catalog/index.js';
-import { ConfigSchema, type Config } from '../../src/config.js';
+import { ConfigSchema, type Config } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { errorResult, nextAction } from '../../src/mcp/answers/tool-errors.js';
 import { dataset, rejection } from '../helpers/client.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 
 test('plain http is refused for a remote base URL and allowed for loopback', () => {
   const remote = loadConfig({ MARKET_DATA_BASE_URL: 'http://api.example.com' });

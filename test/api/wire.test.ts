@@ -152,7 +152,7 @@ test('one log line per upstream request, and the key appears in no log line', as
 
 test('without a key or base URL, calls answer CONFIG_INVALID naming the variables, with no request', async () => {
   const { MarketDataClient } = await import('../../src/api/client.js');
-  const { ConfigSchema } = await import('../../src/config.js');
+  const { ConfigSchema } = await import('../../src/config/config.js');
   const { createLogger } = await import('../../src/log.js');
   const { dataset } = await import('../helpers/client.js');
   const client = new MarketDataClient({ config: ConfigSchema.parse({}), log: createLogger('silent') });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { upstreamQuery } from '../../src/catalog/upstream-names.js';
 import { MarketDataClient } from '../../src/api/client.js';
-import { ConfigSchema } from '../../src/config.js';
+import { ConfigSchema } from '../../src/config/config.js';
 import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
 import { screenToolArguments, validateToolArguments } from '../../src/mcp/arguments/screen.js';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { getMcpConfigForManifest, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { TOOLSETS } from '../../src/runtime.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { MarketDataClient } from '../../src/api/client.js';
 import { DATASETS } from '../../src/catalog/index.js';
 import { datasetsFromOpenApi, MAX_IMPORTED_DATASETS } from '../../src/registry/openapi/import.js';
-import { ConfigSchema } from '../../src/config.js';
+import { ConfigSchema } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry, MAX_DOCUMENT_CHARS } from '../../src/registry/dataset-registry.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';

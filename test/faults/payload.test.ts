@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { MarketDataClient } from '../../src/api/client.js';
 import { CACHE_MAX_BYTES } from '../../src/api/cache.js';
 import { DATASETS } from '../../src/catalog/index.js';
-import { ConfigSchema } from '../../src/config.js';
+import { ConfigSchema } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { withFakeUpstream } from './fake-upstream.js';

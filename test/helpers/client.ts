@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { MarketDataClient, type ClientDeps } from '../../src/api/client.js';
 import { DATASETS, validateRequest, type DatasetDefinition } from '../../src/catalog/index.js';
-import { ConfigSchema, type Config } from '../../src/config.js';
+import { ConfigSchema, type Config } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 

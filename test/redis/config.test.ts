@@ -1,7 +1,7 @@
 /** MARKET_DATA_REDIS_URL and --redis-url: validated, and a password in the URL is never echoed. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 
 test('MARKET_DATA_REDIS_URL is read; the --redis-url flag wins over it', () => {
   const fromEnv = loadConfig({ MARKET_DATA_REDIS_URL: 'redis://127.0.0.1:6379' });

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { decodeJwt, importJWK, SignJWT } from 'jose';
 import { createFrontDoor } from '../../src/auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../../src/auth/jwt-verifier.js';
-import { DEFAULT_SCOPE, type OAuthSettings } from '../../src/auth/settings.js';
+import { DEFAULT_SCOPE, type OAuthSettings } from '../../src/config/oauth.js';
 import { bearerGuard } from '../../src/transports/http-auth.js';
 import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
 import { DESK, signingKey, startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';

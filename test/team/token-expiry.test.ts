@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createFrontDoor } from '../../src/auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../../src/auth/jwt-verifier.js';
-import { DEFAULT_SCOPE, type OAuthSettings } from '../../src/auth/settings.js';
+import { DEFAULT_SCOPE, type OAuthSettings } from '../../src/config/oauth.js';
 import { DESK, startIdentityProvider } from '../helpers/identity-provider.js';
 
 const MEMBER = DESK[0] ?? { id: '', secret: '' };

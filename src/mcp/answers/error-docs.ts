@@ -5,7 +5,7 @@
  * nowhere for a remote client) nor a loopback server (a simulator's short-lived port, which
  * answers 401 or 404). Local refusals get it as the upstream's codes do.
  */
-import { isLoopbackHost } from '../../config.js';
+import { isLoopbackHost } from '../../config/secure-url.js';
 
 /** This project's public README: its error table has a row, anchored by code, for every code the API answers. */
 export const PROJECT_README_URL = 'https://github.com/market-data-mcp/market-data-mcp/blob/main/README.md';

@@ -3,52 +3,15 @@
  * variable and the fix; the API key is never echoed, whatever else is printed.
  */
 import * as z from 'zod';
-import { LOG_LEVELS } from './log.js';
+import { LOG_LEVELS } from '../log.js';
+import { ENV } from './env-vars.js';
+import { secureUrl } from './secure-url.js';
 
-export const ENV = {
-  apiKey: 'MARKET_DATA_API_KEY',
-  baseUrl: 'MARKET_DATA_BASE_URL',
-  logLevel: 'MARKET_DATA_LOG_LEVEL',
-  deadlineMs: 'MARKET_DATA_DEADLINE_MS',
-  maxResponseBytes: 'MARKET_DATA_MAX_RESPONSE_BYTES',
-  cacheEntries: 'MARKET_DATA_CACHE_ENTRIES',
-  toolsets: 'MARKET_DATA_TOOLSETS',
-  tools: 'MARKET_DATA_TOOLS',
-  excludeTools: 'MARKET_DATA_EXCLUDE_TOOLS',
-  resultTokens: 'MARKET_DATA_RESULT_TOKENS',
-  demo: 'MARKET_DATA_DEMO',
-  cacheDir: 'MARKET_DATA_CACHE_DIR',
-  redisUrl: 'MARKET_DATA_REDIS_URL',
-  redisCacheMb: 'MARKET_DATA_REDIS_CACHE_MB',
-  catalogRefreshS: 'MARKET_DATA_CATALOG_REFRESH_S',
-  accountId: 'MARKET_DATA_ACCOUNT_ID',
-  expectedProcesses: 'MARKET_DATA_EXPECTED_PROCESSES',
-} as const;
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
-
-const baseUrl = z.string().transform((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'is not a URL; use e.g. https://api.example.com' });
-    return z.NEVER;
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts such as 127.0.0.1)' });
-    return z.NEVER;
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    ctx.addIssue({ code: 'custom', message: 'must not carry credentials, a query or a fragment; the key goes in MARKET_DATA_API_KEY' });
-    return z.NEVER;
-  }
-  return url.origin + url.pathname.replace(/\/+$/, '');
-});
+/** The API's root as the server joins paths to it: no trailing slash. */
+const baseUrl = secureUrl({
+  example: 'https://api.example.com',
+  noQuery: `; the key goes in ${ENV.apiKey}`,
+}).transform((url) => url.origin + url.pathname.replace(/\/+$/, ''));
 
 /**
  * The API's root for a base URL that names its version (`…/v1`) or one of its paths

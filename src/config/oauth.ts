@@ -4,15 +4,8 @@
  * bearer token of one user (MARKET_DATA_HTTP_TOKEN) stays the way in.
  */
 import * as z from 'zod';
-import { isLoopbackHost } from '../config.js';
-
-export const OAUTH_ENV = {
-  issuer: 'MARKET_DATA_OAUTH_ISSUER',
-  resource: 'MARKET_DATA_OAUTH_RESOURCE',
-  scope: 'MARKET_DATA_OAUTH_SCOPE',
-  jwksUrl: 'MARKET_DATA_OAUTH_JWKS_URL',
-  tokenType: 'MARKET_DATA_OAUTH_TOKEN_TYPE',
-} as const;
+import { OAUTH_ENV } from './env-vars.js';
+import { secureUrl } from './secure-url.js';
 
 /** The scope a token must carry to call this server, unless the operator names another. */
 export const DEFAULT_SCOPE = 'market-data:read';
@@ -32,34 +25,16 @@ export interface OAuthSettings {
   tokenType: 'at+jwt' | 'any';
 }
 
-/** https everywhere, plain http only on loopback (tests, a local identity provider). */
-const secureUrl = z.string().transform((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'is not a URL' });
-    return z.NEVER;
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    ctx.addIssue({ code: 'custom', message: 'must use https: (plain http: only for loopback hosts)' });
-    return z.NEVER;
-  }
-  if (url.hash || url.username || url.password) {
-    ctx.addIssue({ code: 'custom', message: 'must not carry credentials or a fragment' });
-    return z.NEVER;
-  }
-  return url;
-});
+const url = secureUrl();
 
 const schema = z.object({
-  issuer: secureUrl,
-  resource: secureUrl,
+  issuer: url,
+  resource: url,
   scope: z
     .string()
     .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be one scope token (RFC 6749 section 3.3)')
     .default(DEFAULT_SCOPE),
-  jwksUrl: secureUrl.optional(),
+  jwksUrl: url.optional(),
   tokenType: z.enum(['at+jwt', 'any'], { error: 'must be at+jwt (RFC 9068, the default) or any' }).default('at+jwt'),
 });
 
