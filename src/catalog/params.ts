@@ -110,6 +110,14 @@ export const currencyPair = z
   .describe('Currency pair as base and quote ISO 4217 codes, e.g. EURUSD.');
 
 /**
+ * The length a text parameter of the upstream's document takes at most when the document
+ * states none: a guard of this server's, checked on every call (registry/openapi/
+ * parameter-schema.ts) and not advertised (mcp/arguments/portable-constraints.ts), since it
+ * says nothing of the parameter to a model and cost 6 o200k tokens a list in tools/list.
+ */
+export const UNSTATED_MAX_LENGTH = 256;
+
+/**
  * A bound someone meant: zod's `.int()` writes ±9007199254740991 where a document gave none,
  * which no agent should read as a limit (tool text, refusals, "up to …" advice).
  */

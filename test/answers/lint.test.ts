@@ -1,7 +1,10 @@
 /**
- * tools/list costs at most 5,900 o200k tokens with full schemas, and says shared things once
+ * tools/list costs at most 5,950 o200k tokens with full schemas, and says shared things once
  * (5,400 until issue 32 added three tools over several names, about 535 tokens with their
- * hints, each answering in one call what took four to six).
+ * hints, each answering in one call what took four to six). Our own dialect's is 5,813; an
+ * upstream whose document offers more (a page size on lists ours answers whole, about 17
+ * tokens a tool; a ticker list as an array) lists those too: 5,923 at the fixed seed 1605,
+ * once the text guard of 256 characters the document never stated was no longer advertised.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,7 +12,7 @@ import { tokens, withSession } from './harness.js';
 
 // 5,000 until issue 33 set the open-world and idempotent hints on every tool (13 tokens a tool, 312 in all);
 // hosts read annotations to decide on confirmation prompts, and most never show them to the model.
-const TOOLS_LIST_TOKENS = 5900;
+const TOOLS_LIST_TOKENS = 5950;
 
 test(`tools/list is at most ${TOOLS_LIST_TOKENS} o200k tokens, with no repeated boilerplate or duplicated titles`, async () => {
   await withSession({}, async (session) => {

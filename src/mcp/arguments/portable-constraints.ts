@@ -6,7 +6,7 @@
  * tools/list has a token budget and the server checks every argument itself (a bad one is
  * refused with the rule and a hint, never sent).
  */
-import { GENERAL_TICKER_PATTERN, meantBound, OSI_CONTRACT_PATTERN } from '../../catalog/index.js';
+import { GENERAL_TICKER_PATTERN, meantBound, OSI_CONTRACT_PATTERN, UNSTATED_MAX_LENGTH } from '../../catalog/index.js';
 
 type JsonSchemaObject = Record<string, unknown>;
 
@@ -55,6 +55,12 @@ export function portableProperty(property: JsonSchemaObject): JsonSchemaObject {
   if (typeof out['pattern'] === 'string' && WORDED_PATTERNS[out['pattern']]) delete out['pattern'];
   // A list's items the same way (a document's `symbols` as an array of tickers): their pattern
   // is said by the list's example where it gives one ("e.g. GME,AMC"), else in words.
+  if (out['maxLength'] === UNSTATED_MAX_LENGTH) delete out['maxLength'];
+  if (isObject(out['items']) && out['items']['maxLength'] === UNSTATED_MAX_LENGTH) {
+    const plain = { ...out['items'] };
+    delete plain['maxLength'];
+    out['items'] = plain;
+  }
   const items = out['items'];
   const itemPattern = isObject(items) && typeof items['pattern'] === 'string' ? WORDED_PATTERNS[items['pattern']] : undefined;
   if (isObject(items) && itemPattern) {

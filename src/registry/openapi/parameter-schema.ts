@@ -20,7 +20,7 @@ import type { PlainSchema } from './schema-forms.js';
 /** What marks the upstream's own words in a tool's text. */
 export const NOT_REVIEWED = '[not reviewed]';
 /** Upstream strings without a length limit get this one. */
-const DEFAULT_MAX_LENGTH = 256;
+const DEFAULT_MAX_LENGTH = p.UNSTATED_MAX_LENGTH;
 /** Enum values the tool list carries at most: a longer list is the document's data, not a choice. */
 const MAX_ENUM_VALUES = 60;
 
