@@ -90,8 +90,10 @@ export function followPaging(
   if (found.token !== undefined && roles.cursor)
     return { next_page: { kind: 'token', token: found.token }, cut: false, end_unknown: false };
   if (url !== undefined) return { next_page: { kind: 'url', url }, cut: false, end_unknown: false };
-  // Named, but not in a form this dataset can send: the rest is out of reach.
-  if (found.token !== undefined || found.url !== undefined) return { cut: true, end_unknown: false, why: 'elsewhere' };
+  // Named, but not in a form this dataset can send (a URL elsewhere, or one that repeats a name: `tickers=SPY&tickers=QQQ`),
+  // and no page number or offset of the document's to ask the next page by instead: the rest is out of reach.
+  if ((found.token !== undefined || found.url !== undefined) && !roles.page && !roles.offset)
+    return { cut: true, end_unknown: false, why: 'elsewhere' };
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
   if (roles.page) {

@@ -87,6 +87,33 @@ test('more said with no next page this server can ask for is rows left out, sayi
   );
 });
 
+test('a next link this server cannot send back as given (elsewhere, or repeating a name) is passed over for the page number or offset the document takes', () => {
+  const PAGED = dataset({ limit, page: z.coerce.number().int().min(1).optional() });
+  fc.assert(
+    fc.property(fc.integer({ min: 2, max: 100 }), fc.integer({ min: 1, max: 50 }), fc.boolean(), (n, current, elsewhere) => {
+      const rows = rowsOf(n);
+      // GitHub-style Link next with the ticker list exploded (`tickers=SPY&tickers=QQQ`), or on another host.
+      const next = elsewhere
+        ? `https://elsewhere.example/v1/congress/recent-trades?page=${current + 1}`
+        : `/v1/congress/recent-trades?limit=${n}&tickers=SPY&tickers=QQQ&page=${current + 1}`;
+      const repeats = (url: string): string | undefined =>
+        new URL(url, 'http://h').searchParams.getAll('tickers').length > 1 ? undefined : ownPath(url);
+      const paging = followPaging(
+        PAGED,
+        { limit: n, page: current },
+        payloadParts(rows, { link: `<${next}>; rel="next"` }).paging,
+        repeats,
+      );
+      assert.deepEqual(paging.next_page, { kind: 'page', page: current + 1 }, 'the next page by its number');
+      assert.equal(paging.cut, false, 'no rows left out');
+      // Without a page number or offset to ask by, the same link leaves the rest out of reach, saying why.
+      const sizeOnly = followPaging(SIZE_ONLY, { limit: n }, payloadParts(rows, { link: `<${next}>; rel="next"` }).paging, repeats);
+      assert.equal(sizeOnly.cut, true);
+      assert.equal(sizeOnly.why, 'elsewhere');
+    }),
+  );
+});
+
 test('a total in the headers pages an offset list to its end: X-Total-Count, X-Total and Content-Range', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 100 }), fc.nat({ max: 2 }), (total, size, form) => {
