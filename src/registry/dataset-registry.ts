@@ -105,6 +105,14 @@ export function defaultCacheDir(): string {
   return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'market-data-mcp');
 }
 
+/**
+ * How long the upstream's document may take to arrive. It is free and read once a refresh, and
+ * a first start's calls wait for it (documentRead), so a slow one is worth waiting for: given up
+ * at 5 s, a loaded machine's first start kept the catalog's guesses for a refresh interval and
+ * sent `limit` to an upstream that takes `per_page` (refused, VALIDATION_ERROR).
+ */
+const DOCUMENT_DEADLINE_MS = 15_000;
+
 /** What a tool shows and does, as one string: equal strings mean nothing to tell the client. */
 function fingerprint(d: DatasetDefinition): string {
   const params = Object.entries(d.query).map(([name, schema]) => [name, paramJsonSchemaOnce(schema), schema.safeParse(undefined).success]);
@@ -281,7 +289,7 @@ export class DatasetRegistry {
   private async fetchAndApply(copyLater = false): Promise<void> {
     let received: ReceivedDocument;
     try {
-      const document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: 5000 })).data;
+      const document = (await this.options.client.meta('/v1/openapi.json', { deadlineMs: DOCUMENT_DEADLINE_MS })).data;
       // An unchanged document is the common case of a refresh: nothing to import again.
       const text = JSON.stringify(document) ?? '';
       if (this.alreadyApplied(text)) return;
