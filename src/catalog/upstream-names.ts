@@ -9,5 +9,11 @@ import type { DatasetDefinition } from './types.js';
 export function upstreamQuery<T>(dataset: DatasetDefinition, query: Readonly<Record<string, T>>): Readonly<Record<string, T>> {
   const names = dataset.upstreamNames;
   if (!names) return query;
-  return Object.fromEntries(Object.entries(query).map(([name, value]) => [names[name] ?? name, value]));
+  return Object.fromEntries(Object.entries(query).map(([name, value]) => [upstreamName(dataset, name), value]));
+}
+
+/** The name one MCP-side parameter goes out under: own names only, so a parameter called `constructor` is not renamed to Object's constructor. */
+export function upstreamName(dataset: DatasetDefinition, name: string): string {
+  const names = dataset.upstreamNames;
+  return names && Object.hasOwn(names, name) ? (names[name] ?? name) : name;
 }

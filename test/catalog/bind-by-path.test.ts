@@ -286,3 +286,11 @@ test("a dealer history whose document lists a parameter of its own: the tool ref
   assert.doesNotMatch(hint, /pageSize|pageToken|format/);
   assert.match(hint, /view/);
 });
+
+test('a parameter named like an Object member goes out under its own name beside a renamed one', () => {
+  // An upstream whose document renames page_size (JSON:API's page[size]): etf_constituents' `constructor` went out as "function Object() {...}".
+  const [first] = DATASETS;
+  assert.ok(first);
+  const renamed = { ...first, upstreamNames: { page_size: 'page[size]' } };
+  assert.deepEqual(upstreamQuery(renamed, { constructor: 'equal', page_size: 10 }), { constructor: 'equal', 'page[size]': 10 });
+});
