@@ -307,6 +307,10 @@ const checks = {
     server.args = server.args.slice(2);
     mkdirSync(join(where.home, '.cursor'), { recursive: true });
     writeFileSync(join(where.home, '.cursor', 'mcp.json'), JSON.stringify(config));
+    // mcporter 0.12 fills `${AUTH_HEADER}` in args from its own environment, as a host that
+    // expands them would (and skipped the server, "Unknown MCP server", when unset); mcp-remote
+    // reads the same value from the entry's env either way.
+    where.env.AUTH_HEADER = server.env.AUTH_HEADER;
     return mcporterTools(where, 'market-data');
   },
   'codex-http': () => {
