@@ -15,6 +15,7 @@ import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { RequestEnds } from './request-ends.js';
 import { EXIT_GRACE_MS, exitAfter } from './exit.js';
+import { isLoopbackHost } from '../config/secure-url.js';
 import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
 import { ListenStreams } from './http-listen.js';
@@ -126,7 +127,7 @@ export async function serveHttp(
         : `Bearer token: the value of ${HTTP_TOKEN_ENV}`,
     );
   lines.push(`Clients send: Authorization: Bearer <token>. Allowed Host names: ${options.access.allowedHosts.join(', ')}.`);
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(options.host) && !options.host.startsWith('127.'))
+  if (!isLoopbackHost(options.host))
     lines.push(`WARNING: ${options.host} is not loopback; anyone who can reach this port and knows the token can spend the API key.`);
   process.stderr.write(`${lines.join('\n')}\n`);
   // Graceful: stop accepting connections, end the idle keep-alive ones, let the requests in

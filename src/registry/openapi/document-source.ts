@@ -431,8 +431,11 @@ function setOwn(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** The `$ref` texts in these parts of a cleaned copy, each object looked at once. */
-function referencesIn(value: unknown): string[] {
+/**
+ * The `$ref` texts in these parts of a cleaned copy, each object looked at once (one partly
+ * resolved already shares objects); `first` stops at the first one found.
+ */
+function referencesIn(value: unknown, first = false): string[] {
   const refs: string[] = [];
   const stack: unknown[] = [value];
   const seen = new Set<object>();
@@ -444,32 +447,17 @@ function referencesIn(value: unknown): string[] {
       continue;
     }
     const record = node as Json;
-    if (typeof record['$ref'] === 'string') refs.push(record['$ref']);
+    if (typeof record['$ref'] === 'string') {
+      refs.push(record['$ref']);
+      if (first) return refs;
+    }
     for (const key in record) stack.push(record[key]);
   }
   return refs;
 }
 
-/** Whether a cleaned copy holds a `$ref` anywhere (one partly resolved already shares objects: each is looked at once). */
-function hasReference(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  const seen = new Set<object>();
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      for (const item of node) if (typeof item === 'object' && item !== null) stack.push(item);
-      continue;
-    }
-    const record = node as Json;
-    if (typeof record['$ref'] === 'string') return true;
-    for (const key in record) {
-      const item = record[key];
-      if (typeof item === 'object' && item !== null) stack.push(item);
-    }
-  }
-  return false;
-}
+/** Whether a cleaned copy holds a `$ref` anywhere. */
+const hasReference = (value: unknown): boolean => referencesIn(value, true).length > 0;
 
 const pointerDecoded = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
