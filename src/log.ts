@@ -3,7 +3,7 @@
  * Authorization header and anything named like a key are redacted wherever they appear.
  */
 import { pino, type Logger } from 'pino';
-import { redactSecrets } from './sanitize.js';
+import { redactSecrets } from './secrets.js';
 
 export type { Logger } from 'pino';
 

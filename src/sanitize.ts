@@ -2,6 +2,7 @@
  * Text that came from outside (upstream payloads, user input echoed in hints) is data,
  * not instructions: strip what can hide or reorder text, and cap its length.
  */
+import { redactSecrets } from './secrets.js';
 import { wholeCharacters } from './text-cut.js';
 
 // By Unicode property rather than by a hand-kept list of ranges, so that a new invisible
@@ -11,27 +12,6 @@ import { wholeCharacters } from './text-cut.js';
 // private use (Co), unassigned code points (Cn), lone surrogates (Cs), and the line and
 // paragraph separators.
 const HIDDEN_OR_CONTROL = /(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\u2028\u2029]/gu;
-
-/** The configured API key, and anything else that must never leave this process. */
-const secrets = new Set<string>();
-
-/**
- * Every string cleaned by this module from now on has `secret` replaced by `[redacted]`:
- * an upstream that echoes the key (in data, an error message, a hint) never shows it to
- * the agent. Short values are ignored (they would redact ordinary words).
- */
-export function redactEverywhere(secret: string | undefined): void {
-  if (secret === undefined || secret.length < 8) return;
-  secrets.add(secret);
-  // As it appears inside a JSON string (a log line), should it hold a quote or a backslash.
-  secrets.add(JSON.stringify(secret).slice(1, -1));
-}
-
-export function redactSecrets(value: string): string {
-  let clean = value;
-  for (const secret of secrets) if (clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
-  return clean;
-}
 
 /** Cuts after a whole character (text-cut.ts), so an emoji or an accented letter at the cut is dropped whole, never halved. */
 function truncate(value: string, maxLength: number): string {

@@ -9,7 +9,7 @@ import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { missingForData, type Config } from '../config/config.js';
 import { heapBeforeLoad } from '../heap-policy.js';
 import type { Logger } from '../log.js';
-import { redactEverywhere } from '../sanitize.js';
+import { redactEverywhere } from '../secrets.js';
 import { CACHE_MAX_ENTRY_BYTES, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
 import { abortError, ApiError } from './errors.js';
 import type { AccountGate, GateView } from './gate/account-gate.js';

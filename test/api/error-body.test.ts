@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { errorFromResponse } from '../../src/api/errors.js';
 import { codeForStatus } from '../../src/catalog/index.js';
-import { redactEverywhere } from '../../src/sanitize.js';
+import { redactEverywhere } from '../../src/secrets.js';
 
 const KEY = 'sk_live_error_body_0123456789';
 redactEverywhere(KEY);

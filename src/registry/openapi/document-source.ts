@@ -17,7 +17,8 @@
  * reference means) is resolved whole, as before.
  */
 import $RefParser, { dereferenceInternal, jsonSchemaParserNormalizeArgs } from '@apidevtools/json-schema-ref-parser';
-import { cleanKeyNames, redactSecrets, sanitizeDeep, sanitizeText } from '../../sanitize.js';
+import { cleanKeyNames, sanitizeDeep, sanitizeText } from '../../sanitize.js';
+import { redactSecrets } from '../../secrets.js';
 import { dereferenceDocument, OPTIONS } from './dereference.js';
 import { itemReading, readParts, readsAt, type ItemReading, type PartReading } from './operations.js';
 import { NotPlain, PLAIN_POINTER, plainTokens, PlainReferences } from './plain-references.js';
