@@ -1,38 +1,25 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EXIT_GRACE_MS } from '../../src/transports/exit.js';
 import { withSimulator } from '../helpers/http.js';
-import { CLI, serverEnv } from '../helpers/mcp.js';
+import { startHttp } from '../faults/helpers/http-server.js';
 import { eventually } from '../helpers/wait.js';
 
 const TOKEN = 'e2e-http-token-0123456789';
 
-/** Starts `--http` on a free port and resolves its /mcp URL once it listens. */
-function serve(args: string[], env: Record<string, string>): { child: ChildProcessWithoutNullStreams; url: Promise<string> } {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...args], { env: serverEnv({ env }), stdio: 'pipe' });
-  let stderr = '';
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', () => reject(new Error(stderr)));
-  });
-  return { child, url };
-}
-
 test('--http shuts down gracefully on SIGTERM: a call in flight still gets its answer, then the process exits 0', async () => {
   await withSimulator({}, async (sim) => {
-    const { child, url } = serve([], { MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' });
+    const { child, url } = await startHttp({
+      MARKET_DATA_HTTP_TOKEN: TOKEN,
+      MARKET_DATA_BASE_URL: sim.url,
+      MARKET_DATA_API_KEY: 'sim-live-key',
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const client = new Client({ name: 'http-shutdown', version: '1.0.0' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(await url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
       );
       await client.listTools();
       // The upstream's document read first (a call waits for it): the one request in flight below is then the call's.
@@ -60,20 +47,9 @@ test('--http shuts down gracefully on SIGTERM: a call in flight still gets its a
 });
 
 test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding protection)', async () => {
-  const child = spawn(process.execPath, [CLI, '--http', '--demo', '--port', '0'], {
-    env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: TOKEN } }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN }, { args: ['--demo'] });
+  const { url } = server;
   try {
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', () => reject(new Error(stderr)));
-    });
     const client = new Client({ name: 'http-e2e', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
@@ -97,7 +73,6 @@ test('--http serves MCP on loopback and refuses a foreign Origin (DNS-rebinding 
     assert.equal(foreign.status, 403);
     await foreign.body?.cancel();
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await server.stop();
   }
 });

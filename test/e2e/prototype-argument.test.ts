@@ -1,11 +1,10 @@
 /** A `__proto__` argument is refused, by name, over stdio and --http, and reaches no upstream. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { withFakeUpstream } from '../faults/fake-upstream.js';
-import { CLI, connectV2, errorOf, serverEnv, textOf } from '../helpers/mcp.js';
+import { startHttp } from '../faults/helpers/http-server.js';
+import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 const KEY = 'fake-key-0123456789-SECRET';
 const TOKEN = 'e2e-proto-token-0123456789';
@@ -37,20 +36,9 @@ test('a __proto__ argument is refused with a structured error over stdio, and no
 
 test('a __proto__ argument is refused over --http too', async () => {
   await withFakeUpstream(async (fake) => {
-    const child = spawn(process.execPath, [CLI, '--http', '--port', '0'], {
-      env: serverEnv({ baseUrl: fake.url, key: KEY, env: { MARKET_DATA_HTTP_TOKEN: TOKEN } }),
-      stdio: 'pipe',
-    });
+    const server = await startHttp({ MARKET_DATA_BASE_URL: fake.url, MARKET_DATA_API_KEY: KEY, MARKET_DATA_HTTP_TOKEN: TOKEN });
+    const { url } = server;
     try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-          if (match?.[1]) resolve(match[1]);
-        });
-        child.once('exit', () => reject(new Error(stderr)));
-      });
       const client = new Client({ name: 'proto-http', version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
@@ -74,8 +62,7 @@ test('a __proto__ argument is refused over --http too', async () => {
       assertRefused((JSON.parse(message) as { result: Awaited<ReturnType<Client['callTool']>> }).result);
       assert.equal(fake.dataRequests().length, 0);
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      await server.stop();
     }
   });
 });

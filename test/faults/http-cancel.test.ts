@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { withFakeUpstream, eventually } from './fake-upstream.js';
-import { postCall, readUntil, startHttp, stopHttp } from './helpers/http-server.js';
+import { postCall, readUntil, startHttp } from './helpers/http-server.js';
 
 const TOKEN = 'cancel-http-token-0123456789';
 const GC_OFTEN = fileURLToPath(new URL('./helpers/gc-often.js', import.meta.url));
@@ -23,8 +23,7 @@ test('--http callers who hang up are not sent upstream, their requests in flight
     fake.answer = () => ({ body: { data: [{ value: 1 }], _meta: { request_id: 'req-slow' } }, delayMs: 4000 });
     const server = await startHttp(
       { MARKET_DATA_BASE_URL: fake.url, MARKET_DATA_API_KEY: 'fake-key-0123456789', MARKET_DATA_HTTP_TOKEN: TOKEN },
-      [],
-      ['--expose-gc', '--import', GC_OFTEN],
+      { nodeArgs: ['--expose-gc', '--import', GC_OFTEN] },
     );
     try {
       const hangUps = Array.from({ length: CALLERS }, () => new AbortController());
@@ -77,7 +76,7 @@ test('--http callers who hang up are not sent upstream, their requests in flight
       const answered = forHungUp.filter((r) => !r.closedEarly).map((r) => r.path);
       assert.deepEqual(answered, [], 'every request in flight for a caller who left was aborted');
     } finally {
-      await stopHttp(server.child);
+      await server.stop();
     }
   });
 });
@@ -99,7 +98,7 @@ test('--http on SIGTERM: a call still running at the end of the grace gets a rec
       assert.match(text, /shutting down/, `the caller was answered: ${text.slice(0, 300)}`);
       assert.match(text, /\\"recoverable\\":true/);
     } finally {
-      await stopHttp(server.child);
+      await server.stop();
     }
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { startHttp, stopHttp } from './helpers/http-server.js';
+import { startHttp } from './helpers/http-server.js';
 import { eventually } from './fake-upstream.js';
 
 const TOKEN = 'limits-http-token-0123456789';
@@ -17,7 +17,7 @@ function portOf(url: string): number {
 }
 
 test('a request without the token is answered 401 and its connection closed; its 64 MB body is not read', { timeout: 60_000 }, async () => {
-  const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN }, ['--demo']);
+  const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN }, { args: ['--demo'] });
   try {
     const socket = connect(portOf(server.url), '127.0.0.1');
     await once(socket, 'connect');
@@ -39,12 +39,12 @@ test('a request without the token is answered 401 and its connection closed; its
     // The kernel's buffers take a few MB; a server that read the body would have taken all 64.
     assert.ok(written < BODY_BYTES / 2, `the client could send ${Math.round(written / 1e6)} MB before the server closed`);
   } finally {
-    await stopHttp(server.child);
+    await server.stop();
   }
 });
 
 test('connections beyond MARKET_DATA_HTTP_MAX_CONNECTIONS are refused; those within it stay open', async () => {
-  const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_HTTP_MAX_CONNECTIONS: '3' }, ['--demo']);
+  const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_HTTP_MAX_CONNECTIONS: '3' }, { args: ['--demo'] });
   const sockets: Socket[] = [];
   try {
     const closedByServer = new Set<Socket>();
@@ -62,6 +62,6 @@ test('connections beyond MARKET_DATA_HTTP_MAX_CONNECTIONS are refused; those wit
     );
   } finally {
     for (const socket of sockets) socket.destroy();
-    await stopHttp(server.child);
+    await server.stop();
   }
 });

@@ -1,38 +1,14 @@
 /** The HTTP transport lets no stranger spend the key: a bearer token on every request. */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI, serverEnv } from '../helpers/mcp.js';
 import { withFakeUpstream } from './fake-upstream.js';
+import { startHttp } from './helpers/http-server.js';
 
 const KEY = 'fake-key-0123456789';
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr: () => string;
-}
-
-async function startHttp(env: Record<string, string>, args: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...args], { env: serverEnv({ env }), stdio: 'pipe' });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match?.[1] && /Allowed Host names/.test(stderr)) resolve(match[1]);
-    });
-    child.once('exit', () => reject(new Error(stderr)));
-  });
-  return { child, url, stderr: () => stderr };
-}
-
-async function stop(child: ChildProcessWithoutNullStreams): Promise<void> {
-  child.kill('SIGTERM');
-  if (child.exitCode === null) await once(child, 'exit');
-}
 
 const CALL = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shorts_short_screener', arguments: { limit: 2 } } };
 
@@ -67,13 +43,13 @@ test('--http without the token answers 401 with WWW-Authenticate and reaches no 
       await client.close();
       assert.equal(fake.dataRequests().length, 1);
     } finally {
-      await stop(server.child);
+      await server.stop();
     }
   });
 });
 
 test('--http without MARKET_DATA_HTTP_TOKEN generates a token and prints it once, with the URL', async () => {
-  const server = await startHttp({}, ['--demo']);
+  const server = await startHttp({}, { args: ['--demo'] });
   try {
     const token = /Bearer token \(generated[^)]*\): (\S+)/.exec(server.stderr())?.[1];
     assert.ok(token && token.length >= 24, server.stderr());
@@ -85,7 +61,7 @@ test('--http without MARKET_DATA_HTTP_TOKEN generates a token and prints it once
     assert.equal(allowed.status, 200);
     await allowed.body?.cancel();
   } finally {
-    await stop(server.child);
+    await server.stop();
   }
 });
 

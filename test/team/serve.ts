@@ -1,7 +1,6 @@
 /** Starts the built binary with --http on a chosen port, as a team deployment would run it. */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
-import { CLI, serverEnv } from '../helpers/mcp.js';
+import { startHttp, type StartedHttp } from '../faults/helpers/http-server.js';
 
 /** A port free right now: the resource URL (the token's audience) must be known before start. */
 export async function freePort(): Promise<number> {
@@ -13,33 +12,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr(): string;
-  stop(): Promise<void>;
-}
+export type Served = StartedHttp;
 
-export async function serveHttp(port: number, env: Record<string, string>, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', String(port), ...args], { env: serverEnv({ env }), stdio: 'pipe' });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', () => reject(new Error(stderr)));
-  });
-  return {
-    child,
-    url,
-    stderr: () => stderr,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+/** `--http` on a port chosen before start: the token's audience names the resource URL, port included. */
+export function serveHttp(port: number, env: Record<string, string>, args: string[] = []): Promise<Served> {
+  return startHttp(env, { port, args });
 }

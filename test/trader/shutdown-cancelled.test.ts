@@ -4,31 +4,20 @@
  * calls again rather than giving up.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { withSimulator } from '../helpers/http.js';
-import { CLI, errorInText, serverEnv } from '../helpers/mcp.js';
+import { startHttp } from '../faults/helpers/http-server.js';
+import { errorInText } from '../helpers/mcp.js';
 import { eventually } from '../helpers/wait.js';
 
 const TOKEN = 'trader-http-token-0123456789';
 
 test('shutdown CANCELLED: recoverable, and its action and text both say to call again', async () => {
   await withSimulator({}, async (sim) => {
-    const child = spawn(process.execPath, [CLI, '--http', '--port', '0'], {
-      env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' } }),
-      stdio: 'pipe',
-    });
+    const server = await startHttp({ MARKET_DATA_HTTP_TOKEN: TOKEN, MARKET_DATA_BASE_URL: sim.url, MARKET_DATA_API_KEY: 'sim-live-key' });
+    const { child, url } = server;
     try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-          if (match?.[1]) resolve(match[1]);
-        });
-        child.once('exit', () => reject(new Error(stderr)));
-      });
       const client = new Client({ name: 'shutdown-cancelled', version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),

@@ -1,4 +1,4 @@
-/** The built binary serving --http, for the fault matrix's HTTP cases. */
+/** The built binary serving --http: the one way tests start it (port 0 unless a test needs to know it first). */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -8,11 +8,30 @@ export interface StartedHttp {
   child: ChildProcessWithoutNullStreams;
   url: string;
   stderr: () => string;
+  /** SIGTERM, then the exit (at once when it has already exited). */
+  stop: () => Promise<void>;
 }
 
-/** Starts `dist/cli.js --http` on a free port; `nodeArgs` go to node itself (e.g. --expose-gc). */
-export async function startHttp(env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []): Promise<StartedHttp> {
-  const child = spawn(process.execPath, [...nodeArgs, CLI, '--http', '--port', '0', ...args], { env: serverEnv({ env }), stdio: 'pipe' });
+export interface HttpStart {
+  /** Arguments after `--http --port N` (e.g. `--demo`, `--host`). */
+  args?: string[];
+  /** Arguments to node itself (e.g. `--expose-gc`). */
+  nodeArgs?: string[];
+  /** 0 for any free port; a team test fixes one because the token's audience names it. */
+  port?: number;
+}
+
+/**
+ * Starts `dist/cli.js --http` with `env` (over serverEnv's defaults) and resolves once it
+ * listens and has said which Host names it allows (its last start-up line), or rejects with
+ * its stderr if it exits first.
+ */
+export async function startHttp(env: Record<string, string>, start: HttpStart = {}): Promise<StartedHttp> {
+  const { args = [], nodeArgs = [], port = 0 } = start;
+  const child = spawn(process.execPath, [...nodeArgs, CLI, '--http', '--port', String(port), ...args], {
+    env: serverEnv({ env }),
+    stdio: 'pipe',
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {
@@ -22,7 +41,7 @@ export async function startHttp(env: Record<string, string>, args: string[] = []
     });
     child.once('exit', () => reject(new Error(stderr)));
   });
-  return { child, url, stderr: () => stderr };
+  return { child, url, stderr: () => stderr, stop: () => stopHttp(child) };
 }
 
 export async function stopHttp(child: ChildProcessWithoutNullStreams): Promise<void> {
