@@ -12,10 +12,10 @@
 //                the light members' p50/p99 time to an answer beside the window use and the
 //                refusals. --window-s sets the upstream's window (default 6 s; the spec's is
 //                60 s, a run of five windows then, about six minutes)
-//   --reduced:   short windows, fewer calls, no faults (what CI runs once, test/team/hosted.test.ts)
+//   --reduced:   short windows, fewer calls, no faults (what CI runs once, test/scale/hosted.test.ts)
 //   --no-faults: the full run without killing a node or restarting Redis
 //   --redis-restart: with --reduced, more calls and Redis restarted mid-run (no node killed):
-//                what test/team/hosted.test.ts runs, so the nodes' outage share is tested
+//                what test/scale/hosted.test.ts runs, so the nodes' outage share is tested
 //   --node-during-outage: with a Redis restart, a fourth node (no record of the count, no
 //                MARKET_DATA_EXPECTED_PROCESSES) starts while Redis is down and joins HAProxy's
 //                rotation: what it served and the upstream 429s meanwhile are reported

@@ -27,7 +27,7 @@ const root = 'dist-test/test';
  * HAProxy on real windows) and the pathological-payload faults (pings timed against an
  * ordinary call's), whose figures mean nothing beside three other files' load.
  */
-const ALONE = ['redis/', 'api/processes.test.js', 'team/hosted.test.js', 'faults/pathological-payload.test.js'];
+const ALONE = ['redis/', 'scale/processes.test.js', 'scale/redis-', 'scale/hosted.test.js', 'shaping/pathological-payload.test.js'];
 
 const only = process.argv.slice(2);
 const files = readdirSync(root, { recursive: true })

@@ -7,7 +7,7 @@ import { ENV, ENV_VARS } from '../src/config/env-vars.js';
 import { manifestTools, toolTableMarkdown } from '../src/mcp/docs.js';
 import { InFlightCap } from '../src/api/gate/in-flight-cap.js';
 import { SNAPSHOT_STATES } from '../src/catalog/index.js';
-import { tokens, withSession } from './answers/harness.js';
+import { tokens, withSession } from './helpers/answers-harness.js';
 
 const root = (file: string): string => fileURLToPath(new URL(`../../${file}`, import.meta.url));
 const readme = readFileSync(root('README.md'), 'utf8');

@@ -83,7 +83,7 @@ function windowWait(snapshot: GateSnapshot, place: number, elapsed: number, cont
   // A reset this side guessed (a window opened here before the server's headers named one, or
   // one past the last the server named, of a length not learned) promises no wait: the first
   // headers realign it, often to a much nearer reset, and refusing on the guess (the spec's
-  // 60 s) refused calls a 6 s window served in time (test/redis/servers.test.ts under load).
+  // 60 s) refused calls a 6 s window served in time (test/scale/redis-servers.test.ts under load).
   if (!resetKnown) return { ms: 0, wavesAfter: 0 };
   if (limit <= 0) return { ms: Number.POSITIVE_INFINITY, wavesAfter: 0 };
   const beyond = place - left;

@@ -11,7 +11,7 @@ import { dialectNamed } from '../../src/simulator/dialect.js';
 import { listPaging } from '../../src/simulator/dialect-lists.js';
 import { FIXED_SEEDS } from '../helpers/dialect-seeds.js';
 import { takesPageSize, upstreamList } from '../helpers/upstream.js';
-import { withSession, type Answer, type Session } from './harness.js';
+import { withSession, type Answer, type Session } from '../helpers/answers-harness.js';
 
 function moreRows(answer: Answer): string {
   const text = answer.meta['more_rows'];

@@ -9,7 +9,7 @@ import { dialectNamed } from '../../src/simulator/dialect.js';
 import { FIXED_SEEDS } from '../helpers/dialect-seeds.js';
 import { ETF_FLOWS } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/wait.js';
-import { tokens, withSession } from './harness.js';
+import { tokens, withSession } from '../helpers/answers-harness.js';
 
 const BUDGET = 500;
 

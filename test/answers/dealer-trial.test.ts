@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { recentSessions } from '../../src/catalog/market-calendar.js';
 import { errorOf } from '../helpers/mcp.js';
 import { dealerCursorName, dealerFixedPageSize } from '../helpers/upstream.js';
-import { upstreamSnapshots, withSession, type Snapshot } from './harness.js';
+import { upstreamSnapshots, withSession, type Snapshot } from '../helpers/answers-harness.js';
 import { lastFullSession } from '../helpers/sessions.js';
 
 const TOOL = 'derived_dealer_gex_history';

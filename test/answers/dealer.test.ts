@@ -5,7 +5,7 @@ import { DEALER_TICKER_PATTERN, LEVEL_COLUMNS, NODE_TYPES, SNAPSHOT_STATES } fro
 import { recentSessions } from '../../src/catalog/market-calendar.js';
 import { REFERENCE } from '../../src/simulator/reference.js';
 import { errorOf } from '../helpers/mcp.js';
-import { forEachInSessions, tokens, upstreamSnapshots, withSession, type Snapshot } from './harness.js';
+import { forEachInSessions, tokens, upstreamSnapshots, withSession, type Snapshot } from '../helpers/answers-harness.js';
 
 /** Token figures the answers promise (issue 12). */
 const LATEST_TOKENS = 1500;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { latestSession, tradingDaysBack } from '../../src/catalog/market-calendar.js';
 import { errorOf } from '../helpers/mcp.js';
-import { withSession } from './harness.js';
+import { withSession } from '../helpers/answers-harness.js';
 
 type Rows = Record<string, unknown>[];
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { tokens, withSession } from './harness.js';
+import { tokens, withSession } from '../helpers/answers-harness.js';
 
 // 5,000 until issue 33 set the open-world and idempotent hints on every tool (13 tokens a tool, 312 in all);
 // hosts read annotations to decide on confirmation prompts, and most never show them to the model.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { publication } from '../../src/simulator/dialect-params.js';
 import { servedDataset, sizeCap, takesPageSize, upstreamList } from '../helpers/upstream.js';
-import { dialectList, upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from './harness.js';
+import { dialectList, upstreamSnapshots, withSession, type Answer, type Session, type Snapshot } from '../helpers/answers-harness.js';
 
 const PATHS: Record<string, string> = {
   congress_recent_trades: '/v1/congress/recent-trades',

@@ -14,7 +14,7 @@ import type { LimitHeaders } from '../../src/api/gate/account-gate.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { driveRetries, type AttemptAnswer } from '../../src/api/retry-driver.js';
 import type { Flight } from '../../src/api/shared-request.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 const IN_FLIGHT = 5;
 const DEADLINE_MS = 50_000;

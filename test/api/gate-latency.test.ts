@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 test('a slow free request does not make the in-process gate refuse data calls as too short for a request', async () => {
   const clock = new FakeClock();

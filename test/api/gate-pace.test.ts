@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { QueuePace } from '../../src/api/gate/queue-pace.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 interface Outcome {
   /** When the call's permit came, or its refusal. */

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import type { PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 function setup(options: ConstructorParameters<typeof InProcessAccountGate>[0] = {}) {
   const clock = new FakeClock();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LimitHeaders, PermitOutcome } from '../../src/api/gate/account-gate.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 const LIMIT = 60;
 const WINDOW_MS = 6000;

@@ -17,7 +17,7 @@ import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
 import { portableOperationId } from '../../src/registry/openapi/names.js';
 import { createLogger } from '../../src/log.js';
 import { DatasetRegistry } from '../../src/registry/dataset-registry.js';
-import { catalogDocument, withFakeUpstream } from '../faults/fake-upstream.js';
+import { catalogDocument, withFakeUpstream } from '../helpers/fake-upstream.js';
 
 const DEALER = '/v1/derived/dealer-gex/{ticker}/history';
 const KEY = 'fake-key-0123456789';

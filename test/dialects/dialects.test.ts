@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { DATASETS } from '../../src/catalog/index.js';
 import { DIALECT_NAMES, type DialectName } from '../../src/simulator/dialect.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { dialectSnapshots, stillMarket } from '../answers/harness.js';
+import { dialectSnapshots, stillMarket } from '../helpers/answers-harness.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, textOf } from '../helpers/mcp.js';
 import { publishedNames } from '../helpers/upstream.js';

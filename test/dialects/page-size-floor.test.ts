@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import * as z from 'zod';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { describeDialect, dialectNamed } from '../../src/simulator/dialect.js';
-import { withSession } from '../answers/harness.js';
+import { withSession } from '../helpers/answers-harness.js';
 import { dialectsUnderTest, SAMPLE_FILTERS } from '../helpers/dialect-seeds.js';
 import { errorOf, textOf } from '../helpers/mcp.js';
 

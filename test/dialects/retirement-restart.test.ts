@@ -8,7 +8,7 @@ import { NAME_TOOL_NAMES } from '../../src/mcp/tools/name-tools.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DATASETS } from '../../src/catalog/index.js';
-import { catalogDocument, withFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { catalogDocument, withFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { connectV1, freshCacheDir } from '../helpers/mcp.js';
 import { eventually } from '../helpers/wait.js';
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import * as z from 'zod';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { describeDialect, dialectNamed } from '../../src/simulator/dialect.js';
-import { withSession } from '../answers/harness.js';
+import { withSession } from '../helpers/answers-harness.js';
 import { dialectsUnderTest } from '../helpers/dialect-seeds.js';
 import { advertisedTakes, examplesIn, sent } from '../helpers/stated-examples.js';
 

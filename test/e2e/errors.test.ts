@@ -7,7 +7,7 @@ import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 const INVALID: [string, string, Record<string, unknown>, string, RegExp][] = [
   ['a lower-case ticker', 'stocks_dividends', { ticker: 'spy' }, 'TICKER_INVALID', /use "SPY"/],
-  // A ticker the dealer history covers in no spelling (BRK.B) is told so, not to fix it: test/trader/texts.test.ts.
+  // A ticker the dealer history covers in no spelling (BRK.B) is told so, not to fix it: test/tools/texts.test.ts.
   [
     'a ticker with characters the pattern forbids',
     'derived_dealer_gex_history',

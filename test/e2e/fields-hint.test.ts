@@ -1,7 +1,7 @@
 /** The hint after a first call naming no known field says "free" only when asking again is free. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withFakeUpstream } from '../faults/fake-upstream.js';
+import { withFakeUpstream } from '../helpers/fake-upstream.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
 
 const KEY = 'fake-key-0123456789-SECRET';

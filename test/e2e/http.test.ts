@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EXIT_GRACE_MS } from '../../src/transports/exit.js';
 import { withSimulator } from '../helpers/http.js';
-import { startHttp } from '../faults/helpers/http-server.js';
+import { startHttp } from '../helpers/http-server.js';
 import { eventually } from '../helpers/wait.js';
 
 const TOKEN = 'e2e-http-token-0123456789';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { withFakeUpstream } from '../faults/fake-upstream.js';
-import { startHttp } from '../faults/helpers/http-server.js';
+import { withFakeUpstream } from '../helpers/fake-upstream.js';
+import { startHttp } from '../helpers/http-server.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 const KEY = 'fake-key-0123456789-SECRET';

@@ -10,7 +10,7 @@ import type { PermitRequest, SendPermit } from '../../src/api/gate/account-gate.
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { GateDecorator } from '../../src/api/gate/gate-decorator.js';
 import type { ClientDeps } from '../../src/api/client.js';
-import { FakeClock, settle } from '../api/fake-clock.js';
+import { FakeClock, settle } from './fake-clock.js';
 
 export interface FakeTime {
   clock: FakeClock;

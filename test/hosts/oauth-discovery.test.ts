@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { freePort, serveHttp } from '../team/serve.js';
+import { freePort, serveHttp } from '../helpers/team-serve.js';
 
 const TOKEN = 'hosts-static-token-0123456789';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodePageCursor } from '../../src/mcp/arguments/cursor.js';
-import { withSession } from '../answers/harness.js';
+import { withSession } from '../helpers/answers-harness.js';
 
 const textOf = (result: { content?: unknown }): string =>
   Array.isArray(result.content) ? result.content.map((c: { text?: string }) => c.text ?? '').join('\n') : '';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connectV2, textOf } from '../helpers/mcp.js';
-import { catalogDocument, eventually, withFakeUpstream } from '../faults/fake-upstream.js';
+import { catalogDocument, eventually, withFakeUpstream } from '../helpers/fake-upstream.js';
 
 const KEY = 'fake-key-0123456789';
 const SCREENER = '/v1/shorts/short-screener';

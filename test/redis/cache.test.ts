@@ -9,10 +9,10 @@ import { createRedisCacheTier } from '../../src/redis/cache.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { createSharedAccount } from '../../src/redis/factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { StandInGate } from './helpers/local-gate.js';
-import type { DriverSettings } from './helpers/driver.js';
-import { startDriver, stopDrivers } from './helpers/processes.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { StandInGate } from '../helpers/redis-local-gate.js';
+import type { DriverSettings } from '../helpers/redis-driver.js';
+import { startDriver, stopDrivers } from '../helpers/redis-processes.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/wait.js';
 
 describe('the Redis cache tier across processes', () => {

@@ -12,7 +12,7 @@ import type { SendPermit } from '../../src/api/gate/account-gate.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate } from '../../src/redis/gate.js';
 import { accountKeys } from '../../src/redis/keys.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 /** A call queued on a gate, and how it ended so far. */
 interface Queued {

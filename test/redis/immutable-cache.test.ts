@@ -8,7 +8,7 @@ import { RedisLink } from '../../src/redis/connection.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2 } from '../helpers/mcp.js';
 import { eventually } from '../helpers/wait.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 redisTest(
   'closed dealer sessions are kept on Redis past a live answer’s 30 s, and another process reads them free',

@@ -9,8 +9,8 @@ import type { SendPermit } from '../../src/api/gate/account-gate.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate } from '../../src/redis/gate.js';
 import { accountKeys } from '../../src/redis/keys.js';
-import { startDriver, stopDrivers } from './helpers/processes.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { startDriver, stopDrivers } from '../helpers/redis-processes.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 const LEASE_MS = 1500;
 

@@ -8,9 +8,9 @@ import { createAccountGate } from '../../src/redis/factory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { spawn } from 'node:child_process';
 import { CLI, serverEnv } from '../helpers/mcp.js';
-import { StandInGate } from './helpers/local-gate.js';
-import { startDriver, stopDrivers } from './helpers/processes.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { StandInGate } from '../helpers/redis-local-gate.js';
+import { startDriver, stopDrivers } from '../helpers/redis-processes.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 const PATH = '/v1/derived/dealer-gex/SPY/history';
 

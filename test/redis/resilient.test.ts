@@ -4,7 +4,7 @@ import { mock, test } from 'node:test';
 import type { GateView, PermitRequest, SendPermit } from '../../src/api/gate/account-gate.js';
 import { RedisUnavailableError } from '../../src/redis/connection.js';
 import { ResilientGate, type SharedGate } from '../../src/redis/resilient.js';
-import { StandInGate } from './helpers/local-gate.js';
+import { StandInGate } from '../helpers/redis-local-gate.js';
 
 class FakeShared implements SharedGate {
   up = true;

@@ -11,7 +11,7 @@ import type { PermitRequest } from '../../src/api/gate/account-gate.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate, type RedisGateOptions } from '../../src/redis/gate.js';
 import { accountKeys } from '../../src/redis/keys.js';
-import { redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/wait.js';
 
 describe('account state shared on Redis', () => {

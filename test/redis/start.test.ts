@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { connectV2 } from '../helpers/mcp.js';
-import { freePort, redisTest, ThrowawayRedis } from './helpers/redis-server.js';
+import { freePort, redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 /** Room for the Redis client's module to load and for noise; a wait on Redis cost ≥ 1000 ms. */
 const MARGIN_MS = 600;

@@ -11,7 +11,7 @@ import { isCatalogOperation, type CatalogOperationId } from '../../src/simulator
 import { closeOn } from '../../src/simulator/market.js';
 import { REFERENCE, STOCKS, referenceSymbol } from '../../src/simulator/reference.js';
 import { DATASETS } from '../../src/catalog/index.js';
-import { eigenvalues, generate, rows, type Rows } from './market-helpers.js';
+import { eigenvalues, generate, rows, type Rows } from '../helpers/market.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
 replayPropertySeed();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock } from '../api/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { envelopeOf, get, LIMIT_HEADERS, withSimulator } from '../helpers/http.js';
 
 /** A clock for the simulator that starts at the beginning of one of its windows and moves only when told. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock } from '../api/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { get, withSimulator } from '../helpers/http.js';
 
 test('an on-demand dataset answers 202 uncharged until materialized, then 200', async () => {

@@ -10,7 +10,7 @@ import { CONGRESS_SIDES, DATASETS, tickerFilter } from '../../src/catalog/index.
 import { latestSession } from '../../src/catalog/market-calendar.js';
 import { catalogGenerator } from '../../src/simulator/generators/index.js';
 import { applyQueryFilters, undeclaredFilters } from '../../src/simulator/query-filters.js';
-import { rows } from './market-helpers.js';
+import { rows } from '../helpers/market.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
 replayPropertySeed();

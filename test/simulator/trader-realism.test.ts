@@ -4,7 +4,7 @@
  * and positioning during a session; open-interest changes sit near the money and scale with
  * each name's option volume; companies report on their own calendars with every segment and
  * the fiscal year's end; insiders have names and roles of their own. The options' pricing on
- * trading time is read through the built server (test/trader/simulator-realism.test.ts).
+ * trading time is read through the built server (test/simulator/realism.test.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ import { dailyFlow } from '../../src/simulator/generators/options.js';
 import { closeOn, iv30On } from '../../src/simulator/market.js';
 import { tradingMinutesBetween } from '../../src/simulator/trading-time.js';
 import { referenceSymbol, STOCKS } from '../../src/simulator/reference.js';
-import { generate, rows } from './market-helpers.js';
+import { generate, rows } from '../helpers/market.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
 replayPropertySeed();

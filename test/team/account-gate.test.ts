@@ -6,7 +6,7 @@ import { RedisLink } from '../../src/redis/connection.js';
 import { RedisAccountGate } from '../../src/redis/gate.js';
 import { teamAccountKeys } from '../../src/redis/team-keys.js';
 import { sealFor } from '../../src/redis/sealed-values.js';
-import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 const KEY_A = 'desk-key-aaaaaaaa';
 const KEY_B = 'desk-key-bbbbbbbb';

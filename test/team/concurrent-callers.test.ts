@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ClientCredentialsProvider, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
 import { eventually } from '../helpers/wait.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const TOOL = 'shorts_short_screener';
 /** Alice's burst: twice the account's 5 in flight, so that half of it queues. */

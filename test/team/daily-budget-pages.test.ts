@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errorOf } from '../helpers/mcp.js';
-import { freePort, serveHttp } from './serve.js';
+import { freePort, serveHttp } from '../helpers/team-serve.js';
 import { lastFullSession } from '../helpers/sessions.js';
 import { eventually } from '../helpers/wait.js';
 

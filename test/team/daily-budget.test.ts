@@ -7,12 +7,12 @@ import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/team/daily-budget.js';
 import { RedisBudgetLedger } from '../../src/redis/budget-ledger.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { testCall } from '../helpers/call.js';
 import { errorOf } from '../helpers/mcp.js';
 import { eventually } from '../helpers/wait.js';
-import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
-import { freePort, serveHttp } from './serve.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
+import { freePort, serveHttp } from '../helpers/team-serve.js';
 
 const UNITS = 3;
 // 22:00 UTC: the budget resets two hours later.

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { FairShareGate } from '../../src/team/fair-share-gate.js';
 import { WindowPacer } from '../../src/team/window-pacer.js';
-import { FakeClock, settle } from '../api/fake-clock.js';
+import { FakeClock, settle } from '../helpers/fake-clock.js';
 
 const PER_WINDOW = 60;
 const WINDOW_MS = 6000;

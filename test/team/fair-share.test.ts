@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { FairShareGate } from '../../src/team/fair-share-gate.js';
-import { FakeClock, settle } from '../api/fake-clock.js';
+import { FakeClock, settle } from '../helpers/fake-clock.js';
 
 const PER_WINDOW = 60;
 const WINDOW_MS = 60_000;

@@ -13,10 +13,10 @@ import { createFrontDoor } from '../../src/auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../../src/auth/jwt-verifier.js';
 import { DEFAULT_SCOPE, type OAuthSettings } from '../../src/config/oauth.js';
 import { bearerGuard } from '../../src/transports/http-auth.js';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { DESK, signingKey, startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { eventually } from '../helpers/wait.js';
-import { freePort, serveHttp } from './serve.js';
+import { freePort, serveHttp } from '../helpers/team-serve.js';
 
 const MEMBER = DESK[0] ?? { id: '', secret: '' };
 const RESOURCE = new URL('http://127.0.0.1:1/mcp');

@@ -11,7 +11,7 @@ import { ApiError } from '../../src/api/errors.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
 import { FairShareGate } from '../../src/team/fair-share-gate.js';
 import { lateInTurns, LateTurns } from '../../src/team/late-turns.js';
-import { FakeClock, settle } from '../api/fake-clock.js';
+import { FakeClock, settle } from '../helpers/fake-clock.js';
 
 const PER_WINDOW = 60;
 const WINDOW_MS = 6000;

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { DESK, startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
 import { eventually } from '../helpers/wait.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const TOKEN = 'lockout-static-token-0123456789';
 const DEPLOY_CFG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ClientCredentialsProvider, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const API_KEY = 'team-account-key-0002';
 

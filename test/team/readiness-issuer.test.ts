@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 interface Readiness {
   status: number;

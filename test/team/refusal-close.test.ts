@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Agent, fetch } from 'undici';
-import { freePort, serveHttp } from './serve.js';
+import { freePort, serveHttp } from '../helpers/team-serve.js';
 
 const TOKEN = 'refusal-close-token-0123456789abcdef';
 

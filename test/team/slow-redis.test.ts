@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { eventually } from '../helpers/wait.js';
-import { findRedisServer, ThrowawayRedis } from '../redis/helpers/redis-server.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { findRedisServer, ThrowawayRedis } from '../helpers/redis-server.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const TOKEN = 'slow-redis-static-token-0123456789';
 

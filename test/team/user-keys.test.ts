@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFakeUpstream, type FakeUpstream } from '../faults/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { CLI, errorOf } from '../helpers/mcp.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
 import { RedisLink } from '../../src/redis/connection.js';
-import { redisTest, ThrowawayRedis } from '../redis/helpers/redis-server.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const TEAM_KEY = 'team-account-key-0001';
 const ALICE_KEY = 'alice-own-key-7f3a91c2';

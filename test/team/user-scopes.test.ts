@@ -13,7 +13,7 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { CLI } from '../helpers/mcp.js';
 import { DESK, SCOPE, startIdentityProvider, type IdentityProvider, type TestClient } from '../helpers/identity-provider.js';
-import { freePort, serveHttp, type Served } from './serve.js';
+import { freePort, serveHttp, type Served } from '../helpers/team-serve.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
 /** The simulator's keys: every scope, and only market, stocks and macro. */
