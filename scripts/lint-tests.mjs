@@ -7,7 +7,11 @@
 //   set, in the same statement or the few lines before; or say why on the line before
 //   with `// non-empty: <why>`;
 // - an assertion on a schema built in the test itself (`z.object(...).safeParse`), which
-//   tests zod rather than our code.
+//   tests zod rather than our code;
+// - a fixed wait (`await new Promise(... setTimeout(..., 2000))`) outside a polling loop:
+//   wait for the condition (test/helpers/wait.ts `eventually`) or a fake clock. Where time
+//   itself must pass (an age, a simulated upstream's latency, a stall), say why on the line
+//   before with `// time passes: <why>`. Polling steps in a `for`/`while` are not waits.
 // Usage: node scripts/lint-tests.mjs [files...]   (default: every .ts file under test/)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,12 +51,17 @@ for (const file of files) {
           `${at}: every() over ${receiver === ')' ? 'a computed list' : receiver}, which may be empty: assert its length or the exact set`,
         );
     }
+    const fixedWait = /await new Promise\(\s*\(?(\w+)\)?\s*=>\s*setTimeout\(\1,\s*[\d_]+\s*\)\s*\)/.test(line);
+    const polling = /\b(for|while)\s*\(/.test(line) || /\b(for|while)\s*\(.*\{\s*$/.test(lines[i - 1] ?? '');
+    const said = /\/\/ time passes: \S/.test(lines[i - 1] ?? '');
+    if (fixedWait && !polling && !said && !file.startsWith(join('test', 'helpers')))
+      problems.push(`${at}: a fixed wait: wait for the condition (eventually) or say why with // time passes: <why>`);
     if (/assert[\s\S]*\bz\.\w+\([^)]*\)\.safeParse\(/.test(line))
       problems.push(`${at}: asserts a schema built in the test: this tests zod, not our code`);
   });
 }
 for (const problem of problems) process.stderr.write(`${problem}\n`);
 if (problems.length > 0) {
-  process.stderr.write(`lint-tests: ${problems.length} assertion(s) that cannot fail\n`);
+  process.stderr.write(`lint-tests: ${problems.length} assertion(s) that cannot fail or fixed wait(s)\n`);
   process.exit(1);
 }

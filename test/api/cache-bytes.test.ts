@@ -10,6 +10,7 @@ async function collectGarbage(): Promise<void> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   gc();
+  // time passes: zlib lets go of its buffers in a callback after the first collection; no event says when.
   await new Promise((resolve) => setTimeout(resolve, 50));
   gc();
 }

@@ -47,6 +47,7 @@ describe('the Redis cache tier across processes', () => {
     const first = await cachedEvent(startDriver(settings(path)));
     assert.equal(first['from'], 'upstream');
     assert.equal(sent(), 1);
+    // time passes: the answer's age is what is tested, and it grows only with time (another process reads it).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const second = await cachedEvent(startDriver(settings(path)));
     assert.equal(second['from'], 'peer', 'the second process read the first one’s result');
@@ -102,6 +103,7 @@ describe('the Redis cache tier across processes', () => {
       let sent = 0;
       const send = async (): Promise<{ rows: number[] }> => {
         sent += 1;
+        // time passes: the upstream's latency, so the two readers overlap.
         await new Promise((resolve) => setTimeout(resolve, 300));
         return { rows: [1, 2, 3] };
       };

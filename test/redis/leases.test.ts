@@ -11,6 +11,7 @@ import { RedisAccountGate } from '../../src/redis/gate.js';
 import { accountKeys } from '../../src/redis/keys.js';
 import { startDriver, stopDrivers } from '../helpers/redis-processes.js';
 import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
+import { eventually } from '../helpers/wait.js';
 
 const LEASE_MS = 1500;
 
@@ -49,7 +50,7 @@ describe('in-flight leases on Redis', () => {
       sixthGranted = true;
       return permit;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(async () => (await b.view()).queued === 1, 'the sixth request queued at the gate');
     assert.equal(sixthGranted, false, 'five are in flight for the account: the sixth waits');
     held[0]?.release({ status: 200 });
     (await sixth).release({ status: 200 });

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { CLI, serverEnv } from '../helpers/mcp.js';
 import { StandInGate } from '../helpers/redis-local-gate.js';
 import { startDriver, stopDrivers } from '../helpers/redis-processes.js';
+import { eventually } from '../helpers/wait.js';
 import { redisTest, ThrowawayRedis } from '../helpers/redis-server.js';
 
 const PATH = '/v1/derived/dealer-gex/SPY/history';
@@ -44,7 +45,9 @@ describe('when Redis goes away', () => {
       }),
     );
     await Promise.all(drivers.map((d) => d.next((e) => e['ready'] === true)));
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Redis is killed once the calls have gone through it a while: a second wave sent by every driver.
+    const sentUpstream = (): number => sim?.api.requests.filter((r) => r.path === PATH).length ?? 0;
+    await eventually(() => sentUpstream() > 2 * drivers.length * 6, 'calls through Redis before the kill', 20_000);
     const killedAt = Date.now();
     await redis.kill();
     const records = (await Promise.all(drivers.map((d) => d.done()))).flat();

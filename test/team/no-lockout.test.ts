@@ -170,6 +170,7 @@ describe('no lockout', () => {
       });
       await once(newcomer, 'connect');
       for (const { socket } of opened) socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      // time passes: the stall must outlast the slow-connection second (see above); a stopped process sends no event.
       await new Promise((resolve) => setTimeout(resolve, 1500));
     } finally {
       process.kill(pid, 'SIGCONT');
