@@ -10,10 +10,12 @@
 import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } from './cli-help.js';
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
-import { oauthSettings } from './config/oauth.js';
 import { tracingWanted } from './observe/tracing-settings.js';
-import { createRuntime, packageVersion, TOOLSETS } from './runtime.js';
-import { httpAccess } from './transports/http-auth.js';
+import { oauthSettings, type OAuthSettings } from './config/oauth.js';
+import type { NetworkTransport, ToolTracing, TracingFailed } from './observe/tracing.js';
+import type { TeamOps } from './team/team.js';
+import { createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
+import { httpAccess, type HttpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
 
 // Only what the first answer over stdio needs is imported up front; the HTTP transport
@@ -85,20 +87,11 @@ async function runServer(args: string[]): Promise<void> {
     process.stdout.write(`${packageVersion()}\n`);
     return;
   }
-  // Checked before anything starts: a server that cannot be reached safely does not start,
-  // and a bad --port is refused before --demo's simulator holds the process open.
-  const httpPort = values.http ? port(values.port, '--port') : undefined;
-  const access = values.http ? httpAccess(values.host, process.env, values['allowed-hosts']) : undefined;
-  if (access && !access.ok) throw new Error(access.problem);
-  const oauth = values.http ? oauthSettings(process.env) : undefined;
-  if (oauth && !oauth.ok) throw new Error(oauth.problem);
+  const http = values.http ? httpStart(values.port, values.host, values['allowed-hosts']) : undefined;
   // Metrics, audit and sign-in of the team server (src/observe, src/team, src/auth) load only with --http.
-  const team = access?.ok ? (await import('./team/team.js')).createTeamOps(process.env) : undefined;
-  // OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts).
-  const transport = values.http ? 'tcp' : 'pipe';
-  const tracing = tracingWanted(process.env)
-    ? (await import('./observe/tracing.js')).startToolTracing(packageVersion(), transport)
-    : undefined;
+  const team = http ? (await import('./team/team.js')).createTeamOps(process.env) : undefined;
+  const transport = http ? 'tcp' : 'pipe';
+  const tracing = await toolTracing(transport);
   const traced = tracing && !('failed' in tracing) ? tracing : undefined;
   const runtime = await createRuntime(process.env, {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
@@ -112,18 +105,48 @@ async function runServer(args: string[]): Promise<void> {
     redisUrl: values['redis-url'],
   });
   if (tracing) (await import('./observe/tracing.js')).reportTracing(runtime.log, tracing, transport);
-  if (access?.ok && team && httpPort !== undefined) {
-    const { serveHttp } = await import('./transports/http.js');
-    const served = team.attach(runtime, access.access, oauth?.ok ? oauth.settings : undefined);
-    await serveHttp(runtime, {
-      port: httpPort,
-      host: values.host,
-      access: access.access,
-      door: served.door,
-      deps: (caller) => served.depsFor(caller),
-      closing: () => served.close(),
-    });
-  } else serveOverStdio(runtime);
+  if (http && team) await serveTeam(runtime, team, http);
+  else serveOverStdio(runtime);
+}
+
+/** Where and to whom --http serves. */
+interface HttpStart {
+  readonly port: number;
+  readonly host: string;
+  readonly access: HttpAccess;
+  readonly oauth: OAuthSettings | undefined;
+}
+
+/**
+ * Checked before anything starts: a server that cannot be reached safely does not start,
+ * and a bad --port is refused before --demo's simulator holds the process open.
+ */
+function httpStart(portFlag: string, host: string, allowedHosts: string | undefined): HttpStart {
+  const httpPort = port(portFlag, '--port');
+  const access = httpAccess(host, process.env, allowedHosts);
+  if (!access.ok) throw new Error(access.problem);
+  const oauth = oauthSettings(process.env);
+  if (!oauth.ok) throw new Error(oauth.problem);
+  return { port: httpPort, host, access: access.access, oauth: oauth.settings };
+}
+
+/** OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts). */
+async function toolTracing(transport: NetworkTransport): Promise<ToolTracing | TracingFailed | undefined> {
+  if (!tracingWanted(process.env)) return undefined;
+  return (await import('./observe/tracing.js')).startToolTracing(packageVersion(), transport);
+}
+
+async function serveTeam(runtime: Runtime, team: TeamOps, http: HttpStart): Promise<void> {
+  const { serveHttp } = await import('./transports/http.js');
+  const served = team.attach(runtime, http.access, http.oauth);
+  await serveHttp(runtime, {
+    port: http.port,
+    host: http.host,
+    access: http.access,
+    door: served.door,
+    deps: (caller) => served.depsFor(caller),
+    closing: () => served.close(),
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

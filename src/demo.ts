@@ -41,85 +41,102 @@ export async function runDemo(): Promise<void> {
   try {
     print('market-data-mcp demo: an MCP session against the built-in simulator (synthetic data, no API key)');
     print();
-    const { tools } = await client.listTools();
-    const byToolset = new Map<string, string[]>();
-    for (const tool of tools) {
-      const toolset = tool.name === 'api_status' ? 'status' : (tool.name.split('_')[0] ?? 'other');
-      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool.name]);
-    }
-    print(`${tools.length} tools, by toolset:`);
-    for (const [toolset, names] of [...byToolset].sort()) print(`  ${toolset.padEnd(14)}${names.join(', ')}`);
-    print();
-
-    const gex = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
-    const snapshot = (gex.structuredContent as { data: Snapshot[] } | undefined)?.data[0];
-    if (snapshot) {
-      const s = snapshot.summary;
-      const spot = snapshot.spot_usd;
-      const flip = s['gamma_flip_usd'] ?? spot;
-      const session = snapshot.state === 'live' ? 'live, session in progress' : 'session closed';
-      print(`SPY dealer gamma exposure, ${snapshot.session_date_et} session (${session}), snapshot ${snapshot.snapshot_at}:`);
-      print(`  spot            ${usd(spot)}`);
-      print(`  king strike     ${usd(s['king_strike_usd'] ?? 0)}   (largest absolute net GEX: price tends to pin here)`);
-      print(
-        `  gamma flip      ${usd(flip)}   (spot ${spot >= flip ? 'above: dealers long gamma, moves dampened' : 'below: dealers short gamma, moves amplified'})`,
-      );
-      print(`  call wall       ${usd(s['call_wall_strike_usd'] ?? 0)}`);
-      print(`  put wall        ${usd(s['put_wall_strike_usd'] ?? 0)}`);
-      print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)} per 1% move   (dealers' hedge flow if SPY moves 1%)`);
-      print();
-    }
-
-    const screener = await client.callTool({
-      name: 'shorts_short_screener',
-      arguments: { limit: 5, fields: ['ticker', 'short_float_pct', 'days_to_cover'] },
-    });
-    const rows =
-      (screener.structuredContent as { data: { ticker: string; short_float_pct: number; days_to_cover: number }[] } | undefined)?.data ??
-      [];
-    print('Most shorted names (short interest as % of float):');
-    for (const row of rows)
-      print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
-    print();
-
-    const correlations = await client.callTool({
-      name: 'market_correlations',
-      arguments: { tickers: 'SPY,QQQ,IWM,TLT,GLD', lookback_days: 60 },
-    });
-    const pairs = (correlations.structuredContent as { data: Pair[] } | undefined)?.data ?? [];
-    print('60-day return correlations with SPY:');
-    print(
-      `  ${pairs
-        .filter((p) => p.a === 'SPY')
-        .map((p) => `${p.b} ${p.correlation.toFixed(2)}`)
-        .join('   ')}`,
-    );
-    const fx = await client.callTool({ name: 'macro_forex_rate', arguments: { pair: 'EURUSD' } });
-    const quote = (fx.structuredContent as { data: { rate: number; as_of: string } } | undefined)?.data;
-    if (quote) print(`EUR/USD ${quote.rate.toFixed(4)} as of ${quote.as_of}`);
-    print();
-
-    const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });
-    const error = (bad.structuredContent as { error: { code: string; action: string; hint: string } } | undefined)?.error;
-    print('A structured error: stocks_dividends with ticker "spy"');
-    print(`  code ${error?.code}, action ${error?.action}`);
-    print(`  hint: ${error?.hint}`);
-    print('  (refused before any request: nothing was sent or charged)');
-    print();
-
-    const status = await client.callTool({ name: 'api_status', arguments: { details: true } });
-    const budget = (status.structuredContent as { budget: Record<string, number | string | null> } | undefined)?.budget;
-    if (budget) {
-      print('Budget, from api_status (free):');
-      print(`  requests left this minute  ${budget['rate_remaining']} of ${budget['rate_limit_per_window']}`);
-      print(
-        `  monthly quota left         ${Number(budget['quota_remaining']).toLocaleString('en-US')} of ${Number(budget['quota_limit']).toLocaleString('en-US')} (resets ${budget['quota_resets_at']})`,
-      );
-      print(`  cached responses           ${budget['cache_entries']}`);
-    }
+    await showToolsets(client);
+    await showDealerGamma(client);
+    await showMostShorted(client);
+    await showCorrelationsAndFx(client);
+    await showStructuredError(client);
+    await showBudget(client);
     print();
     print('Add it to your MCP host with MARKET_DATA_API_KEY and MARKET_DATA_BASE_URL set, or with --demo to keep exploring.');
   } finally {
     await client.close();
   }
+}
+
+async function showToolsets(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  const byToolset = new Map<string, string[]>();
+  for (const tool of tools) {
+    const toolset = tool.name === 'api_status' ? 'status' : (tool.name.split('_')[0] ?? 'other');
+    byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool.name]);
+  }
+  print(`${tools.length} tools, by toolset:`);
+  for (const [toolset, names] of [...byToolset].sort()) print(`  ${toolset.padEnd(14)}${names.join(', ')}`);
+  print();
+}
+
+async function showDealerGamma(client: Client): Promise<void> {
+  const gex = await client.callTool({ name: 'derived_dealer_gex_history', arguments: { ticker: 'SPY', limit: 1 } });
+  const snapshot = (gex.structuredContent as { data: Snapshot[] } | undefined)?.data[0];
+  if (!snapshot) return;
+  const s = snapshot.summary;
+  const spot = snapshot.spot_usd;
+  const flip = s['gamma_flip_usd'] ?? spot;
+  const session = snapshot.state === 'live' ? 'live, session in progress' : 'session closed';
+  print(`SPY dealer gamma exposure, ${snapshot.session_date_et} session (${session}), snapshot ${snapshot.snapshot_at}:`);
+  print(`  spot            ${usd(spot)}`);
+  print(`  king strike     ${usd(s['king_strike_usd'] ?? 0)}   (largest absolute net GEX: price tends to pin here)`);
+  print(
+    `  gamma flip      ${usd(flip)}   (spot ${spot >= flip ? 'above: dealers long gamma, moves dampened' : 'below: dealers short gamma, moves amplified'})`,
+  );
+  print(`  call wall       ${usd(s['call_wall_strike_usd'] ?? 0)}`);
+  print(`  put wall        ${usd(s['put_wall_strike_usd'] ?? 0)}`);
+  print(`  total net GEX   ${billions(s['total_gex_usd'] ?? 0)} per 1% move   (dealers' hedge flow if SPY moves 1%)`);
+  print();
+}
+
+async function showMostShorted(client: Client): Promise<void> {
+  const screener = await client.callTool({
+    name: 'shorts_short_screener',
+    arguments: { limit: 5, fields: ['ticker', 'short_float_pct', 'days_to_cover'] },
+  });
+  const rows =
+    (screener.structuredContent as { data: { ticker: string; short_float_pct: number; days_to_cover: number }[] } | undefined)?.data ?? [];
+  print('Most shorted names (short interest as % of float):');
+  for (const row of rows)
+    print(`  ${row.ticker.padEnd(8)}${row.short_float_pct.toFixed(1).padStart(6)}%   ${row.days_to_cover.toFixed(1)} days to cover`);
+  print();
+}
+
+async function showCorrelationsAndFx(client: Client): Promise<void> {
+  const correlations = await client.callTool({
+    name: 'market_correlations',
+    arguments: { tickers: 'SPY,QQQ,IWM,TLT,GLD', lookback_days: 60 },
+  });
+  const pairs = (correlations.structuredContent as { data: Pair[] } | undefined)?.data ?? [];
+  print('60-day return correlations with SPY:');
+  print(
+    `  ${pairs
+      .filter((p) => p.a === 'SPY')
+      .map((p) => `${p.b} ${p.correlation.toFixed(2)}`)
+      .join('   ')}`,
+  );
+  const fx = await client.callTool({ name: 'macro_forex_rate', arguments: { pair: 'EURUSD' } });
+  const quote = (fx.structuredContent as { data: { rate: number; as_of: string } } | undefined)?.data;
+  if (quote) print(`EUR/USD ${quote.rate.toFixed(4)} as of ${quote.as_of}`);
+  print();
+}
+
+/** A lower-case ticker, refused before any request: what an agent is told when it gets an argument wrong. */
+async function showStructuredError(client: Client): Promise<void> {
+  const bad = await client.callTool({ name: 'stocks_dividends', arguments: { ticker: 'spy' } });
+  const error = (bad.structuredContent as { error: { code: string; action: string; hint: string } } | undefined)?.error;
+  print('A structured error: stocks_dividends with ticker "spy"');
+  print(`  code ${error?.code}, action ${error?.action}`);
+  print(`  hint: ${error?.hint}`);
+  print('  (refused before any request: nothing was sent or charged)');
+  print();
+}
+
+async function showBudget(client: Client): Promise<void> {
+  const status = await client.callTool({ name: 'api_status', arguments: { details: true } });
+  const budget = (status.structuredContent as { budget: Record<string, number | string | null> } | undefined)?.budget;
+  if (!budget) return;
+  print('Budget, from api_status (free):');
+  print(`  requests left this minute  ${budget['rate_remaining']} of ${budget['rate_limit_per_window']}`);
+  print(
+    `  monthly quota left         ${Number(budget['quota_remaining']).toLocaleString('en-US')} of ${Number(budget['quota_limit']).toLocaleString('en-US')} (resets ${budget['quota_resets_at']})`,
+  );
+  print(`  cached responses           ${budget['cache_entries']}`);
 }

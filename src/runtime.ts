@@ -27,7 +27,7 @@ import { NAME_TOOL_NAMES, NAME_TOOL_SETS } from './mcp/tools/name-tools.js';
 import { selectionWarnings, selectTools, type ToolSelection } from './mcp/tools/selection.js';
 import { keyCursorsTo } from './mcp/arguments/cursor.js';
 import { PROJECT_README_URL } from './mcp/answers/error-docs.js';
-import { loadPrebuilt } from './prebuilt.js';
+import { loadPrebuilt, type Prebuilt } from './prebuilt.js';
 import type { RunningSimulator, SimulatorOptions } from './simulator/server.js';
 
 export const DEMO_KEY = 'sim-live-key';
@@ -72,116 +72,15 @@ export interface Runtime {
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
-  const loaded = loadConfig(env, {
-    demo: flags.demo,
-    toolsets: flags.toolsets,
-    tools: flags.tools,
-    excludeTools: flags.excludeTools,
-    redisUrl: flags.redisUrl,
-  });
-  const config = loaded.config;
-  const log = createLogger(config.logLevel);
-  // What the user should fix but that does not stop the server: shown in the log and in api_status.
-  const warnings = loaded.warnings.map((w) => w.message);
-  for (const warning of loaded.warnings) log.warn({ variable: warning.variable }, warning.message);
-  const problems = loaded.ok ? [] : loaded.problems;
-  // Demo mode needs neither key nor URL, so a bad one only warns there.
-  const configProblem = !config.demo && problems.length > 0 ? problems.map((p) => p.message).join('; ') : undefined;
-  if (configProblem) log.error({ problems }, 'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed');
-  else if (problems.length > 0) {
-    warnings.push(...problems.map((p) => `${p.message} (ignored in demo mode)`));
-    log.warn({ problems }, 'ignored in demo mode');
-  }
-
-  // The simulator's module graph (synthetic market, time zones) loads only in demo mode.
-  const dialect = env[DEV_ENV.simDialect];
-  const simulator = config.demo
-    ? await (
-        await import('./simulator/server.js')
-      ).startSimulator({
-        port: 0,
-        host: '127.0.0.1',
-        ...(dialect ? { dialect } : {}),
-        // The error table of this project's public README: it outlives the loopback port and
-        // opens for a remote client too (a file:// path into the install folder did neither).
-        docsUrl: PROJECT_README_URL,
-        ...flags.simulator,
-      })
-    : undefined;
+  const { config, log, warnings, configProblem } = readSettings(env, flags);
+  const simulator = config.demo ? await startDemoSimulator(env, flags) : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
-  keyCursorsTo(simulator ? DEMO_KEY : config.apiKey);
-  const account = await sharedAccount(
-    config,
-    simulator ? DEMO_KEY : config.apiKey,
-    log,
-    simulator ? undefined : (config.cacheDir ?? defaultCacheDir()),
-  );
-  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
-  const client = new MarketDataClient({
-    config,
-    log,
-    ...(simulator ? { baseUrl: simulator.url, apiKey: DEMO_KEY } : {}),
-    configProblem,
-    userAgent: `market-data-mcp/${packageVersion()}`,
-    ...(gate ? { gate } : {}),
-    ...(account ? { sharedCache: account.cache } : {}),
-  });
+  const { client, account } = await connectClient(config, log, simulator, configProblem, flags);
   const prebuilt = loadPrebuilt();
-  for (const dataset of DATASETS) {
-    const schema = prebuilt?.inputSchemas[dataset.operationId];
-    if (schema) primeToolInputJsonSchema(dataset, schema);
-    const params = prebuilt?.paramSchemas[dataset.operationId];
-    if (params) primeDatasetParamJson(dataset, params);
-  }
-  // The demo's simulator is in-process: nothing worth keeping on disk.
-  const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
-  // The demo's simulator serves this very catalog: fetching its openapi.json over
-  // loopback and importing it again would only repeat work before the first answer.
-  // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
-  const fetchCatalog = simulator
-    ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
-    : Boolean(config.apiKey);
+  primePrebuiltSchemas(prebuilt);
   const selection = selectTools(config);
-  const registry = new DatasetRegistry({
-    catalogServed: simulator !== undefined && !fetchCatalog,
-    client,
-    log,
-    sourceId: baseUrl ?? 'none',
-    cacheDir,
-    offers: (dataset) => selection.offers({ name: toolNameOf(dataset), toolset: toolsetOf(dataset) }),
-    onUnavailable: (error) => {
-      // A base URL that answers as no API would is said once, at start or at the refresh that finds it.
-      const why = error instanceof ApiError ? wrongBaseUrl(error, baseUrl, '/v1/openapi.json') : undefined;
-      if (why === undefined || warnings.includes(why)) return;
-      warnings.push(why);
-      log.error({ variable: ENV.baseUrl }, why);
-    },
-    refreshMs: config.catalogRefreshS * 1000,
-    // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
-    // the keep-alive HTTP agent is made neither before the first answer nor
-    // while the server idles right after start; a tool call loads it sooner anyway.
-    firstRefreshDelayMs: 30_000,
-    catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
-    buildId: prebuilt?.buildId,
-    importDocument: prebuilt?.buildId
-      ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
-      : undefined,
-    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
-    toolNameOf: (operationId) => toolNameOf({ operationId }),
-  });
-  if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
-  // Checked once the upstream's datasets are known: a tool it registers is a valid name too.
-  const selectionProblems = selectionWarnings(config, {
-    toolsets: TOOLSETS,
-    tools: [...registry.known().map((d) => toolNameOf(d)), STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
-  });
-  for (const warning of selectionProblems) {
-    warnings.push(warning);
-    log.warn({ validToolsets: TOOLSETS }, warning);
-  }
-  const noDataTools = offersNoData(registry, selection) && selectionProblems.length > 0 ? selectionProblems.join(' ') : undefined;
-  if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);
-
+  const registry = await openRegistry({ config, log, client, simulator, baseUrl, configProblem, warnings, selection, prebuilt, flags });
+  const noDataTools = checkSelection(config, log, registry, selection, warnings);
   const hidden = flags.hideInaccessible ? await inaccessible(client, log) : undefined;
   const deps: ServerDeps = {
     client,
@@ -213,6 +112,167 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
       await flags.afterClose?.();
     },
   };
+}
+
+/** The configuration and what is wrong with it; `warnings` grows later (a wrong base URL found at a refresh) and api_status reads it live. */
+interface Settings {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly warnings: string[];
+  /** Set when the data tools must answer CONFIG_INVALID until it is fixed. */
+  readonly configProblem: string | undefined;
+}
+
+function readSettings(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Settings {
+  const loaded = loadConfig(env, {
+    demo: flags.demo,
+    toolsets: flags.toolsets,
+    tools: flags.tools,
+    excludeTools: flags.excludeTools,
+    redisUrl: flags.redisUrl,
+  });
+  const config = loaded.config;
+  const log = createLogger(config.logLevel);
+  // What the user should fix but that does not stop the server: shown in the log and in api_status.
+  const warnings = loaded.warnings.map((w) => w.message);
+  for (const warning of loaded.warnings) log.warn({ variable: warning.variable }, warning.message);
+  const problems = loaded.ok ? [] : loaded.problems;
+  // Demo mode needs neither key nor URL, so a bad one only warns there.
+  const configProblem = !config.demo && problems.length > 0 ? problems.map((p) => p.message).join('; ') : undefined;
+  if (configProblem) log.error({ problems }, 'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed');
+  else if (problems.length > 0) {
+    warnings.push(...problems.map((p) => `${p.message} (ignored in demo mode)`));
+    log.warn({ problems }, 'ignored in demo mode');
+  }
+  return { config, log, warnings, configProblem };
+}
+
+/** The simulator's module graph (synthetic market, time zones) loads only in demo mode. */
+async function startDemoSimulator(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Promise<RunningSimulator> {
+  const dialect = env[DEV_ENV.simDialect];
+  const { startSimulator } = await import('./simulator/server.js');
+  return startSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    ...(dialect ? { dialect } : {}),
+    // The error table of this project's public README: it outlives the loopback port and
+    // opens for a remote client too (a file:// path into the install folder did neither).
+    docsUrl: PROJECT_README_URL,
+    ...flags.simulator,
+  });
+}
+
+/** The upstream client behind the account's gate: the demo's simulator with its key, or the configured upstream (shared on Redis when set). */
+async function connectClient(
+  config: Config,
+  log: Logger,
+  simulator: RunningSimulator | undefined,
+  configProblem: string | undefined,
+  flags: RuntimeFlags,
+): Promise<{ client: MarketDataClient; account: SharedAccount<ApiResult> | undefined }> {
+  keyCursorsTo(simulator ? DEMO_KEY : config.apiKey);
+  const account = await sharedAccount(
+    config,
+    simulator ? DEMO_KEY : config.apiKey,
+    log,
+    simulator ? undefined : (config.cacheDir ?? defaultCacheDir()),
+  );
+  const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
+  const client = new MarketDataClient({
+    config,
+    log,
+    ...(simulator ? { baseUrl: simulator.url, apiKey: DEMO_KEY } : {}),
+    configProblem,
+    userAgent: `market-data-mcp/${packageVersion()}`,
+    ...(gate ? { gate } : {}),
+    ...(account ? { sharedCache: account.cache } : {}),
+  });
+  return { client, account };
+}
+
+/** The build's precomputed JSON of the catalog's schemas, so a first tools/list does not convert them again. */
+function primePrebuiltSchemas(prebuilt: Prebuilt | undefined): void {
+  for (const dataset of DATASETS) {
+    const schema = prebuilt?.inputSchemas[dataset.operationId];
+    if (schema) primeToolInputJsonSchema(dataset, schema);
+    const params = prebuilt?.paramSchemas[dataset.operationId];
+    if (params) primeDatasetParamJson(dataset, params);
+  }
+}
+
+interface RegistryInputs extends Settings {
+  readonly client: MarketDataClient;
+  readonly simulator: RunningSimulator | undefined;
+  readonly baseUrl: string | undefined;
+  readonly selection: ToolSelection;
+  readonly prebuilt: Prebuilt | undefined;
+  readonly flags: RuntimeFlags;
+}
+
+/** The datasets the tools serve: the catalog merged with the upstream's document, waited for at start for at most `registryWaitMs`. */
+async function openRegistry(inputs: RegistryInputs): Promise<DatasetRegistry> {
+  const { config, log, client, simulator, baseUrl, configProblem, warnings, selection, prebuilt, flags } = inputs;
+  // The demo's simulator is in-process: nothing worth keeping on disk.
+  const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
+  // The demo's simulator serves this very catalog: fetching its openapi.json over
+  // loopback and importing it again would only repeat work before the first answer.
+  // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
+  const fetchCatalog = simulator
+    ? (flags.simulator?.extraDatasets?.length ?? 0) > 0 || simulator.api.dialect.name !== 'spec'
+    : Boolean(config.apiKey);
+  const registry = new DatasetRegistry({
+    catalogServed: simulator !== undefined && !fetchCatalog,
+    client,
+    log,
+    sourceId: baseUrl ?? 'none',
+    cacheDir,
+    offers: (dataset) => selection.offers({ name: toolNameOf(dataset), toolset: toolsetOf(dataset) }),
+    onUnavailable: (error) => {
+      // A base URL that answers as no API would is said once, at start or at the refresh that finds it.
+      const why = error instanceof ApiError ? wrongBaseUrl(error, baseUrl, '/v1/openapi.json') : undefined;
+      if (why === undefined || warnings.includes(why)) return;
+      warnings.push(why);
+      log.error({ variable: ENV.baseUrl }, why);
+    },
+    refreshMs: config.catalogRefreshS * 1000,
+    // With a disk copy the datasets are known: the refresh can wait for a quiet moment, so
+    // the keep-alive HTTP agent is made neither before the first answer nor
+    // while the server idles right after start; a tool call loads it sooner anyway.
+    firstRefreshDelayMs: 30_000,
+    catalogDocumentSha256: prebuilt?.catalogDocumentSha256,
+    buildId: prebuilt?.buildId,
+    importDocument: prebuilt?.buildId
+      ? memoisedImport({ file: importRecordFile(cacheDir, baseUrl), buildId: prebuilt.buildId, log })
+      : undefined,
+    reservedToolNames: [STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
+    toolNameOf: (operationId) => toolNameOf({ operationId }),
+  });
+  if (baseUrl && !configProblem && fetchCatalog) await registry.start(flags.registryWaitMs ?? 1500);
+  return registry;
+}
+
+/**
+ * Checked once the upstream's datasets are known: a tool it registers is a valid name too.
+ * Returns why no data tool is offered, when the selection leaves none.
+ */
+function checkSelection(
+  config: Config,
+  log: Logger,
+  registry: DatasetRegistry,
+  selection: ToolSelection,
+  warnings: string[],
+): string | undefined {
+  const selectionProblems = selectionWarnings(config, {
+    toolsets: TOOLSETS,
+    tools: [...registry.known().map((d) => toolNameOf(d)), STATUS_TOOL, COMPARE_TOOL, ...NAME_TOOL_NAMES],
+  });
+  for (const warning of selectionProblems) {
+    warnings.push(warning);
+    log.warn({ validToolsets: TOOLSETS }, warning);
+  }
+  const noDataTools = offersNoData(registry, selection) && selectionProblems.length > 0 ? selectionProblems.join(' ') : undefined;
+  if (noDataTools) log.error({ validToolsets: TOOLSETS }, `no data tools: ${noDataTools}`);
+  return noDataTools;
 }
 
 /**

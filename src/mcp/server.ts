@@ -128,7 +128,40 @@ interface BuiltServer {
 }
 
 function buildServer(deps: ServerDeps): BuiltServer {
-  const server = new McpServer(
+  const server = newMcpServer(deps);
+  const wiring: ToolWiring = {
+    server,
+    middleware: deps.middleware ?? NO_MIDDLEWARE,
+    // Each call's context, made as it arrives: its deadline is the configured one from then.
+    contextOf: (ctx) => callContextOf(ctx, deps.client.deadlineMs),
+  };
+  const toolDeps: ToolDeps = {
+    client: deps.client,
+    resultTokens: deps.resultTokens,
+    simulated: deps.simulated,
+    log: deps.log,
+  };
+  const datasets = datasetTools(wiring, deps, toolDeps);
+  for (const dataset of deps.registry.datasets()) datasets.register(dataset);
+  const described = registerOwnTools(wiring, deps, toolDeps);
+  registerResources(server, deps.client, deps.registry);
+  registerPrompts(server);
+  registerViews(server);
+  return {
+    server,
+    follow: (change) => datasets.follow(change),
+    describeCosts(operationId) {
+      datasets.describeCosts(operationId);
+      for (const { describe, handle } of described) {
+        const text = describe();
+        if (handle.description !== text) handle.update({ description: text });
+      }
+    },
+  };
+}
+
+function newMcpServer(deps: ServerDeps): McpServer {
+  return new McpServer(
     { name: 'market-data-mcp', title: 'Market Data', version: deps.version },
     {
       instructions: deps.simulated ? `${INSTRUCTIONS} DEMO MODE: all data is simulated.` : INSTRUCTIONS,
@@ -139,17 +172,28 @@ function buildServer(deps: ServerDeps): BuiltServer {
       debouncedNotificationMethods: ['notifications/tools/list_changed'],
     },
   );
-  const middleware = deps.middleware ?? NO_MIDDLEWARE;
+}
+
+/** How a tool reaches one server: the server, what wraps every tool, and each call's context. */
+interface ToolWiring {
+  readonly server: McpServer;
+  readonly middleware: ToolMiddleware;
+  readonly contextOf: (ctx: ServerContext) => CallContext;
+}
+
+/** The tools of datasets on one server, by operation id. */
+interface DatasetTools {
+  register(dataset: DatasetDefinition): void;
+  /** Removes and registers again the tools of datasets a registry change touched. */
+  follow(change: CatalogChange): void;
+  /** States again what a call of `operationId`'s tool spends, in its description. */
+  describeCosts(operationId: string): void;
+}
+
+function datasetTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps): DatasetTools {
+  const { server, middleware, contextOf } = wiring;
   // What the session's client declared at initialize: whether it renders views, for the older protocol.
   const declared = (): ClientCapabilities | undefined => server.server.getClientCapabilities();
-  const toolDeps: ToolDeps = {
-    client: deps.client,
-    resultTokens: deps.resultTokens,
-    simulated: deps.simulated,
-    log: deps.log,
-  };
-  // Each call's context, made as it arrives: its deadline is the configured one from then.
-  const contextOf = (ctx: ServerContext): CallContext => callContextOf(ctx, deps.client.deadlineMs);
   // A call made before a first start's document arrived waits for it (tools/document-first.ts).
   const documentTool = (dataset: DatasetDefinition): ToolDefinition =>
     afterDocument(datasetTool(dataset, toolDeps), deps.registry, { definition: dataset, rebuild: (now) => datasetTool(now, toolDeps) });
@@ -163,18 +207,8 @@ function buildServer(deps: ServerDeps): BuiltServer {
       deps.log.warn({ tool: toolNameOf(dataset), err: error instanceof Error ? error.message : String(error) }, 'tool not registered');
     }
   };
-  for (const dataset of deps.registry.datasets()) register(dataset);
-  const fanOut: FanOutDeps = { tool: toolDeps, datasets: () => readableDatasets(deps) };
-  for (const tool of ownTools(deps)) registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
-  const described = nameTools(deps).map((nameTool) => ({
-    describe: () => nameTool.describe(fanOut),
-    handle: registerTool(server, middleware(afterDocument(nameTool.tool(fanOut), deps.registry)), contextOf),
-  }));
-  registerResources(server, deps.client, deps.registry);
-  registerPrompts(server);
-  registerViews(server);
   return {
-    server,
+    register,
     follow(change) {
       for (const dataset of [...change.removed, ...change.changed]) {
         registered.get(dataset.operationId)?.remove();
@@ -187,12 +221,25 @@ function buildServer(deps: ServerDeps): BuiltServer {
       const tool = registered.get(operationId);
       const description = dataset ? toolDescription(dataset, deps.client) : undefined;
       if (tool && description !== undefined && tool.description !== description) tool.update({ description });
-      for (const { describe, handle } of described) {
-        const text = describe();
-        if (handle.description !== text) handle.update({ description: text });
-      }
     },
   };
+}
+
+/** A registered tool over several names, with what its description says now. */
+interface DescribedTool {
+  describe(): string;
+  handle: RegisteredTool;
+}
+
+/** Registers api_status, volatility_compare and the tools over several names; returns the latter, whose descriptions follow costs. */
+function registerOwnTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps): DescribedTool[] {
+  const { server, middleware, contextOf } = wiring;
+  const fanOut: FanOutDeps = { tool: toolDeps, datasets: () => readableDatasets(deps) };
+  for (const tool of ownTools(deps)) registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
+  return nameTools(deps).map((nameTool) => ({
+    describe: () => nameTool.describe(fanOut),
+    handle: registerTool(server, middleware(afterDocument(nameTool.tool(fanOut), deps.registry)), contextOf),
+  }));
 }
 
 /** One server instance with the tools the registry holds now (HTTP builds one per request; tests connect one in memory). */

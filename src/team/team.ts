@@ -53,22 +53,11 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
   const directory = keyMap.settings ? new KeyDirectory(keyMap.settings, createLogger()) : undefined;
   const budget = dailyUnits(env);
   if (!budget.ok) throw new Error(budget.problem);
+  // Where the day's spending is counted: in process, until attach opens the team's own Redis link.
   let ledger: BudgetLedger = new InProcessLedger();
   /** The team key's account on Redis, when shared (set as its gate is made): the tool list is shared through it too. */
   let teamRedis: SharedRedis | undefined;
-  // The team's layers over an account's gate, outermost first: the caller's daily budget (when
-  // configured), the metrics and the call's cost record, then fair turns among the account's
-  // users (across nodes when the account is shared on Redis, else among this node's callers).
-  // On Redis, each charged answer is also added to the account's day there (units-ledger.ts).
-  const observe = (inner: AccountGate, redis?: SharedRedis): AccountGate => {
-    const observed = new ObservedGate(
-      fairShareGate(inner, redis),
-      metrics,
-      Date.now,
-      redis ? new UnitsLedger(redis.link, redis.keys) : undefined,
-    );
-    return budget.units ? new BudgetGate(observed, { units: budget.units, ledger: () => ledger }) : observed;
-  };
+  const observe = teamGateLayers(metrics, budget.units, () => ledger);
   return {
     metrics,
     wrapGate(inner, redis) {
@@ -80,60 +69,109 @@ export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
       return observe(inner, redis);
     },
     attach(runtime, access, oauth) {
-      // What the runtime already wraps its tools in (traces) stays, for the team key's servers and each user key's.
-      const before = runtime.deps.middleware ?? NO_MIDDLEWARE;
-      // The audit trail is written at any log level: it is not diagnostics.
-      const auditLog = runtime.log.child({}, { level: 'info' });
-      const middleware = (account: string): ToolMiddleware =>
-        composeMiddleware(before, observeToolCalls({ metrics, log: auditLog, account: () => account }));
-      // The audit names the account by a hash: of the operator's account name, else of the key's tag.
-      const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
-      const teamDeps: ServerDeps = { ...runtime.deps, middleware: middleware(accountNameOf(apiKey, runtime.config.accountId)) };
-      const closing: (() => Promise<void>)[] = [];
-      let users: UserAccounts | undefined;
-      if (directory) {
-        const accounts = userAccounts({ runtime, teamDeps, directory, observe, middleware });
-        users = accounts;
-        closing.push(() => accounts.close());
-        runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');
-      }
-      const redisUrl = runtime.config.redisUrl;
-      if (budget.units && redisUrl) {
-        // Its own link: the budget is the team's, not any one account's.
-        const link = import('../redis/connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
-        void link.then((redis) => (ledger = new RedisBudgetLedger(redis)));
-        closing.push(() => link.then((redis) => redis.close()));
-      }
-      if (teamRedis) {
-        const sync = shareCatalog({
-          registry: runtime.registry,
-          link: teamRedis.link,
-          keys: teamRedis.keys,
-          seal: sealFor(apiKey),
-          log: runtime.log,
-        });
-        closing.push(() => Promise.resolve(sync.close()));
-      }
-      const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
-      const ready = readinessProbe({
-        baseUrl: runtime.deps.baseUrl,
-        gate: runtime.client.gate,
-        redisConfigured: Boolean(runtime.config.redisUrl),
-        issuer: verifier ? () => verifier.keysReachable() : undefined,
-      });
-      const door = createFrontDoor({
-        staticToken: bearerGuard(access.token),
-        oauth,
-        verifier,
-        endpoints: [operationsEndpoints({ metrics, ready })],
-      });
-      return {
-        door,
-        depsFor: (caller) => (users ? users.depsFor(caller) : Promise.resolve(teamDeps)),
-        async close() {
-          for (const close of closing) await close();
-        },
-      };
+      const parts: TeamParts = { metrics, directory, observe, budgetUnits: budget.units, teamRedis, useLedger: (kept) => (ledger = kept) };
+      return attachTeam(parts, runtime, access, oauth);
     },
   };
+}
+
+/**
+ * The team's layers over an account's gate, outermost first: the caller's daily budget (when
+ * configured), the metrics and the call's cost record, then fair turns among the account's
+ * users (across nodes when the account is shared on Redis, else among this node's callers).
+ * On Redis, each charged answer is also added to the account's day there (units-ledger.ts).
+ */
+function teamGateLayers(
+  metrics: TeamMetrics,
+  budgetUnits: number | undefined,
+  ledger: () => BudgetLedger,
+): (inner: AccountGate, redis?: SharedRedis) => AccountGate {
+  return (inner, redis) => {
+    const observed = new ObservedGate(
+      fairShareGate(inner, redis),
+      metrics,
+      Date.now,
+      redis ? new UnitsLedger(redis.link, redis.keys) : undefined,
+    );
+    return budgetUnits ? new BudgetGate(observed, { units: budgetUnits, ledger }) : observed;
+  };
+}
+
+/** What createTeamOps made before the runtime existed, handed to attachTeam. */
+interface TeamParts {
+  readonly metrics: TeamMetrics;
+  readonly directory: KeyDirectory | undefined;
+  readonly observe: (gate: AccountGate, redis?: SharedRedis) => AccountGate;
+  readonly budgetUnits: number | undefined;
+  readonly teamRedis: SharedRedis | undefined;
+  /** Where the daily budget is counted from now on (the team's Redis, once its link is made). */
+  readonly useLedger: (ledger: BudgetLedger) => void;
+}
+
+function attachTeam(parts: TeamParts, runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined): TeamServer {
+  const { metrics, directory, observe, budgetUnits, teamRedis } = parts;
+  const middleware = teamMiddleware(runtime, metrics);
+  // The audit names the account by a hash: of the operator's account name, else of the key's tag.
+  const apiKey = runtime.simulator ? DEMO_KEY : (runtime.config.apiKey ?? '');
+  const teamDeps: ServerDeps = { ...runtime.deps, middleware: middleware(accountNameOf(apiKey, runtime.config.accountId)) };
+  const closing: (() => Promise<void>)[] = [];
+  let users: UserAccounts | undefined;
+  if (directory) {
+    const accounts = userAccounts({ runtime, teamDeps, directory, observe, middleware });
+    users = accounts;
+    closing.push(() => accounts.close());
+    runtime.log.info({ subjects: directory.size, unmapped: directory.unmapped }, 'per-user key map in use');
+  }
+  const redisUrl = runtime.config.redisUrl;
+  if (budgetUnits && redisUrl) closing.push(openBudgetLedger(redisUrl, parts.useLedger));
+  if (teamRedis) {
+    const sync = shareCatalog({
+      registry: runtime.registry,
+      link: teamRedis.link,
+      keys: teamRedis.keys,
+      seal: sealFor(apiKey),
+      log: runtime.log,
+    });
+    closing.push(() => Promise.resolve(sync.close()));
+  }
+  const door = teamDoor(runtime, access, oauth, metrics);
+  return {
+    door,
+    depsFor: (caller) => (users ? users.depsFor(caller) : Promise.resolve(teamDeps)),
+    async close() {
+      for (const close of closing) await close();
+    },
+  };
+}
+
+/** The tools' wrapping for calls the named account pays: what the runtime already wraps them in (traces), then the audit line and metrics. */
+function teamMiddleware(runtime: Runtime, metrics: TeamMetrics): (account: string) => ToolMiddleware {
+  const before = runtime.deps.middleware ?? NO_MIDDLEWARE;
+  // The audit trail is written at any log level: it is not diagnostics.
+  const auditLog = runtime.log.child({}, { level: 'info' });
+  return (account) => composeMiddleware(before, observeToolCalls({ metrics, log: auditLog, account: () => account }));
+}
+
+/** The daily budget on Redis, over its own link (the budget is the team's, not any one account's); returns what closes the link. */
+function openBudgetLedger(redisUrl: string, useLedger: (ledger: BudgetLedger) => void): () => Promise<void> {
+  const link = import('../redis/connection.js').then(({ RedisLink }) => new RedisLink({ url: redisUrl }));
+  void link.then((redis) => useLedger(new RedisBudgetLedger(redis)));
+  return () => link.then((redis) => redis.close());
+}
+
+/** Sign-in (static token or OAuth) and the endpoints open without a token: health, readiness, metrics. */
+function teamDoor(runtime: Runtime, access: HttpAccess, oauth: OAuthSettings | undefined, metrics: TeamMetrics): FrontDoor {
+  const verifier = oauth ? new JwtAccessTokenVerifier({ settings: oauth }) : undefined;
+  const ready = readinessProbe({
+    baseUrl: runtime.deps.baseUrl,
+    gate: runtime.client.gate,
+    redisConfigured: Boolean(runtime.config.redisUrl),
+    issuer: verifier ? () => verifier.keysReachable() : undefined,
+  });
+  return createFrontDoor({
+    staticToken: bearerGuard(access.token),
+    oauth,
+    verifier,
+    endpoints: [operationsEndpoints({ metrics, ready })],
+  });
 }

@@ -70,71 +70,19 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
     return gate;
   };
 
-  const build = async (entry: UserKey): Promise<KeyClient> => {
-    const { config, log } = runtime;
-    const account = accountNameOf(entry.key, entry.account);
-    let shared: SharedAccount<ApiResult> | undefined;
-    if (config.redisUrl) {
-      const { createSharedAccount } = await import('../redis/factory.js');
-      const { teamAccountKeys } = await import('../redis/team-keys.js');
-      const { sealFor } = await import('../redis/sealed-values.js');
-      shared = await createSharedAccount<ApiResult>({
-        redisUrl: config.redisUrl,
-        apiKey: entry.key,
-        keys: teamAccountKeys(entry.key, entry.account),
-        seal: sealFor(entry.key),
-        fallback: new InProcessAccountGate(),
-        log,
-        cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
-        expectedProcesses: config.expectedProcesses,
-        deadlineMs: config.deadlineMs,
-      });
-    }
-    const client = new MarketDataClient({
-      config,
-      log,
-      ...(teamDeps.baseUrl ? { baseUrl: teamDeps.baseUrl } : {}),
-      apiKey: entry.key,
-      userAgent: `market-data-mcp/${packageVersion()}`,
-      gate: shared ? deps.observe(shared.gate, shared.redis) : gateOf(account),
-      sharedCache: shared?.cache,
-    });
-    // The tool list follows this key's scopes, not the team key's (discover is free).
-    const hidden = teamDeps.hidden ? await inaccessible(client, log) : undefined;
-    return { client, account, shared, hidden };
-  };
-
   const keyClient = (entry: UserKey): Promise<KeyClient> => {
     const known = byKey.get(entry.key);
     if (known) return known;
-    const made = build(entry);
+    const made = buildKeyClient(deps, entry, gateOf);
     byKey.set(entry.key, made);
     return made;
-  };
-
-  // A client without a transport: every data call answers CONFIG_INVALID with this hint, and nothing reaches the upstream.
-  const refused = (subject: string): ServerDeps => {
-    const client = new MarketDataClient({
-      config: runtime.config,
-      log: runtime.log,
-      configProblem: `No API key is assigned to your sign-in (subject "${subject}") on this server, and it refuses signed-in users without one (${KEY_MAP_ENV.unmapped}=refuse). Ask the operator to run: market-data-mcp keys set ${subject}`,
-    });
-    if (!refusedSubjects.has(subject))
-      runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
-    refusedSubjects.add(subject);
-    return {
-      ...teamDepsWithoutHidden(teamDeps),
-      client,
-      keyConfigured: false,
-      noKeyBecause: `no API key is assigned to your sign-in (subject "${subject}") on this server. Ask the operator to run: market-data-mcp keys set ${subject}`,
-    };
   };
 
   return {
     async depsFor(caller) {
       if (!caller) return teamDeps;
       const entry = directory.lookup(caller.subject);
-      if (!entry) return directory.unmapped === 'team' ? teamDeps : refused(caller.subject);
+      if (!entry) return directory.unmapped === 'team' ? teamDeps : refusedDeps(runtime, teamDeps, caller.subject, refusedSubjects);
       const { client, account, hidden } = await keyClient(entry);
       return {
         ...teamDepsWithoutHidden(teamDeps),
@@ -152,5 +100,65 @@ export function userAccounts(deps: UserAccountsDeps): UserAccounts {
         await made.value.shared?.close();
       }
     },
+  };
+}
+
+/** The client of one key of the map; `gateOf` gives the in-process gate its account shares when there is no Redis. */
+async function buildKeyClient(deps: UserAccountsDeps, entry: UserKey, gateOf: (account: string) => AccountGate): Promise<KeyClient> {
+  const { runtime, teamDeps } = deps;
+  const { config, log } = runtime;
+  const account = accountNameOf(entry.key, entry.account);
+  const shared = config.redisUrl ? await sharedAccountOf(config.redisUrl, runtime, entry) : undefined;
+  const client = new MarketDataClient({
+    config,
+    log,
+    ...(teamDeps.baseUrl ? { baseUrl: teamDeps.baseUrl } : {}),
+    apiKey: entry.key,
+    userAgent: `market-data-mcp/${packageVersion()}`,
+    gate: shared ? deps.observe(shared.gate, shared.redis) : gateOf(account),
+    sharedCache: shared?.cache,
+  });
+  // The tool list follows this key's scopes, not the team key's (discover is free).
+  const hidden = teamDeps.hidden ? await inaccessible(client, log) : undefined;
+  return { client, account, shared, hidden };
+}
+
+/** The key's gate and cache on Redis, under its own names and seal; the Redis client loads only here. */
+async function sharedAccountOf(redisUrl: string, runtime: Runtime, entry: UserKey): Promise<SharedAccount<ApiResult>> {
+  const { config, log } = runtime;
+  const { createSharedAccount } = await import('../redis/factory.js');
+  const { teamAccountKeys } = await import('../redis/team-keys.js');
+  const { sealFor } = await import('../redis/sealed-values.js');
+  return createSharedAccount<ApiResult>({
+    redisUrl,
+    apiKey: entry.key,
+    keys: teamAccountKeys(entry.key, entry.account),
+    seal: sealFor(entry.key),
+    fallback: new InProcessAccountGate(),
+    log,
+    cacheMaxBytes: config.redisCacheMb * 1024 * 1024,
+    expectedProcesses: config.expectedProcesses,
+    deadlineMs: config.deadlineMs,
+  });
+}
+
+/**
+ * A signed-in subject the key map does not name, where the operator refuses them: a client
+ * without a transport, so every data call answers CONFIG_INVALID with this hint and nothing
+ * reaches the upstream. Logged once per subject (`warned` remembers whom).
+ */
+function refusedDeps(runtime: Runtime, teamDeps: ServerDeps, subject: string, warned: Set<string>): ServerDeps {
+  const client = new MarketDataClient({
+    config: runtime.config,
+    log: runtime.log,
+    configProblem: `No API key is assigned to your sign-in (subject "${subject}") on this server, and it refuses signed-in users without one (${KEY_MAP_ENV.unmapped}=refuse). Ask the operator to run: market-data-mcp keys set ${subject}`,
+  });
+  if (!warned.has(subject)) runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
+  warned.add(subject);
+  return {
+    ...teamDepsWithoutHidden(teamDeps),
+    client,
+    keyConfigured: false,
+    noKeyBecause: `no API key is assigned to your sign-in (subject "${subject}") on this server. Ask the operator to run: market-data-mcp keys set ${subject}`,
   };
 }
