@@ -38,6 +38,7 @@ const TABLE = {
     token: { name: 'MARKET_DATA_HTTP_TOKEN', sets: 'the bearer token of --http' },
     allowedHosts: { name: 'MARKET_DATA_HTTP_ALLOWED_HOSTS', sets: 'Host names --http answers to' },
     maxConnections: { name: 'MARKET_DATA_HTTP_MAX_CONNECTIONS', sets: 'connections --http holds' },
+    shutdownGraceMs: { name: 'MARKET_DATA_HTTP_SHUTDOWN_GRACE_MS', sets: 'how long calls may finish after SIGTERM' },
   },
   /** Sign-in with the team's identity provider (oauth.ts). */
   oauth: {

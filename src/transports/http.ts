@@ -16,7 +16,7 @@ import { callerOf, requestOrigin } from '../mcp/request-origin.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { RequestEnds } from './request-ends.js';
-import { EXIT_GRACE_MS, exitAfter } from './exit.js';
+import { exitAfter, shutdownGraceMs } from './exit.js';
 import { isLoopbackHost } from '../config/secure-url.js';
 import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
@@ -70,16 +70,17 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions): Promise
   announce(url, door, options);
   // Graceful: stop accepting connections, end the idle keep-alive ones, let the requests in
   // flight be answered, and only then close the handler (which would abort them) and the
-  // runtime. exitAfter (exit.ts) bounds the whole by EXIT_GRACE_MS: a request that does not
+  // runtime. exitAfter (exit.ts) bounds the whole by the grace: a request that does not
   // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
+  const graceMs = shutdownGraceMs(process.env);
   const close = async (): Promise<void> => {
     listen.endAll();
-    await drain(http, inFlight, ends);
+    await drain(http, inFlight, ends, graceMs);
     await handler.close();
     await options.closing?.();
     await runtime.close();
   };
-  const shutdown = (): void => exitAfter(close(), 0);
+  const shutdown = (): void => exitAfter(close(), 0, graceMs);
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return { url, close };
@@ -193,13 +194,13 @@ class ResponsesInFlight {
 }
 
 /** Stops accepting connections and resolves once the requests in flight are answered. */
-async function drain(http: HttpServer, inFlight: ResponsesInFlight, ends: RequestEnds): Promise<void> {
+async function drain(http: HttpServer, inFlight: ResponsesInFlight, ends: RequestEnds, graceMs: number): Promise<void> {
   inFlight.startDraining();
   const drained = new Promise<void>((resolve) => http.close(() => resolve()));
   http.closeIdleConnections();
   // A call still running near the end of the grace is answered with a recoverable error
   // (the time left lets that answer reach its caller) instead of losing its connection.
-  const lastCall = setTimeout(() => ends.endForShutdown(), EXIT_GRACE_MS - SHUTDOWN_ANSWER_MS);
+  const lastCall = setTimeout(() => ends.endForShutdown(), graceMs - SHUTDOWN_ANSWER_MS);
   await drained;
   clearTimeout(lastCall);
 }
