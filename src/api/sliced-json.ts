@@ -168,6 +168,70 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** One container being built: its items or members, and the run of small members not yet parsed. */
+class ContainerParts {
+  readonly items: unknown[] = [];
+  readonly members: Record<string, unknown> = {};
+  readonly close: number;
+  // Consecutive small members, parsed together by JSON.parse: [batchStart, batchEnd).
+  private batchStart = -1;
+  private batchEnd = -1;
+  private batchCount = 0;
+  // Members kept so far (a repeated key counts each time, as it was read).
+  private kept = 0;
+
+  constructor(
+    private readonly text: string,
+    readonly isArray: boolean,
+  ) {
+    this.close = isArray ? CLOSE_ARRAY : CLOSE_OBJECT;
+  }
+
+  value(): unknown {
+    return this.isArray ? this.items : this.members;
+  }
+
+  /** Members kept or waiting in the batch: once at the bound, the rest are left out. */
+  count(): number {
+    return this.kept + this.batchCount;
+  }
+
+  /** Characters of text the batch spans now. */
+  batchChars(): number {
+    return this.batchStart < 0 ? 0 : this.batchEnd - this.batchStart;
+  }
+
+  /** A small member, from its key (or value, in an array) to the end of its value, joins the batch. */
+  addSmall(memberStart: number, valueEnd: number): void {
+    if (this.batchStart < 0) this.batchStart = memberStart;
+    this.batchEnd = valueEnd;
+    this.batchCount += 1;
+  }
+
+  /** A large member built on its own; `keyEnd` closes its key's string in an object. */
+  addLarge(value: unknown, memberStart: number, keyEnd: number): void {
+    if (this.isArray) this.items.push(value);
+    else defineOwn(this.members, JSON.parse(this.text.slice(memberStart, keyEnd)) as string, value);
+    this.kept += 1;
+  }
+
+  /** Parses the batch in one JSON.parse into the container: the characters it spanned, or undefined when there was none. */
+  flushBatch(): number | undefined {
+    if (this.batchStart < 0) return undefined;
+    const slice = this.text.slice(this.batchStart, this.batchEnd);
+    if (this.isArray) for (const item of JSON.parse(`[${slice}]`) as unknown[]) this.items.push(item);
+    else {
+      const parsed = JSON.parse(`{${slice}}`) as Record<string, unknown>;
+      for (const key of Object.keys(parsed)) defineOwn(this.members, key, parsed[key]);
+    }
+    const chars = this.batchEnd - this.batchStart;
+    this.kept += this.batchCount;
+    this.batchStart = -1;
+    this.batchCount = 0;
+    return chars;
+  }
+}
+
 class Builder {
   private sinceYield = 0;
   leftOut = 0;
@@ -188,41 +252,21 @@ class Builder {
     await nextTurn();
   }
 
+  private async flush(parts: ContainerParts): Promise<void> {
+    const chars = parts.flushBatch();
+    if (chars !== undefined) await this.spent(chars);
+  }
+
   /** The large object or array that opens at `start`. */
   async container(start: number): Promise<unknown> {
     const text = this.text;
-    const isArray = text.charCodeAt(start) === OPEN_ARRAY;
-    const close = isArray ? CLOSE_ARRAY : CLOSE_OBJECT;
-    const items: unknown[] = [];
-    const members: Record<string, unknown> = {};
-    // Consecutive small members, parsed together by JSON.parse: [batchStart, batchEnd).
-    let batchStart = -1;
-    let batchEnd = -1;
-    let batchCount = 0;
-    // Members kept so far (a repeated key counts each time, as it was read).
-    let kept = 0;
-    const flush = async (): Promise<void> => {
-      if (batchStart < 0) return;
-      const slice = text.slice(batchStart, batchEnd);
-      if (isArray) for (const item of JSON.parse(`[${slice}]`) as unknown[]) items.push(item);
-      else {
-        const parsed = JSON.parse(`{${slice}}`) as Record<string, unknown>;
-        for (const key of Object.keys(parsed)) defineOwn(members, key, parsed[key]);
-      }
-      const chars = batchEnd - batchStart;
-      kept += batchCount;
-      batchStart = -1;
-      batchCount = 0;
-      await this.spent(chars);
-    };
-    // A container full: members past it are scanned to their end, counted, never built.
-    const full = (): boolean => kept + batchCount >= (isArray ? this.maxItems : this.maxKeys);
+    const parts = new ContainerParts(text, text.charCodeAt(start) === OPEN_ARRAY);
     let i = skipSpace(text, start + 1);
-    if (text.charCodeAt(i) === close) return isArray ? items : members;
+    if (text.charCodeAt(i) === parts.close) return parts.value();
     for (;;) {
       const memberStart = i;
       let keyEnd = i;
-      if (!isArray) {
+      if (!parts.isArray) {
         if (text.charCodeAt(i) !== QUOTE) throw new SyntaxError('Expected a property name in JSON');
         keyEnd = stringEnd(text, i);
         i = skipSpace(text, keyEnd);
@@ -231,37 +275,37 @@ class Builder {
       }
       const largeEnd = this.ends.get(i);
       let after: number;
-      if (full()) {
-        after = largeEnd ?? smallValueEnd(text, i);
-        if (after === i) throw new SyntaxError('Expected a value in JSON');
-        if (isArray) this.leftOut += 1;
-        else this.fieldsLeftOut += 1;
-        await this.spent(after - memberStart);
-      } else if (largeEnd !== undefined) {
-        await flush();
-        const value = await this.container(i);
-        if (isArray) items.push(value);
-        else defineOwn(members, JSON.parse(text.slice(memberStart, keyEnd)) as string, value);
-        kept += 1;
+      if (parts.count() >= (parts.isArray ? this.maxItems : this.maxKeys)) after = await this.leaveOut(parts, memberStart, i, largeEnd);
+      else if (largeEnd !== undefined) {
+        await this.flush(parts);
+        parts.addLarge(await this.container(i), memberStart, keyEnd);
         after = largeEnd;
       } else {
         after = smallValueEnd(text, i);
         if (after === i) throw new SyntaxError('Expected a value in JSON');
-        if (batchStart < 0) batchStart = memberStart;
-        batchEnd = after;
-        batchCount += 1;
+        parts.addSmall(memberStart, after);
       }
       i = skipSpace(text, after);
       const code = text.charCodeAt(i);
       if (code === COMMA) {
-        if (batchStart >= 0 && batchEnd - batchStart >= this.sliceChars) await flush();
+        if (parts.batchChars() >= this.sliceChars) await this.flush(parts);
         i = skipSpace(text, i + 1);
         continue;
       }
-      if (code !== close) throw new SyntaxError('Expected a comma or the end of a container in JSON');
-      await flush();
-      return isArray ? items : members;
+      if (code !== parts.close) throw new SyntaxError('Expected a comma or the end of a container in JSON');
+      await this.flush(parts);
+      return parts.value();
     }
+  }
+
+  /** A container full: a member past it is scanned to its end, counted, never built. Returns where its value ends. */
+  private async leaveOut(parts: ContainerParts, memberStart: number, valueStart: number, largeEnd: number | undefined): Promise<number> {
+    const after = largeEnd ?? smallValueEnd(this.text, valueStart);
+    if (after === valueStart) throw new SyntaxError('Expected a value in JSON');
+    if (parts.isArray) this.leftOut += 1;
+    else this.fieldsLeftOut += 1;
+    await this.spent(after - memberStart);
+    return after;
   }
 }
 

@@ -116,6 +116,13 @@ export interface ReadThroughOptions<T> {
   ttlFor?: (value: T) => number;
 }
 
+/** One shared request across processes: the lease's key, this process's claim on it, and the tag its completion is published under. */
+interface Flight {
+  readonly leadKey: string;
+  readonly token: string;
+  readonly tag: string;
+}
+
 export class RedisCacheTier<T> implements SharedCacheTier<T> {
   private readonly flightLeaseMs: number;
   private readonly maxBytes: number;
@@ -181,14 +188,8 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
     options: { signal: AbortSignal },
   ): Promise<SharedOutcome<T>> {
     const tag = requestTag(requestKey);
-    const leadKey = `${this.keys.flight}${tag}`;
-    const token = randomUUID();
-    const alone = async (): Promise<SharedOutcome<T>> => {
-      const result = await start();
-      // The answer is in hand: storing it waits on Redis no longer than the call may.
-      if (result.cacheable) await this.set(requestKey, result.value, result.ttlMs ?? ttlMs, options.signal);
-      return { value: result.value, ageMs: 0, from: 'upstream' };
-    };
+    const flight: Flight = { leadKey: `${this.keys.flight}${tag}`, token: randomUUID(), tag };
+    const alone = (): Promise<SharedOutcome<T>> => this.sendAlone(requestKey, ttlMs, start, options.signal);
     try {
       // Subscribing to a Redis that stopped answering must not hold the call: the link
       // bounds it by its command timeout, and the call's own signal bounds it sooner.
@@ -206,35 +207,62 @@ export class RedisCacheTier<T> implements SharedCacheTier<T> {
         done.cancel();
         return { ...hit, from: 'peer' };
       }
-      let lead: boolean;
-      let leftMs: number;
+      let claim: { lead: boolean; leftMs: number };
       try {
-        lead =
-          (await untilAborted(this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)]), options.signal)) ===
-          'OK';
-        leftMs = lead ? 0 : Number(await untilAborted(this.link.sendCommand(['PTTL', leadKey]), options.signal));
+        claim = await this.claimLead(flight, options.signal);
       } catch {
         done.cancel();
         if (options.signal.aborted) throw abortError(options.signal);
         return alone();
       }
-      if (lead) {
+      if (claim.lead) {
         done.cancel();
-        // The previous lead may have stored its result and let go between our read and our SET.
-        const stored = await this.get(requestKey, options.signal);
-        if (stored) {
-          await this.eval(LEAD, [leadKey], [token, '']).catch(() => undefined);
-          return { ...stored, from: 'peer' };
-        }
-        return this.lead(leadKey, token, tag, alone);
+        return this.leadUnlessStored(requestKey, flight, alone, options.signal);
       }
-      if (leftMs <= 0) {
+      if (claim.leftMs <= 0) {
         done.cancel();
         continue;
       }
-      const message = await done.within(leftMs + 50);
+      const message = await done.within(claim.leftMs + 50);
       if (message === 'failed') return alone();
     }
+  }
+
+  /** The request sent by this process alone, its result stored when cacheable. */
+  private async sendAlone(
+    requestKey: string,
+    ttlMs: number,
+    start: () => Promise<{ value: T; cacheable: boolean; ttlMs?: number }>,
+    signal: AbortSignal,
+  ): Promise<SharedOutcome<T>> {
+    const result = await start();
+    // The answer is in hand: storing it waits on Redis no longer than the call may.
+    if (result.cacheable) await this.set(requestKey, result.value, result.ttlMs ?? ttlMs, signal);
+    return { value: result.value, ageMs: 0, from: 'upstream' };
+  }
+
+  /** Tries to become the flight's lead: whether it did, else how long the current lead's lease has left. Throws when Redis does not answer. */
+  private async claimLead(flight: Flight, signal: AbortSignal): Promise<{ lead: boolean; leftMs: number }> {
+    const { leadKey, token } = flight;
+    const lead =
+      (await untilAborted(this.link.sendCommand(['SET', leadKey, token, 'NX', 'PX', String(this.flightLeaseMs)]), signal)) === 'OK';
+    const leftMs = lead ? 0 : Number(await untilAborted(this.link.sendCommand(['PTTL', leadKey]), signal));
+    return { lead, leftMs };
+  }
+
+  /** The previous lead may have stored its result and let go between our read and our SET: then its entry, else this process leads. */
+  private async leadUnlessStored(
+    requestKey: string,
+    flight: Flight,
+    alone: () => Promise<SharedOutcome<T>>,
+    signal: AbortSignal,
+  ): Promise<SharedOutcome<T>> {
+    const stored = await this.get(requestKey, signal);
+    if (stored) {
+      await this.eval(LEAD, [flight.leadKey], [flight.token, '']).catch(() => undefined);
+      return { ...stored, from: 'peer' };
+    }
+    return this.lead(flight.leadKey, flight.token, flight.tag, alone);
   }
 
   /**

@@ -7,8 +7,8 @@
  * type arrays; a 3.0 dialect's document is converted whole (openapi-30.ts).
  */
 import { dealerSnapshot, paramJsonSchema } from '../catalog/index.js';
-import { isNamedDialect, type Dialect } from './dialect.js';
-import { carriesFlag, keyedByTicker, metaKeyOf, shapePayload, tokenLocation, wrapperOf } from './dialect-body.js';
+import { isNamedDialect, type Dialect, type Paging, type RowWrapper } from './dialect.js';
+import { carriesFlag, keyedByTicker, metaKeyOf, shapePayload, tokenLocation, wrapperOf, type TokenLocation } from './dialect-body.js';
 import { answersList, DEALER_PATH } from './dialect-lists.js';
 import { pascal, type Publication } from './dialect-params.js';
 import { sampleRows } from './dialect-samples.js';
@@ -111,15 +111,43 @@ function metaSchema(token: string | undefined, flag: boolean): Json {
 export function responseSchemas(pub: Publication, dialect: Dialect, book: SchemaBook): Json | undefined {
   const dataset = pub.published;
   const dealer = dataset.path === DEALER_PATH;
-  if (dialect.traits.responses === 'catalog' && !(dealer && dialect.traits.dealerBody === 'spec')) {
-    // The catalog's `{type: object}` is no longer true of a composed dialect that answers a bare array.
-    const bareLists = ['bare', 'keyed-by-ticker', 'bare-when-whole'].includes(dialect.traits.wrapper) && !isNamedDialect(dialect);
-    const described = {
-      ...(bareLists ? { content: { 'application/json': { schema: {} } } } : {}),
-      ...(pub.paging?.kind === 'link' ? LINK_HEADER : {}),
-    };
-    return Object.keys(described).length > 0 ? described : undefined;
-  }
+  if (dialect.traits.responses === 'catalog' && !(dealer && dialect.traits.dealerBody === 'spec')) return catalogResponse(pub, dialect);
+  const { payload, rowRef, list } = rowsPayload(pub, dialect, book);
+  const wrapper = wrapperOf(dialect, dataset);
+  const paging = pub.paging;
+  const headers = paging?.kind === 'link' ? LINK_HEADER : {};
+  const content = (schema: Json): Json => ({ content: { 'application/json': { schema } }, ...headers });
+  if (wrapper === 'bare') return content(payload);
+  if (wrapper === 'keyed-by-ticker')
+    return content(
+      keyedByTicker(dialect, dataset) ? { type: 'object', additionalProperties: rowRef, description: 'Rows keyed by ticker.' } : payload,
+    );
+  const flag = carriesFlag(paging);
+  const location = tokenLocation(dialect, dataset, paging);
+  const metaKey = metaKeyOf(wrapper);
+  const properties = wrapperProperties(wrapper, payload, list);
+  Object.assign(properties, pagingProperties(location, paging));
+  if (metaKey) properties[metaKey] = metaSchema(location?.where === 'meta' ? location.name : undefined, flag);
+  else if (flag && wrapper !== 'polygon') properties['truncated'] = { type: 'boolean' };
+  const body = { type: 'object', properties };
+  return content(wrapper === 'bare-when-whole' ? { anyOf: [payload, body] } : body);
+}
+
+/** Where the catalog's response stands: only what a composed dialect makes untrue of it (a bare array, a Link header). */
+function catalogResponse(pub: Publication, dialect: Dialect): Json | undefined {
+  // The catalog's `{type: object}` is no longer true of a composed dialect that answers a bare array.
+  const bareLists = ['bare', 'keyed-by-ticker', 'bare-when-whole'].includes(dialect.traits.wrapper) && !isNamedDialect(dialect);
+  const described = {
+    ...(bareLists ? { content: { 'application/json': { schema: {} } } } : {}),
+    ...(pub.paging?.kind === 'link' ? LINK_HEADER : {}),
+  };
+  return Object.keys(described).length > 0 ? described : undefined;
+}
+
+/** The rows' named schema (inferred from generated rows, or the dealer's snapshot) and the payload the wrapper holds: a list, one row, or either. */
+function rowsPayload(pub: Publication, dialect: Dialect, book: SchemaBook): { payload: Json; rowRef: Json; list: boolean } {
+  const dataset = pub.published;
+  const dealer = dataset.path === DEALER_PATH;
   const row = dealer ? dealerRow(dialect) : inferSchema([shapePayload(dialect, dataset, sampleRows(dataset, 7))].flat());
   const rowRef = {
     $ref: `#/components/schemas/${book.add(book.schemas, `${pascal(dataset.operationId)}Row`, { ...row, title: `${pascal(dataset.operationId)}Row` })}`,
@@ -134,20 +162,11 @@ export function responseSchemas(pub: Publication, dialect: Dialect, book: Schema
         : Object.hasOwn(dataset.query, 'format')
           ? { anyOf: [rows, { type: 'object', description: 'format=summary: counts and ranges.' }] }
           : rows;
-  const wrapper = wrapperOf(dialect, dataset);
-  const paging = pub.paging;
-  const link = paging?.kind === 'link';
-  const headers = link ? LINK_HEADER : {};
-  const content = (schema: Json): Json => ({ content: { 'application/json': { schema } }, ...headers });
-  if (wrapper === 'bare') return content(payload);
-  if (wrapper === 'keyed-by-ticker')
-    return content(
-      keyedByTicker(dialect, dataset) ? { type: 'object', additionalProperties: rowRef, description: 'Rows keyed by ticker.' } : payload,
-    );
+  return { payload, rowRef, list };
+}
 
-  const flag = carriesFlag(paging);
-  const location = tokenLocation(dialect, dataset, paging);
-  const metaKey = metaKeyOf(wrapper);
+/** The wrapper's own members around the payload. */
+function wrapperProperties(wrapper: RowWrapper, payload: Json, list: boolean): Json {
   const properties: Json = {};
   if (wrapper === 'polygon') {
     Object.assign(properties, { status: { type: 'string' }, request_id: { type: 'string' }, count: { type: 'integer' }, results: payload });
@@ -156,6 +175,12 @@ export function responseSchemas(pub: Publication, dialect: Dialect, book: Schema
   else if (wrapper === 'items') properties['items'] = payload;
   else if (wrapper === 'records') Object.assign(properties, list ? { records: payload } : { data: payload });
   else properties['data'] = list ? { anyOf: [{ type: 'object', properties: { rows: payload } }, { type: 'object' }] } : payload;
+  return properties;
+}
+
+/** What the paging answers with beside the rows: a token at the top or under `pagination`, a next URL, a total. */
+function pagingProperties(location: TokenLocation | undefined, paging: Paging | undefined): Json {
+  const properties: Json = {};
   if (location?.where === 'top') properties[location.name] = { ...nullableText, description: 'Cursor of the next page.' };
   if (location?.where === 'pagination')
     properties['pagination'] = {
@@ -167,8 +192,5 @@ export function responseSchemas(pub: Publication, dialect: Dialect, book: Schema
   if (paging?.kind === 'page-number')
     properties[paging.total] = { type: 'integer', description: paging.total === 'total' ? 'Rows in all pages.' : 'Pages in all.' };
   if (paging?.kind === 'offset') properties['total_count'] = { type: 'integer', description: 'Rows in all pages.' };
-  if (metaKey) properties[metaKey] = metaSchema(location?.where === 'meta' ? location.name : undefined, flag);
-  else if (flag && wrapper !== 'polygon') properties['truncated'] = { type: 'boolean' };
-  const body = { type: 'object', properties };
-  return content(wrapper === 'bare-when-whole' ? { anyOf: [payload, body] } : body);
+  return properties;
 }
