@@ -11,7 +11,7 @@ import { heapBeforeLoad } from '../heap-policy.js';
 import type { Logger } from '../log.js';
 import { redactEverywhere } from '../secrets.js';
 import { CACHE_MAX_ENTRY_BYTES, isErrorEnvelope, requestKey, ResponseCache } from './cache.js';
-import { abortError, ApiError } from './errors.js';
+import { abortError, apiError } from './errors.js';
 import type { AccountGate, GateView } from './gate/account-gate.js';
 import type { SharedCacheTier } from '../redis/cache.js';
 import { systemClock } from './gate/clock.js';
@@ -188,9 +188,7 @@ export class MarketDataClient {
     }
     const given = at.kind === 'url' ? this.pageUrlTarget(dataset, ticker, at.url) : undefined;
     if (!given) {
-      throw new ApiError({
-        code: 'VALIDATION_ERROR',
-        status: 400,
+      throw apiError('VALIDATION_ERROR', {
         message: 'The cursor names a page this dataset can no longer ask for (its document changed since).',
         hint: 'Drop cursor and start again from the first page.',
         local: true,
@@ -276,18 +274,11 @@ export class MarketDataClient {
   async request(target: RequestTarget, options: CallOptions = {}): Promise<ApiResult> {
     const transport = this.transport;
     if (!transport) {
-      throw new ApiError({
-        code: 'CONFIG_INVALID',
-        status: null,
-        hint: this.configProblem,
-        local: true,
-      });
+      throw apiError('CONFIG_INVALID', { hint: this.configProblem, local: true });
     }
     const disabledFor = await this.gate.disabledFor(target.capability);
     if (disabledFor !== undefined) {
-      throw new ApiError({
-        code: 'SERVICE_DISABLED',
-        status: 503,
+      throw apiError('SERVICE_DISABLED', {
         message: `This capability answered SERVICE_DISABLED recently; not asking again for ${disabledFor} s.`,
         hint: 'Degrade: use another dataset for now and retry at low frequency.',
         local: true,

@@ -62,6 +62,25 @@ export class ApiError extends Error {
     this.charged = init.charged;
   }
 
+  /** This error with some of its parts changed: a copy, so an error already thrown or shared stays as it was. */
+  with(changes: Partial<Omit<ApiErrorInit, 'code'>>): ApiError {
+    return new ApiError({
+      code: this.code,
+      kind: this.kind,
+      status: this.status,
+      message: this.message,
+      hint: this.hint,
+      recoverable: this.recoverable,
+      retryAfterSeconds: this.retryAfterSeconds,
+      docsUrl: this.docsUrl,
+      requestId: this.requestId,
+      tags: this.tags,
+      local: this.local,
+      charged: this.charged,
+      ...changes,
+    });
+  }
+
   /** What the code asks the caller to do, from the error table. */
   get action(): string {
     return ERROR_TABLE[this.kind].action;
@@ -83,6 +102,29 @@ export class ApiError extends Error {
 }
 
 export { codeForStatus };
+
+/** What a call site says of an error beyond its code; the rest is the code's row of the error table. */
+export type ApiErrorOverrides = Partial<Omit<ApiErrorInit, 'kind'>>;
+
+/**
+ * An error of this client, named by the row of the error table that governs it: its message,
+ * status and `recoverable` are the row's unless the call site has better (a message naming
+ * the parameter, a status the answer came with). `overrides.code` is for a code the agent
+ * sees that the table has no row of its own for (a team's daily budget acts as the quota).
+ * The constructor stays for the upstream's own envelopes, whose code may be one this client
+ * does not know.
+ */
+export function apiError(code: ErrorCode, overrides: ApiErrorOverrides = {}): ApiError {
+  const row = ERROR_TABLE[code];
+  return new ApiError({
+    ...overrides,
+    code: overrides.code ?? code,
+    kind: code,
+    status: overrides.status === undefined ? row.status : overrides.status,
+    message: overrides.message ?? row.message,
+    recoverable: overrides.recoverable ?? row.recoverable,
+  });
+}
 
 /** Builds the error for a non-2xx answer. `retryAfterHeader` is the `Retry-After` value. */
 export function errorFromResponse(
@@ -115,15 +157,13 @@ export function errorFromResponse(
   // A JSON body is the API's own answer in a form other than the spec's: what it said is the
   // message, and the hint is the status's (a proxy answers in HTML, or with no body at all).
   if (body !== undefined) return foreignError(status, body, retryAfterHeader, headerRequestId);
-  return new ApiError({
-    code: byStatus,
+  return apiError(byStatus, {
     status,
     message: `The API answered ${status} without an error envelope.`,
     hint:
       status >= 500
         ? 'The response came from something in front of the API (a proxy or load balancer); retry later.'
         : 'The response came from something in front of the API (a proxy or load balancer); check MARKET_DATA_BASE_URL.',
-    recoverable: ERROR_TABLE[byStatus].recoverable,
     retryAfterSeconds: retryAfterHeader,
     requestId: headerRequestId ?? null,
   });
@@ -142,21 +182,28 @@ function foreignError(status: number, body: unknown, retryAfterHeader: number | 
   const fix = ERROR_TABLE[kind].next === 'fix_input';
   const action = fix ? 'fix the arguments' : ERROR_TABLE[kind].action;
   const step = `${action.charAt(0).toUpperCase()}${action.slice(1)}`;
-  return new ApiError({
-    code: kind,
+  return apiError(kind, {
     status,
     message,
     hint: fix && said !== undefined ? `${step}: ${said}` : `${step}.`,
-    recoverable: ERROR_TABLE[kind].recoverable,
     retryAfterSeconds: retryAfterHeader,
     requestId: headerRequestId ?? null,
   });
 }
 
-/** CANCELLED, written once: the caller left before the answer, or the server is shutting down. */
+/**
+ * CANCELLED, written once: the caller left before the answer (the table's words), or the
+ * server is shutting down, which stops a call that is safe to make again (tool-errors.ts
+ * nextAction), whether it was still queued here or already waiting for the API.
+ */
 export function cancelledError(why: 'caller' | 'shutdown' = 'caller'): ApiError {
-  const message = why === 'shutdown' ? 'The server is shutting down.' : 'The call was cancelled before it finished.';
-  return new ApiError({ code: 'CANCELLED', status: null, message, local: true });
+  if (why === 'caller') return apiError('CANCELLED', { local: true });
+  return apiError('CANCELLED', {
+    message: 'The server is shutting down and stopped this call before the API answered.',
+    hint: 'Call again: another instance, or this one once it is back, will answer.',
+    recoverable: true,
+    local: true,
+  });
 }
 
 /** The error for a call whose signal fired: the caller cancelled, or the deadline passed. */
@@ -169,12 +216,9 @@ export function abortError(signal: AbortSignal): ApiError {
 /** QUOTA_EXHAUSTED decided here, by the quota latch, without a request (every gate says it alike). */
 export function quotaLatchedError(resetAtMs: number, leftMs: number): ApiError {
   const resetAt = new Date(resetAtMs).toISOString();
-  return new ApiError({
-    code: 'QUOTA_EXHAUSTED',
-    status: 429,
+  return apiError('QUOTA_EXHAUSTED', {
     message: `The account's monthly quota is used up until ${resetAt}.`,
     hint: `No request was sent. Calls resume after ${resetAt}; free tools such as api_status still work.`,
-    recoverable: true,
     retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
     local: true,
   });

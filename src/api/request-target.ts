@@ -5,7 +5,7 @@
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
 import { upstreamQuery } from '../catalog/upstream-names.js';
 import { CACHE_TTL_MS } from './cache.js';
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { immutableForMs } from './immutable-answers.js';
 
 /** A query as it goes on the wire: a list parameter the document explodes is one pair per value. */
@@ -96,12 +96,7 @@ function listsInStyle(dataset: DatasetDefinition, query: QueryValues): Record<st
 function pathSegment(value: string | number | undefined): string {
   const text = value === undefined ? '' : String(value);
   if (text === '' || text === '.' || text === '..' || text.includes('/')) {
-    throw new ApiError({
-      code: 'VALIDATION_ERROR',
-      status: null,
-      message: 'A path parameter is missing or not a path segment.',
-      local: true,
-    });
+    throw apiError('VALIDATION_ERROR', { status: null, message: 'A path parameter is missing or not a path segment.', local: true });
   }
   return encodeURIComponent(text);
 }
@@ -111,7 +106,7 @@ export function buildPath(target: RequestTarget): string {
   if (!target.path.includes('{ticker}')) return target.path;
   const ticker = target.ticker ?? '';
   if (ticker === '' || ticker === '.' || ticker === '..' || ticker.includes('/')) {
-    throw new ApiError({ code: 'TICKER_INVALID', status: null, message: 'The ticker is missing or not a path segment.', local: true });
+    throw apiError('TICKER_INVALID', { status: null, message: 'The ticker is missing or not a path segment.', local: true });
   }
   return target.path.replace('{ticker}', encodeURIComponent(ticker));
 }

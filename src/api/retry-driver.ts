@@ -198,16 +198,5 @@ export class CallRetries {
 
 /** The same failure, made recoverable with the wait it would have needed. */
 function recoverableAfter(error: ApiError, waitMs: number): ApiError {
-  return new ApiError({
-    code: error.code,
-    kind: error.kind,
-    status: error.status,
-    message: error.message,
-    hint: error.hint,
-    recoverable: true,
-    retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
-    docsUrl: error.docsUrl,
-    requestId: error.requestId,
-    tags: error.tags,
-  });
+  return error.with({ recoverable: true, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 }

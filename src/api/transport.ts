@@ -6,7 +6,7 @@
 import type { Agent } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { isLoopbackHost } from '../config/secure-url.js';
-import { abortError, ApiError } from './errors.js';
+import { abortError, ApiError, apiError } from './errors.js';
 import { httpGet, type SentResponse } from './http-get.js';
 import type { LimitHeaders } from './gate/account-gate.js';
 import { parseLimitHeaders, parseRetryAfter } from './limit-headers.js';
@@ -110,8 +110,7 @@ export class HttpTransport {
     };
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump();
-      throw new ApiError({
-        code: 'RESPONSE_INVALID',
+      throw apiError('RESPONSE_INVALID', {
         status: response.statusCode,
         message: `The API answered a ${response.statusCode} redirect, which this client does not follow.`,
         hint: 'Check MARKET_DATA_BASE_URL: it should be the API origin itself.',
@@ -130,7 +129,7 @@ export class HttpTransport {
       response.body.destroy();
       if (error instanceof ApiError && error.code === 'RESPONSE_TOO_LARGE_LOCAL')
         throw tooLarge(this.options.maxResponseBytes, result.requestId, response.statusCode);
-      if (error instanceof ApiError) throw new ApiError({ ...errorInit(error), requestId: result.requestId });
+      if (error instanceof ApiError) throw error.with({ requestId: result.requestId });
       if (signal.aborted) throw abortError(signal);
       // The status line arrived: a 200 is already charged, so its broken body is
       // RESPONSE_INVALID (never retried); any other status is judged by its status alone.
@@ -203,18 +202,12 @@ async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<str
 function tooLarge(cap: number, requestId: string | undefined, status: number | undefined): ApiError {
   // A 200 was counted by the API before its body came: say so, as a deadline after a 200 does.
   const charged = status === undefined ? undefined : status === 200;
-  return new ApiError({
-    code: 'RESPONSE_TOO_LARGE_LOCAL',
-    status: null,
+  return apiError('RESPONSE_TOO_LARGE_LOCAL', {
     message: `The response is larger than this server's cap of ${cap} bytes; it was not read.${charged ? " The API answered 200, so this call's unit was most likely charged: do not repeat it as is." : ''}`,
     hint: 'Ask for less (a smaller limit, a shorter range, format=summary) or raise MARKET_DATA_MAX_RESPONSE_BYTES.',
     requestId: requestId ?? null,
     ...(charged === undefined ? {} : { charged }),
   });
-}
-
-function errorInit(error: ApiError): ConstructorParameters<typeof ApiError>[0] {
-  return { code: error.code, status: error.status, message: error.message, hint: error.hint, recoverable: error.recoverable };
 }
 
 /** Codes of a failure to reach the host at all: on a non-loopback base URL, usually a wrong URL. */
@@ -227,16 +220,12 @@ function transportError(error: unknown, signal: AbortSignal, host: string): ApiE
   const code = errorCode(error);
   if (UNREACHABLE_CODES.has(code) && !isLoopbackHost(host)) {
     const what = code === 'ECONNREFUSED' ? 'refused the connection' : 'could not be resolved';
-    return new ApiError({
-      code: 'BASE_URL_UNREACHABLE',
-      status: null,
+    return apiError('BASE_URL_UNREACHABLE', {
       message: `The API host ${host} ${what} (${code}).`,
       hint: 'Check MARKET_DATA_BASE_URL in the server environment: it should be the API origin, for example https://api.example.com.',
     });
   }
-  return new ApiError({
-    code: 'NETWORK_ERROR',
-    status: null,
+  return apiError('NETWORK_ERROR', {
     message: `The connection to the API failed (${code}).`,
     hint: 'Retry later; if it persists, check the network and MARKET_DATA_BASE_URL.',
   });

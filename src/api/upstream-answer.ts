@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { MAX_DEPTH, nestedDeeperThan, sanitizeParsed, sanitizeText, type TextCuts } from '../sanitize.js';
-import { abortError, ApiError, errorFromResponse } from './errors.js';
+import { abortError, ApiError, apiError, errorFromResponse } from './errors.js';
 import type { PermitOutcome } from './gate/account-gate.js';
 import { clampWaitSeconds } from './limit-headers.js';
 import { payloadParts } from './payload-parts.js';
@@ -46,7 +46,7 @@ export function readAnswer(response: RawResponse | ApiError): ReadAnswer {
 export function transportFailure(error: unknown, signal: AbortSignal): ApiError {
   if (signal.aborted) return abortError(signal);
   if (error instanceof ApiError) return error;
-  return new ApiError({ code: 'NETWORK_ERROR', status: null });
+  return apiError('NETWORK_ERROR');
 }
 
 /** A 202's body: its wait, when it gives one (clamped as the headers' are). */
@@ -58,8 +58,7 @@ export function classify(response: RawResponse): ApiError | undefined {
     // A large body had its depth checked on the text by the parse; a small one is walked here.
     const tooDeep = response.nestedTooDeep ?? (typeof response.body === 'object' && nestedDeeperThan(response.body, MAX_DEPTH));
     if (!tooDeep && (response.bodyInvalid || typeof response.body !== 'object' || response.body === null)) {
-      return new ApiError({
-        code: 'RESPONSE_INVALID',
+      return apiError('RESPONSE_INVALID', {
         status: 200,
         message: 'The API answered 200 with a body that broke off or is not valid JSON; the unit was charged, so it is not retried.',
         hint: 'Call again later if you need it; report the request id if it persists.',
@@ -67,8 +66,7 @@ export function classify(response: RawResponse): ApiError | undefined {
       });
     }
     if (tooDeep) {
-      return new ApiError({
-        code: 'RESPONSE_INVALID',
+      return apiError('RESPONSE_INVALID', {
         status: 200,
         message: `The API answered 200 with JSON nested deeper than ${MAX_DEPTH} levels; it was not used.`,
         hint: 'Retry later; report the request id if it persists.',
@@ -79,17 +77,14 @@ export function classify(response: RawResponse): ApiError | undefined {
   }
   if (response.status === 202) {
     const body = notReadyBody.safeParse(response.body);
-    return new ApiError({
-      code: 'NOT_READY',
-      status: 202,
+    return apiError('NOT_READY', {
       hint: 'Call again shortly; waiting for it is not charged.',
       retryAfterSeconds: (body.success ? clampWaitSeconds(body.data.retry_after_seconds) : undefined) ?? response.retryAfterSeconds,
       requestId: response.requestId ?? null,
     });
   }
   if (response.status > 200 && response.status < 300) {
-    return new ApiError({
-      code: 'RESPONSE_INVALID',
+    return apiError('RESPONSE_INVALID', {
       status: response.status,
       message: `The API answered ${response.status}, which this client does not expect.`,
       requestId: response.requestId ?? null,

@@ -305,7 +305,7 @@ export const CLIENT_ERROR_CODES = {
     next: 'do_not_retry',
     action: 'the caller cancelled the request',
     tags: ['cancelled'],
-    message: 'The call was cancelled.',
+    message: 'The call was cancelled before it finished.',
   },
   OPERATION_UNREADABLE: {
     status: null,

@@ -111,6 +111,11 @@ export function takenQuery(dataset: DatasetDefinition): DatasetDefinition['query
   return dataset.toolOutput ? {} : dataset.query;
 }
 
+/** What a tool takes, said where a name it does not take is refused (a dataset's parameters, a tool's own arguments). */
+export function acceptedHint(accepted: readonly string[]): string {
+  return accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
+}
+
 /** The refusal of a parameter name the dataset does not take, with the names it does. */
 export function refuseUnknownParam(
   dataset: DatasetDefinition,
@@ -118,7 +123,7 @@ export function refuseUnknownParam(
   accepted: readonly string[],
   source: InputSource,
 ): { ok: false; refusal: ParamRefusal } {
-  const hint = accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`;
+  const hint = acceptedHint(accepted);
   if (PROTOTYPE_KEYS.has(name)) return refuse('VALIDATION_ERROR', name, `Parameter name ${quoteValue(name)} is not allowed.`, hint);
   if (name === 'ticker' && source === 'agent') {
     return refuse('VALIDATION_ERROR', name, `"ticker" does not apply: ${dataset.title} is market-wide, not per ticker.`, hint);

@@ -13,7 +13,7 @@
  */
 import type { PermitRequest, SendPermit, AccountGate } from '../api/gate/account-gate.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, apiError } from '../api/errors.js';
 import { digestOf } from '../auth/caller.js';
 import type { CallRecord } from '../api/call-context.js';
 import { TEAM_ENV } from '../config/env-vars.js';
@@ -135,14 +135,11 @@ export class BudgetGate extends GateDecorator {
 
 function budgetSpent(units: number, resetAtMs: number, now: number): ApiError {
   const resetAt = new Date(resetAtMs).toISOString();
-  return new ApiError({
+  // Acts as the account's quota does: not retried, recoverable after the reset.
+  return apiError('QUOTA_EXHAUSTED', {
     code: 'USER_BUDGET_EXHAUSTED',
-    // Acts as the account's quota does: not retried, recoverable after the reset.
-    kind: 'QUOTA_EXHAUSTED',
-    status: 429,
     message: `Your daily budget of ${units} units on this server is spent; it resets at ${resetAt} (midnight UTC).`,
     hint: `This call was refused at its first charged request and spent no units. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${DAILY_UNITS_ENV}.`,
-    recoverable: true,
     retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
     local: true,
   });

@@ -8,10 +8,11 @@
  * Redis). One member's burst of 500 calls then delays another member's single call by at
  * most the one call already at the gate.
  */
-import { abortError, ApiError } from '../api/errors.js';
+import { abortError } from '../api/errors.js';
 import type { AccountGate, GateView, PermitRequest, SendPermit } from '../api/gate/account-gate.js';
 import { systemClock, type Clock, type Timer } from '../api/gate/clock.js';
 import { GateDecorator } from '../api/gate/gate-decorator.js';
+import { turnMissedError } from '../api/gate/too-late.js';
 import { lateInTurns, LateTurns, turnTooLateError } from './late-turns.js';
 import { SharedTurns, type SharedRedis } from './shared-turns.js';
 import { LocalTurns, type Turns } from './turns.js';
@@ -70,7 +71,7 @@ export class FairShareGate extends GateDecorator {
       const waiter: Waiter = { who, request, resolve, reject };
       // Waiting for its turn among users counts against the call's deadline like any other wait.
       waiter.timer = this.clock.after(request.deadline - this.clock.now(), () => {
-        if (this.leave(who, waiter)) reject(lateError(Math.max(1, Math.ceil((request.deadline - this.clock.now()) / 1000))));
+        if (this.leave(who, waiter)) reject(turnMissedError(Math.max(1, Math.ceil((request.deadline - this.clock.now()) / 1000))));
       });
       waiter.onAbort = () => {
         if (this.leave(who, waiter)) reject(abortError(request.signal));
@@ -273,16 +274,4 @@ export function fairShareGate(inner: AccountGate, redis: SharedRedis | undefined
 
 function callerOf(request: PermitRequest): string | undefined {
   return request.call?.caller?.subject;
-}
-
-function lateError(seconds: number): ApiError {
-  return new ApiError({
-    code: 'RATE_LIMITED',
-    status: null,
-    message: `This call's turn among the account's users did not come before its deadline; nothing was sent.`,
-    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-    recoverable: true,
-    retryAfterSeconds: seconds,
-    local: true,
-  });
 }

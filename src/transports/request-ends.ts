@@ -7,7 +7,7 @@
  * calls (in its AuthInfo: src/mcp/request-origin.ts), whatever the SDK does with its Request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../api/errors.js';
+import { cancelledError } from '../api/errors.js';
 
 /** The requests one HTTP server is handling now, each with the signal of its end. */
 export class RequestEnds {
@@ -37,14 +37,7 @@ export class RequestEnds {
    * recoverable error its caller receives, rather than a dropped connection.
    */
   endForShutdown(): void {
-    const reason = new ApiError({
-      code: 'CANCELLED',
-      status: null,
-      message: 'The server is shutting down and stopped this call before the API answered.',
-      hint: 'Call again: another instance, or this one once it is back, will answer.',
-      recoverable: true,
-      local: true,
-    });
+    const reason = cancelledError('shutdown');
     for (const request of this.open) request.abort(reason);
   }
 }

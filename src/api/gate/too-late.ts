@@ -3,7 +3,7 @@
  * The in-process gate, the Redis gate and the team's fair turns each judge the turn; this
  * is what the agent hears of it (nothing was sent, and when to come back).
  */
-import { ApiError } from '../errors.js';
+import { ApiError, apiError } from '../errors.js';
 
 export interface TooLate {
   /** How long until the call's turn (Infinity: no turn in sight; told as a minute). */
@@ -16,15 +16,27 @@ export interface TooLate {
   among?: string;
 }
 
+const AGAIN = 'Call again after retry_after_seconds, or ask for fewer things at once.';
+
 export function tooLateError({ waitMs, reason, requestMs = 0, among }: TooLate): ApiError {
   const seconds = Number.isFinite(waitMs) ? Math.max(1, Math.ceil(waitMs / 1000)) : 60;
   const takes = requestMs > 0 ? ` and the request itself takes about ${Math.max(1, Math.round(requestMs / 1000))} s` : '';
-  return new ApiError({
-    code: 'RATE_LIMITED',
+  // No status: nothing was sent, so there is no answer's status to report.
+  return apiError('RATE_LIMITED', {
     status: null,
     message: `This call's turn${among ? ` ${among}` : ''} would come in about ${seconds} s (${reason})${takes}: it could not be answered before its deadline; nothing was sent.`,
-    hint: 'Call again after retry_after_seconds, or ask for fewer things at once.',
-    recoverable: true,
+    hint: AGAIN,
+    retryAfterSeconds: seconds,
+    local: true,
+  });
+}
+
+/** The answer of a call that waited for its turn among the account's users (team/fair-share-gate.ts) until its deadline. */
+export function turnMissedError(seconds: number): ApiError {
+  return apiError('RATE_LIMITED', {
+    status: null,
+    message: "This call's turn among the account's users did not come before its deadline; nothing was sent.",
+    hint: AGAIN,
     retryAfterSeconds: seconds,
     local: true,
   });

@@ -7,7 +7,7 @@
  * level) is named; an answer of nothing usable after a charged request is an error saying so.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError } from '../../api/errors.js';
+import { apiError, type ApiError } from '../../api/errors.js';
 import { LEVEL_COLUMNS, type DealerSnapshot } from '../../catalog/index.js';
 import { encodePageCursor, positionOf } from '../arguments/cursor.js';
 import type { DealerCall, DealerWindow } from '../arguments/dealer-call.js';
@@ -57,8 +57,7 @@ function dealerMeta(request: DealerCall, read: DealerRead, deps: DealerAnswerDep
 function leftOutNotices(request: DealerCall, read: DealerRead, meta: ToolMeta): ToolMeta {
   const { unrecognised, unreadable, foreign, collected } = read;
   const requestId = read.lastMeta?.request_id ?? read.firstMeta?.request_id ?? null;
-  const nothing = (message: string, hint: string): ApiError =>
-    new ApiError({ code: 'RESPONSE_INVALID', status: null, message, hint, recoverable: true, requestId, local: true });
+  const nothing = (message: string, hint: string): ApiError => apiError('RESPONSE_INVALID', { message, hint, requestId, local: true });
   const charged = "The request was charged: do not repeat it unchanged at once; report it with request_id to the API's provider.";
   if (unrecognised > 0 && foreign === 0 && collected.length === 0)
     throw nothing(

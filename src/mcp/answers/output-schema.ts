@@ -7,7 +7,7 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { ApiError } from '../../api/errors.js';
+import { apiError, type ApiError } from '../../api/errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import { advertisedMetaSchema } from './results.js';
 
@@ -121,12 +121,9 @@ function deepestIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | u
 }
 
 export function responseShapeError(problem: string): ApiError {
-  return new ApiError({
-    code: 'RESPONSE_INVALID',
-    status: null,
+  return apiError('RESPONSE_INVALID', {
     message: `The API's answer does not have the documented shape (${problem}).`,
     hint: 'Nothing usable came back for these arguments; try another session or ticker, or call again later.',
-    recoverable: true,
     local: true,
   });
 }

@@ -10,7 +10,7 @@
  * whole result (-32602) so the error never reaches the agent.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, apiError } from '../../api/errors.js';
 import { nextActionFor, type NextAction, type ParamRefusal } from '../../catalog/index.js';
 import type { Logger } from '../../log.js';
 import { docsUrlOf } from './error-docs.js';
@@ -42,9 +42,28 @@ export function errorResult(error: ApiError, options: ErrorResultOptions = { str
   };
 }
 
-/** Input refused before any request: the API's own code, status 400, no request id. */
+/**
+ * Input refused before any request: the API's own code, status 400 (whatever the API would
+ * answer it with: nothing was sent), no request id; `kind` the row that says what to do.
+ */
 export function refusalError(refusal: ParamRefusal): ApiError {
-  return new ApiError({ code: refusal.code, kind: refusal.kind, status: 400, message: refusal.message, hint: refusal.hint, local: true });
+  return apiError(refusal.kind ?? refusal.code, {
+    code: refusal.code,
+    status: 400,
+    message: refusal.message,
+    hint: refusal.hint,
+    local: true,
+  });
+}
+
+/** Arguments of a tool's own (not a dataset's parameters) refused before any request, with what would be accepted. */
+export function invalidArguments(message: string, hint: string): ApiError {
+  return apiError('VALIDATION_ERROR', { message, hint, local: true });
+}
+
+/** A dataset the API's document describes in a form this server cannot read: nothing is sent on our guesses. */
+export function unreadableOperation(problem: string): ApiError {
+  return apiError('OPERATION_UNREADABLE', { hint: `The document's problem: ${problem}.`, local: true });
 }
 
 /**
@@ -56,8 +75,7 @@ export function asApiError(error: unknown, log?: Logger, tool?: string): ApiErro
   if (error instanceof ApiError) return error;
   // pino's err serializer writes type, message and stack.
   log?.error({ tool, err: error instanceof Error ? error : new Error(String(error)) }, 'tool handler failed: a bug in market-data-mcp');
-  return new ApiError({
-    code: 'INTERNAL_ERROR',
+  return apiError('INTERNAL_ERROR', {
     status: null,
     message: 'The server failed while handling this call (a fault in market-data-mcp, not in the arguments).',
     hint: 'Do not retry as is; tell the user, who can report it with the server log (stderr).',

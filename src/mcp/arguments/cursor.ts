@@ -16,7 +16,8 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { ApiError } from '../../api/errors.js';
+import type { ApiError } from '../../api/errors.js';
+import { invalidArguments } from '../answers/tool-errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
 import { PAGES_REMEMBERED, pageKey, queryAt, type NextPage } from '../../api/next-page.js';
@@ -121,14 +122,12 @@ export function encodePageCursor(cursor: PageCursor): string {
   return PREFIX + seal(Buffer.from(JSON.stringify(cursor)).toString('base64url'));
 }
 
-function invalid(why: string): ApiError {
-  return new ApiError({
-    code: 'VALIDATION_ERROR',
-    status: 400,
-    message: `The cursor is invalid: ${why}.`,
-    hint: 'Pass meta.next_cursor exactly as the previous page of the same tool returned it, or drop cursor to start again.',
-    local: true,
-  });
+/** A cursor refused before any request, saying why. */
+export function invalidCursor(why: string): ApiError {
+  return invalidArguments(
+    `The cursor is invalid: ${why}.`,
+    'Pass meta.next_cursor exactly as the previous page of the same tool returned it, or drop cursor to start again.',
+  );
 }
 
 /** What to tell the agent about the first field of a cursor that does not parse. */
@@ -145,24 +144,24 @@ const FIELD_PROBLEM: Record<string, string> = {
 
 export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
   // Ours stay well under this; anything longer is not worth decoding.
-  if (value.length > 2048) throw invalid('too long');
+  if (value.length > 2048) throw invalidCursor('too long');
   // Checked before anything in it is read: an edited or hand-built cursor is refused whole.
   const payload = unseal(value.slice(PREFIX.length));
-  if (payload === undefined) throw invalid('not one this server issued');
+  if (payload === undefined) throw invalidCursor('not one this server issued');
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    throw invalid('not one this server issued');
+    throw invalidCursor('not one this server issued');
   }
   const cursor = pageCursorSchema.safeParse(parsed);
   if (!cursor.success) {
     const field = String(cursor.error.issues[0]?.path[0] ?? '');
-    throw invalid(FIELD_PROBLEM[field] ?? 'not one this server issued');
+    throw invalidCursor(FIELD_PROBLEM[field] ?? 'not one this server issued');
   }
   const c = cursor.data;
-  if (c.o !== operationId) throw invalid('it belongs to another tool');
-  if (c.t !== ticker) throw invalid('it belongs to another ticker');
+  if (c.o !== operationId) throw invalidCursor('it belongs to another tool');
+  if (c.t !== ticker) throw invalidCursor('it belongs to another ticker');
   return c;
 }
 
@@ -175,13 +174,10 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, 
     if (value === undefined || value === null) continue;
     const same = typeof value === 'string' || typeof value === 'number' ? String(cursor.q[name]) === String(value) : false;
     if (!(name in cursor.q) || !same) {
-      throw new ApiError({
-        code: 'VALIDATION_ERROR',
-        status: 400,
-        message: `"${name}" differs from the query the cursor was issued for.`,
-        hint: `Follow a cursor with only ${takesTicker ? 'ticker and cursor' : 'cursor'} (it remembers the rest), or drop cursor to start a new query.`,
-        local: true,
-      });
+      throw invalidArguments(
+        `"${name}" differs from the query the cursor was issued for.`,
+        `Follow a cursor with only ${takesTicker ? 'ticker and cursor' : 'cursor'} (it remembers the rest), or drop cursor to start a new query.`,
+      );
     }
   }
   return { ...cursor.q };
@@ -274,13 +270,7 @@ export function pagingOf(
   // page read as the list's end) that no earlier answer of this tool led to. Every answer's
   // next_cursor is ours, so an agent never legitimately holds a raw one.
   if (raw !== undefined && raw !== null) {
-    throw new ApiError({
-      code: 'VALIDATION_ERROR',
-      status: 400,
-      message: 'The cursor is invalid: not one this server issued.',
-      hint: 'Pass meta.next_cursor exactly as the previous answer of this tool returned it, or drop cursor.',
-      local: true,
-    });
+    throw invalidCursor('not one this server issued');
   }
   const shown = fieldsText(fields);
   const base = { o: dataset.operationId, ...t, q: { ...queryOf(rest), ...(shown === undefined ? {} : { [FIELDS_PARAM]: shown }) } };

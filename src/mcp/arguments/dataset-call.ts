@@ -9,12 +9,11 @@
  * by discover, `fields` that name nothing the dataset is known to have.
  */
 import type { MarketDataClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { localValues } from '../reading/local-filters.js';
 import { readsLocally } from '../reading/local-pages.js';
 import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
-import { refusalError } from '../answers/tool-errors.js';
+import { refusalError, unreadableOperation } from '../answers/tool-errors.js';
 import { isOurCursor, pagingOf, serverDrivenParams, type Paging } from './cursor.js';
 import { parseFields, refuseUnknownFields } from './fields.js';
 import { FIELDS_PARAM, supportsFields, type ToolArguments } from './input-schema.js';
@@ -40,8 +39,7 @@ export interface DatasetCall {
 /** Screens a call of a dataset tool (not the dealer history's, which has its own: dealer-call.ts). */
 export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArguments, client: MarketDataClient): DatasetCall {
   // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
-  if (dataset.unreadable !== undefined)
-    throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
+  if (dataset.unreadable !== undefined) throw unreadableOperation(dataset.unreadable);
   const projectable = supportsFields(dataset);
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
   const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });

@@ -7,11 +7,10 @@
  * where the next answer starts.
  */
 import type { MarketDataClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
 import type { NextPage } from '../../api/next-page.js';
 import { dealerShaping, validateAgentParam, validateRequest, type DatasetDefinition } from '../../catalog/index.js';
-import { refusalError } from '../answers/tool-errors.js';
-import { argumentsOf, decodePageCursor, isOurCursor, upstreamPageOf } from './cursor.js';
+import { invalidArguments, refusalError, unreadableOperation } from '../answers/tool-errors.js';
+import { argumentsOf, decodePageCursor, invalidCursor, isOurCursor, upstreamPageOf } from './cursor.js';
 import type { ToolArguments } from './input-schema.js';
 import { knownScopeRefusal } from './scope.js';
 import { screenToolArguments } from './screen.js';
@@ -35,14 +34,9 @@ export interface DealerCall {
   readonly position: { readonly at?: NextPage; readonly a?: string };
 }
 
-function refuse(message: string, hint: string): ApiError {
-  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
-}
-
 export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments, client: MarketDataClient): DealerCall {
   // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
-  if (dataset.unreadable !== undefined)
-    throw new ApiError({ code: 'OPERATION_UNREADABLE', status: null, hint: `The document's problem: ${dataset.unreadable}.`, local: true });
+  if (dataset.unreadable !== undefined) throw unreadableOperation(dataset.unreadable);
   const screened = screenToolArguments(dataset, args);
   if (!screened.ok) throw refusalError(screened.refusal);
   const outOfScope = knownScopeRefusal(client, dataset.operationId);
@@ -50,7 +44,7 @@ export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments
   const { ticker, cursor: rawCursor, ...given } = screened.args;
   for (const name of Object.keys(given))
     if (!(name in dealerShaping))
-      throw refuse(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
+      throw invalidArguments(`Unknown parameter "${name}".`, `Accepted parameters: ticker, ${Object.keys(dealerShaping).join(', ')}.`);
   const checked = validateRequest(dataset, ticker, {});
   if (!checked.ok) throw refusalError(checked.refusal);
   let shaping: Record<string, unknown> = given;
@@ -62,7 +56,7 @@ export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments
     position = { ...(at ? { at } : {}), ...(decoded.a ? { a: decoded.a } : {}) };
   } else if (rawCursor !== undefined && rawCursor !== null) {
     // Anything but a cursor of ours is not one the agent was given: refused here rather than sent upstream to fail there.
-    throw refuse('The cursor is invalid: not one this server issued.', 'Pass meta.next_cursor exactly as returned, or drop cursor.');
+    throw invalidCursor('not one this server issued');
   }
   return { dataset, ticker: checked.ticker, ...parseShaping(dataset, shaping), position };
 }
@@ -82,13 +76,14 @@ function parseShaping(dataset: DatasetDefinition, args: Record<string, unknown>)
   const from = parsed['from'] as string | undefined;
   const to = parsed['to'] as string | undefined;
   if (session && isWeekend(session)) {
-    throw refuse(
+    throw invalidArguments(
       `${session} is a ${weekdayName(session)}: no exchange session, so no dealer snapshots.`,
       'Give a weekday session_date (the history holds the latest three sessions), or omit session_date for the latest.',
     );
   }
-  if (session && (from || to)) throw refuse('session_date and from/to cannot be combined.', 'Give one session_date, or a from/to range.');
-  if (from && to && instant(from, 'start') > instant(to, 'end')) throw refuse('from is after to.', 'Swap from and to.');
+  if (session && (from || to))
+    throw invalidArguments('session_date and from/to cannot be combined.', 'Give one session_date, or a from/to range.');
+  if (from && to && instant(from, 'start') > instant(to, 'end')) throw invalidArguments('from is after to.', 'Swap from and to.');
   return {
     view: (parsed['view'] as DealerView | undefined) ?? 'latest',
     window: { ...(session ? { session } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) },

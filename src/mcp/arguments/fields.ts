@@ -8,7 +8,8 @@
  */
 import * as z from 'zod';
 import type { MarketDataClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
+import { apiError, type ApiError } from '../../api/errors.js';
+import { invalidArguments } from '../answers/tool-errors.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { quoteValue } from '../../sanitize.js';
 import { documentedFields } from './documented-fields.js';
@@ -19,13 +20,10 @@ export function parseFields(raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   const parsed = z.array(z.string().regex(FIELD_NAME)).max(30).safeParse(raw);
   if (!parsed.success) {
-    throw new ApiError({
-      code: 'VALIDATION_ERROR',
-      status: 400,
-      message: `Invalid value ${quoteValue(raw)} for "fields".`,
-      hint: '"fields" is a list of up to 30 field names as the rows name them, e.g. ["ticker","short_float_pct"].',
-      local: true,
-    });
+    throw invalidArguments(
+      `Invalid value ${quoteValue(raw)} for "fields".`,
+      '"fields" is a list of up to 30 field names as the rows name them, e.g. ["ticker","short_float_pct"].',
+    );
   }
   return parsed.data.length > 0 ? [...new Set(parsed.data)] : undefined;
 }
@@ -90,8 +88,8 @@ export function unknownFieldsError(
   // Honest about the unit spent: nothing could have told the names before this answer.
   const first =
     when === 'after' ? ' The API publishes no field list for this dataset, so this first call was sent (and charged) to learn them.' : '';
-  return new ApiError({
-    code: 'VALIDATION_ERROR',
+  // After a charged answer, no status: the API answered 200, and the refusal is this server's.
+  return apiError('VALIDATION_ERROR', {
     status: when === 'before' ? 400 : null,
     message: `Not fields of this dataset: ${unknown.map((f) => quoteValue(f)).join(', ')}.`,
     hint: `Fields available: ${available.slice(0, 30).join(', ')}.${first}${again}`,

@@ -4,9 +4,10 @@
  * properties are dropped, and any other name the tool does not take is refused with the
  * list of those it does, before anything else runs.
  */
-import { ApiError } from '../../api/errors.js';
+import { invalidArguments } from '../answers/tool-errors.js';
 import { PROTO_ARGUMENT } from './prototype-guard.js';
 import { HOST_CONTROL_PROPERTIES } from './screen.js';
+import { acceptedHint } from '../../catalog/index.js';
 import { quoteValue } from '../../sanitize.js';
 
 export function ownArguments(raw: Readonly<Record<string, unknown>>, accepted: readonly string[]): Record<string, unknown> {
@@ -14,13 +15,7 @@ export function ownArguments(raw: Readonly<Record<string, unknown>>, accepted: r
   for (const [name, value] of Object.entries(raw)) {
     if (value === null || value === undefined || HOST_CONTROL_PROPERTIES.includes(name)) continue;
     if (!accepted.includes(name)) {
-      throw new ApiError({
-        code: 'VALIDATION_ERROR',
-        status: 400,
-        message: `Unknown parameter ${quoteValue(name === PROTO_ARGUMENT ? '__proto__' : name)}.`,
-        hint: accepted.length === 0 ? 'This tool takes no parameters.' : `Accepted parameters: ${accepted.join(', ')}.`,
-        local: true,
-      });
+      throw invalidArguments(`Unknown parameter ${quoteValue(name === PROTO_ARGUMENT ? '__proto__' : name)}.`, acceptedHint(accepted));
     }
     kept[name] = value;
   }

@@ -5,7 +5,7 @@
  */
 import type { CallContext } from '../../api/call-context.js';
 import type { MarketDataClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, apiError } from '../../api/errors.js';
 import { knownOutOfScope, recentDiscover } from './discover-memory.js';
 
 /** Related tools in other toolsets (a scope is per toolset), by operation id. */
@@ -46,9 +46,7 @@ function scopeHint(client: MarketDataClient, operationId: string, scope: string 
 export function knownScopeRefusal(client: MarketDataClient, operationId: string): ApiError | undefined {
   const known = knownOutOfScope(client, operationId);
   if (!known) return undefined;
-  return new ApiError({
-    code: 'SCOPE_INSUFFICIENT',
-    status: 403,
+  return apiError('SCOPE_INSUFFICIENT', {
     message: 'The API key lacks the scope this dataset needs (discover says so); not sent.',
     hint: scopeHint(client, operationId, known.scope),
     local: true,
@@ -68,13 +66,5 @@ export async function withScopeAlternatives(
 ): Promise<unknown> {
   if (!(error instanceof ApiError) || error.code !== 'SCOPE_INSUFFICIENT') return error;
   await recentDiscover(client, { call });
-  return new ApiError({
-    code: error.code,
-    status: error.status,
-    message: error.message,
-    hint: error.hint ? `${error.hint}${insteadOf(client, operationId)}` : scopeHint(client, operationId, undefined),
-    requestId: error.requestId,
-    docsUrl: error.docsUrl,
-    tags: error.tags,
-  });
+  return error.with({ hint: error.hint ? `${error.hint}${insteadOf(client, operationId)}` : scopeHint(client, operationId, undefined) });
 }

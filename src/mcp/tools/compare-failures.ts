@@ -6,7 +6,7 @@
  * than the words of its first failure ("nothing was sent" of one request, said of a call
  * that sent several).
  */
-import { ApiError } from '../../api/errors.js';
+import { apiError, type ApiError } from '../../api/errors.js';
 import { docsUrlOf } from '../answers/error-docs.js';
 import { nextAction } from '../answers/tool-errors.js';
 
@@ -35,21 +35,29 @@ export function failedError(error: ApiError): Record<string, unknown> {
   };
 }
 
-/** The error of a call none of whose tickers was answered, naming each one's code. */
-export function nothingAnswered(failures: readonly { ticker: string; error: ApiError }[], units: number): ApiError {
+/** A part of a call over several names or datasets that failed: its name as the error says it, and its error. */
+export interface FailedPart {
+  readonly name: string;
+  readonly error: ApiError;
+}
+
+/**
+ * The error of a call none of whose parts was answered: `what` says so ("Nothing was
+ * answered"), each part is named with its code, then the units spent; the first failure's
+ * code and guidance, the longest wait any asked for, recoverable if any part is.
+ */
+export function noneAnswered(what: string, failures: readonly FailedPart[], units: unknown): ApiError {
   const first = failures[0]?.error;
-  if (!first) return new ApiError({ code: 'INTERNAL_ERROR', status: null, recoverable: false, local: true });
-  const byTicker = failures.map((f) => `${f.ticker} ${f.error.code}`).join(', ');
-  const waits = failures.map((f) => f.error.retryAfterSeconds).filter((s): s is number => s !== undefined);
-  const recoverable = failures.some((f) => f.error.recoverable);
-  const spent = units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
-  return new ApiError({
+  if (!first) return apiError('INTERNAL_ERROR', { status: null, recoverable: false, local: true });
+  const byName = failures.map((f) => `${f.name} ${f.error.code}`).join(', ');
+  const waits = failures.map((f) => f.error.retryAfterSeconds).filter((s): s is number => s !== undefined && s > 0);
+  const spent = typeof units === 'number' && units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
+  return apiError(first.kind, {
     code: first.code,
-    kind: first.kind,
     status: first.status,
-    message: `None of the ${failures.length} tickers was answered (${byTicker}); ${spent}.`,
+    message: `${what} (${byName}); ${spent}.`,
     hint: first.hint,
-    recoverable,
+    recoverable: failures.some((f) => f.error.recoverable),
     retryAfterSeconds: waits.length > 0 ? Math.max(...waits) : undefined,
     docsUrl: first.docsUrl,
     requestId: first.requestId,

@@ -9,17 +9,16 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { DEALER_TICKER_PATTERN, type DealerSnapshot } from '../../catalog/index.js';
 import { latestSession, previousTradingDay } from '../../catalog/market-calendar.js';
-import { ApiError } from '../../api/errors.js';
-import { failedError } from './compare-failures.js';
+import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
 import { requestCosts } from './request-costs.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { FanOut, isRow, MAX_NAMES, num, parseNames, refuse, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { FanOut, isRow, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
 import { advertisedSchema } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult } from '../answers/tool-errors.js';
+import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 
 export const DEALER_COMPARE_TOOL = 'derived_dealer_gex_compare';
 const DEALER = 'derived.dealer_gex_history';
@@ -107,7 +106,7 @@ export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
         const { tickers, sector } = parseNames(given);
         const parsed = args.safeParse({ view: given['view'], session_date: given['session_date'] });
         if (!parsed.success)
-          throw refuse(
+          throw invalidArguments(
             `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'view')}".`,
             'view is levels or sessions; session_date is YYYY-MM-DD (ET).',
           );
@@ -126,8 +125,7 @@ export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
           if (covered.length > MAX_NAMES || listed.more)
             notices.push(`${sector}: its ${names.length} largest names; pass tickers for others.`);
         }
-        const failed: Row[] = [];
-        const errors: ApiError[] = [];
+        const failures: FailedPart[] = [];
         const found = await Promise.all(
           names.map(async (ticker) => {
             try {
@@ -135,15 +133,15 @@ export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
               if (!row && notice) notices.push(`${ticker}: ${notice}`);
               return row;
             } catch (error) {
-              const e = asApiError(error);
-              errors.push(e);
-              failed.push({ ticker, error: failedError(e) });
+              failures.push({ name: ticker, error: asApiError(error) });
               return undefined;
             }
           }),
         );
         const rows = found.filter((r): r is Row => r !== undefined);
-        if (rows.length === 0 && errors.length === names.length && errors[0]) throw nothingRead(errors, failed, fan.spent()['units']);
+        if (rows.length === 0 && failures.length > 0 && failures.length === names.length)
+          throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
+        const failed = failures.map((f) => ({ ticker: f.name, error: failedError(f.error) }));
         const key = view === 'sessions' ? 'spot_vs_flip_close_pct' : 'spot_vs_flip_pct';
         rows.sort((a, b) => (num(a, key) ?? Infinity) - (num(b, key) ?? Infinity));
         const answer = {
@@ -165,26 +163,4 @@ export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
       }
     },
   };
-}
-
-/** No ticker answered: one error naming each one's code, with the first one's guidance. */
-export function nothingRead(errors: readonly ApiError[], failed: readonly Row[], units: unknown): ApiError {
-  const first = errors[0] ?? new ApiError({ code: 'INTERNAL_ERROR', status: null, local: true });
-  const byName = failed.map(
-    (f) =>
-      `${String(f['ticker'] ?? f['part'])} ${first.code === (f['error'] as Row)['code'] ? first.code : String((f['error'] as Row)['code'])}`,
-  );
-  const spent = typeof units === 'number' && units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
-  return new ApiError({
-    code: first.code,
-    kind: first.kind,
-    status: first.status,
-    message: `Nothing was answered (${byName.join(', ')}); ${spent}.`,
-    hint: first.hint,
-    recoverable: errors.some((e) => e.recoverable),
-    retryAfterSeconds: Math.max(0, ...errors.map((e) => e.retryAfterSeconds ?? 0)) || undefined,
-    docsUrl: first.docsUrl,
-    requestId: first.requestId,
-    local: errors.every((e) => e.local),
-  });
 }

@@ -9,10 +9,11 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { CallContext } from '../../api/call-context.js';
 import type { ProgressEvent } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
+import { apiError } from '../../api/errors.js';
+import { partDeadlinePassed } from '../../api/deadline-error.js';
 import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/index.js';
 import { quoteValue } from '../../sanitize.js';
-import { asApiError, refusalError } from '../answers/tool-errors.js';
+import { asApiError, invalidArguments, refusalError } from '../answers/tool-errors.js';
 import { callDataset, type ToolDeps } from './dataset-tool.js';
 
 /** Names one call covers at most: the account's 60 requests a minute stay with the agent's other work. */
@@ -41,23 +42,6 @@ export interface FanOutDeps {
   datasets: () => readonly DatasetDefinition[];
 }
 
-export function refuse(message: string, hint: string): ApiError {
-  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
-}
-
-/** The call's one deadline passed before a part could be asked: that part is not sent. */
-function deadlinePassed(): ApiError {
-  return new ApiError({
-    code: 'DEADLINE_EXCEEDED',
-    status: null,
-    message: "The call's deadline passed before this part could be read; it was not sent.",
-    hint: 'Call again for this name alone, or with fewer names.',
-    recoverable: true,
-    retryAfterSeconds: 1,
-    local: true,
-  });
-}
-
 /** A budget no summarised part reaches: the parts are read whole, then cut to what the answer shows. */
 const PART_TOKENS = 200_000;
 
@@ -83,15 +67,14 @@ export class FanOut {
   async call(operationId: string, args: Row): Promise<ToolAnswer> {
     const dataset = this.dataset(operationId);
     if (!dataset)
-      throw new ApiError({
-        code: 'NOT_FOUND',
+      throw apiError('NOT_FOUND', {
         status: null,
         message: `The dataset ${operationId} is not offered by this server (not in the upstream's document, or hidden).`,
         hint: 'Use the tools listed by tools/list.',
         local: true,
       });
     const left = this.context.deadline - Date.now();
-    if (left <= 0) throw deadlinePassed();
+    if (left <= 0) throw partDeadlinePassed('name');
     // The whole call's deadline bounds each part; the caller's cancellation still reaches them.
     // The part shares the call's caller, deadline and record: only its signal is its own.
     const timeout = AbortSignal.timeout(left);
@@ -100,12 +83,12 @@ export class FanOut {
     try {
       result = await callDataset(dataset, args, { ...this.deps.tool, resultTokens: PART_TOKENS, call: part, onProgress: this.onProgress });
     } catch (error) {
-      if (timeout.aborted && !this.context.signal.aborted) throw deadlinePassed();
+      if (timeout.aborted && !this.context.signal.aborted) throw partDeadlinePassed('name');
       throw asApiError(error, this.deps.tool.log, operationId);
     }
     const content = result.structuredContent;
     const meta = isRow(content) ? content['meta'] : undefined;
-    if (!isRow(content) || !isRow(meta)) throw new ApiError({ code: 'INTERNAL_ERROR', status: null, local: true });
+    if (!isRow(content) || !isRow(meta)) throw apiError('INTERNAL_ERROR', { status: null, local: true });
     this.read.push(meta);
     return { data: content['data'], meta };
   }
@@ -147,18 +130,25 @@ export function parseNames(
   const parsed = namesArgs.safeParse({ tickers: args['tickers'] ?? undefined, sector: args['sector'] ?? undefined });
   if (!parsed.success) {
     const field = String(parsed.error.issues[0]?.path[0] ?? 'arguments');
-    throw refuse(`Invalid value for "${field}".`, field === 'sector' ? `One of: ${SECTORS.join(', ')}.` : 'Comma-separated tickers.');
+    throw invalidArguments(
+      `Invalid value for "${field}".`,
+      field === 'sector' ? `One of: ${SECTORS.join(', ')}.` : 'Comma-separated tickers.',
+    );
   }
   const { tickers, sector } = parsed.data;
   if (options.sectorOnly) {
-    if (!sector) throw refuse('Give a sector.', `One of: ${SECTORS.join(', ')}.`);
+    if (!sector) throw invalidArguments('Give a sector.', `One of: ${SECTORS.join(', ')}.`);
     return { tickers: undefined, sector };
   }
-  if (!tickers === !sector) throw refuse('Give tickers or sector (one of them).', 'e.g. tickers="SPY,QQQ,IWM" or sector="Technology".');
+  if (!tickers === !sector)
+    throw invalidArguments('Give tickers or sector (one of them).', 'e.g. tickers="SPY,QQQ,IWM" or sector="Technology".');
   if (!tickers) return { tickers: undefined, sector };
   const list = [...new Set(tickers.split(',').map((t) => t.trim()))];
   if (list.length > MAX_NAMES)
-    throw refuse(`${list.length} tickers: at most ${MAX_NAMES} in one call.`, `Split the list into calls of ${MAX_NAMES} or fewer.`);
+    throw invalidArguments(
+      `${list.length} tickers: at most ${MAX_NAMES} in one call.`,
+      `Split the list into calls of ${MAX_NAMES} or fewer.`,
+    );
   if (!TICKER_LIST.test(list.join(',')))
     throw refusalError({
       code: 'TICKER_INVALID',

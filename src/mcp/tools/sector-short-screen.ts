@@ -8,19 +8,17 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { ApiError } from '../../api/errors.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
-import { failedError } from './compare-failures.js';
-import { nothingRead } from './dealer-compare.js';
+import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { FanOut, num, parseNames, refuse, rowsOf, sectorNames, str, type FanOutDeps, type Row } from './fan-out.js';
+import { FanOut, num, parseNames, rowsOf, sectorNames, str, type FanOutDeps, type Row } from './fan-out.js';
 import { advertisedSchema } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
 import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult } from '../answers/tool-errors.js';
+import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 
 export const SECTOR_SCREEN_TOOL = 'shorts_sector_screener';
 const SCREENER = 'shorts.short_screener';
@@ -72,7 +70,7 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
           sort_by: given['sort_by'],
         });
         if (!parsed.success)
-          throw refuse(
+          throw invalidArguments(
             `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'limit')}".`,
             'limit is 1 to 25; min_short_float_pct 0 to 100; sort_by short_float_pct or days_to_cover.',
           );
@@ -82,8 +80,7 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
         const listed = await sectorNames(fan, sector ?? '', MAX_SECTOR_NAMES);
         const batches: string[][] = [];
         for (let i = 0; i < listed.names.length; i += BATCH) batches.push(listed.names.slice(i, i + BATCH));
-        const failed: Row[] = [];
-        const errors: ApiError[] = [];
+        const failures: FailedPart[] = [];
         const screen = async (batch: string[]): Promise<Row[]> => {
           try {
             const answer = await fan.call(SCREENER, {
@@ -93,9 +90,7 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
             });
             return rowsOf(answer.data);
           } catch (error) {
-            const e = asApiError(error);
-            errors.push(e);
-            failed.push({ tickers: batch.join(','), error: failedError(e) });
+            failures.push({ name: batch.join(','), error: asApiError(error) });
             return [];
           }
         };
@@ -106,12 +101,9 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
         const read: Row[][] = [];
         if (dataset && upstreamRoles(dataset).tickers !== undefined) read.push(...(await Promise.all(batches.map(screen))));
         else for (const batch of batches) read.push(await screen(batch));
-        if (batches.length > 0 && errors.length === batches.length)
-          throw nothingRead(
-            errors,
-            failed.map((f) => ({ ...f, part: f['tickers'] })),
-            fan.spent()['units'],
-          );
+        if (batches.length > 0 && failures.length === batches.length)
+          throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
+        const failed = failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
         const wanted = new Set(listed.names);
         // Only the sector's names: an upstream that ignores the filter is not believed on its word.
         const rows = read
@@ -121,7 +113,7 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
         const shown = rows.slice(0, limit).map((r) => Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])));
         const notices: string[] = [];
         if (listed.more) notices.push(`${sector}: its ${listed.names.length} largest names were screened.`);
-        const missing = listed.names.length - rows.length - failed.reduce((n, f) => n + String(f['tickers']).split(',').length, 0);
+        const missing = listed.names.length - rows.length - failures.reduce((n, f) => n + f.name.split(',').length, 0);
         if (missing > 0)
           notices.push(
             `${missing} of the sector's ${listed.names.length} names have no row${parsed.data.min_short_float_pct !== undefined ? ` at ${parsed.data.min_short_float_pct} % of float or more` : ' (funds and names the disclosure leaves out)'}.`,

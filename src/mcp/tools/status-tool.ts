@@ -8,14 +8,13 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { MarketDataClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
 import { wrongBaseUrl } from '../../api/wrong-base-url.js';
 import { toolNameOf } from './dataset-tool.js';
 import { recentDiscover } from '../arguments/discover-memory.js';
 import { advertisedSchema } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult } from '../answers/tool-errors.js';
+import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
 
@@ -143,16 +142,6 @@ function unusableByReason(unusable: readonly { tool: string; reason: string }[])
   return groups;
 }
 
-function refuseDetails(): ApiError {
-  return new ApiError({
-    code: 'VALIDATION_ERROR',
-    status: 400,
-    message: 'Invalid value for "details".',
-    hint: 'true or false.',
-    local: true,
-  });
-}
-
 /**
  * Unusable tools grouped by reason, a toolset out of scope as `toolset_*`: a scope is per
  * toolset (read:shorts), so all its tools share the reason.
@@ -190,7 +179,7 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
       try {
         // Refused as every tool refuses a name it does not take, before anything is asked.
         const given = ownArguments(args, ['details'])['details'];
-        if (given !== undefined && typeof given !== 'boolean') throw refuseDetails();
+        if (given !== undefined && typeof given !== 'boolean') throw invalidArguments('Invalid value for "details".', 'true or false.');
         details = given === true;
       } catch (error) {
         return errorResult(asApiError(error));

@@ -7,13 +7,11 @@
  * is an error.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError } from '../../api/errors.js';
 import { GENERAL_TICKER_PATTERN } from '../../catalog/index.js';
 import { latestSession, previousTradingDay, shiftDate, toEt } from '../../catalog/market-calendar.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
 import { quoteValue } from '../../sanitize.js';
-import { failedError } from './compare-failures.js';
-import { nothingRead } from './dealer-compare.js';
+import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
@@ -151,15 +149,12 @@ export function tickerBriefingTool(deps: FanOutDeps): ToolDefinition {
         const now = Date.now();
         const session = lastClosedSession(now);
         const fan = new FanOut(deps, call, progressReporter(ctx));
-        const failed: Row[] = [];
-        const errors: ApiError[] = [];
+        const failures: FailedPart[] = [];
         const part = async (name: string, operationId: string, args: Row): Promise<{ data: unknown; meta: Row } | undefined> => {
           try {
             return await fan.call(operationId, args);
           } catch (error) {
-            const e = asApiError(error);
-            errors.push(e);
-            failed.push({ part: name, error: failedError(e) });
+            failures.push({ name, error: asApiError(error) });
             return undefined;
           }
         };
@@ -171,7 +166,8 @@ export function tickerBriefingTool(deps: FanOutDeps): ToolDefinition {
           part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
           part('iv_rank', 'volatility.anomaly', { ticker }),
         ]);
-        if (errors.length === BRIEFING_DATASETS.length) throw nothingRead(errors, failed, fan.spent()['units']);
+        if (failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
+        const failed = failures.map((f) => ({ part: f.name, error: failedError(f.error) }));
         const volumeRow = volume ? shortVolume(volume.data) : {};
         const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
         const notices: string[] = [];

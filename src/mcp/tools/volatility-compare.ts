@@ -9,16 +9,17 @@ import * as z from 'zod';
 import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient } from '../../api/client.js';
 import { knownScopeRefusal } from '../arguments/scope.js';
+import { partDeadlinePassed } from '../../api/deadline-error.js';
 import { ApiError } from '../../api/errors.js';
 import { rowsIn } from '../../api/payload-parts.js';
 import type { ResultMeta } from '../../api/result-meta.js';
-import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/index.js';
-import { quoteValue } from '../../sanitize.js';
+import type { DatasetDefinition } from '../../catalog/index.js';
 import { advertisedSchema } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult, refusalError } from '../answers/tool-errors.js';
-import { failureEntry, nothingAnswered, type CompareFailure } from './compare-failures.js';
+import { asApiError, errorResult, invalidArguments, refusalError } from '../answers/tool-errors.js';
+import { failureEntry, noneAnswered, type CompareFailure } from './compare-failures.js';
+import { parseNames } from './fan-out.js';
 import { validateToolArguments } from '../arguments/screen.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
@@ -82,59 +83,15 @@ const rowsOf = (data: unknown): Row[] => {
   return Object.keys(data).length === 1 && isRow(inner) ? [inner] : [data];
 };
 
-const args = z.object({
-  tickers: z.string().max(200).optional(),
-  sector: z.enum(SECTORS).optional(),
-  measure: z.enum(MEASURES).optional(),
-});
+const measureArg = z.enum(MEASURES).optional();
 
-/** The call's one deadline passed before a request could be made: that request is not sent. */
-function deadlinePassed(): ApiError {
-  return new ApiError({
-    code: 'DEADLINE_EXCEEDED',
-    status: null,
-    message: "The call's deadline passed before this request could be made; it was not sent.",
-    hint: 'Call again for this ticker alone, or with fewer tickers.',
-    recoverable: true,
-    retryAfterSeconds: 1,
-    local: true,
-  });
-}
-
-function refuse(message: string, hint: string): ApiError {
-  return new ApiError({ code: 'VALIDATION_ERROR', status: 400, message, hint, local: true });
-}
-
+/** The names as every tool over several names takes them (fan-out.ts), and the measures asked. */
 function parseArgs(raw: Record<string, unknown>): { tickers: string[] | undefined; sector: string | undefined; measure: Measure } {
   const cleaned = ownArguments(raw, ['tickers', 'sector', 'measure']);
-  const parsed = args.safeParse(cleaned);
-  if (!parsed.success) {
-    const field = String(parsed.error.issues[0]?.path[0] ?? 'arguments');
-    throw refuse(
-      `Invalid value for "${field}".`,
-      field === 'sector'
-        ? `One of: ${SECTORS.join(', ')}.`
-        : field === 'measure'
-          ? 'One of: skew, anomaly, both.'
-          : 'Comma-separated tickers.',
-    );
-  }
-  const { tickers, sector, measure } = parsed.data;
-  if (!tickers === !sector) throw refuse('Give tickers or sector (one of them).', 'e.g. tickers="AAPL,MSFT,NVDA" or sector="Technology".');
-  let list: string[] | undefined;
-  if (tickers) {
-    list = [...new Set(tickers.split(',').map((t) => t.trim()))];
-    if (list.length > MAX_TICKERS)
-      throw refuse(`${list.length} tickers: at most ${MAX_TICKERS} in one call.`, 'Split the list into calls of 10 or fewer.');
-    if (!TICKER_LIST.test(list.join(',')))
-      throw refusalError({
-        code: 'TICKER_INVALID',
-        param: 'tickers',
-        message: `Invalid ticker in ${quoteValue(tickers)}.`,
-        hint: 'Upper case, comma-separated, e.g. AAPL,BRK.B.',
-      });
-  }
-  return { tickers: list, sector, measure: measure ?? 'both' };
+  const names = parseNames(cleaned);
+  const measure = measureArg.safeParse(cleaned['measure']);
+  if (!measure.success) throw invalidArguments('Invalid value for "measure".', 'One of: skew, anomaly, both.');
+  return { ...names, measure: measure.data ?? 'both' };
 }
 
 /**
@@ -173,7 +130,7 @@ function askerFor(deps: CompareDeps, call: CallContext, read: ResultMeta[]): Ask
     if (outOfScope) throw outOfScope;
     // One deadline for the whole call: the sector lookup and the fan-out share it.
     const left = call.deadline - Date.now();
-    if (left <= 0) throw deadlinePassed();
+    if (left <= 0) throw partDeadlinePassed('ticker');
     const answer = await deps.client.dataset(dataset, checked.ticker, checked.query, { call, deadlineMs: left });
     read.push(answer.meta);
     return answer;
@@ -183,7 +140,7 @@ function askerFor(deps: CompareDeps, call: CallContext, read: ResultMeta[]): Ask
 /** A sector's largest names from the sector directory, at most MAX_TICKERS, and a notice when there are more. */
 async function sectorNames(sector: string, deps: CompareDeps, ask: Ask, notices: string[]): Promise<string[]> {
   const directory = deps.datasets().find((d) => d.operationId === 'stocks.sector_tickers');
-  if (!directory) throw refuse('The sector directory is not offered by this server.', 'Pass tickers instead.');
+  if (!directory) throw invalidArguments('The sector directory is not offered by this server.', 'Pass tickers instead.');
   const listed = rowsOf((await ask(directory, { sector })).data)
     .map((r) => textByRole(r, ['ticker', 'symbol']))
     .filter((t): t is string => t !== undefined);
@@ -286,10 +243,10 @@ function compareAnswer(
   const ok = outcomes.flatMap((o) => (o.row ? [o.row] : []));
   const failures = outcomes.flatMap((o) => o.failures);
   const unread = outcomes.flatMap((o) => (o.unread ? [o.unread] : []));
-  const wholeFailures = outcomes.flatMap((o, i) => (o.wholeFailure ? [{ ticker: names[i] ?? '', error: o.wholeFailure }] : []));
+  const wholeFailures = outcomes.flatMap((o, i) => (o.wholeFailure ? [{ name: names[i] ?? '', error: o.wholeFailure }] : []));
   // Nothing came back: an error the agent acts on (code, hint, retry), saying what happened to each ticker.
   if (ok.length === 0 && wholeFailures.length > 0 && unread.length === 0)
-    throw nothingAnswered(wholeFailures, read.filter((m) => !m.cache_hit).length);
+    throw noneAnswered(`None of the ${wholeFailures.length} tickers was answered`, wholeFailures, read.filter((m) => !m.cache_hit).length);
   if (unread.length > 0)
     notices.push(
       `Answered, but not read as numbers (field absent, or neither a number nor numeric text): ${unread
