@@ -180,20 +180,9 @@ interface Walked {
   page: Position;
 }
 
-/** The read itself; `answered` collects each page's position as it is answered. */
-async function readPages(
-  dataset: DatasetDefinition,
-  ticker: string | undefined,
-  query: QueryValues,
-  local: QueryValues,
-  paging: Paging,
-  extra: RowFilter | undefined,
-  deps: LocalReadDeps,
-  answered: (NextPage | undefined)[],
-): Promise<Omit<LocalRead, 'forget'>> {
-  const plan = readPlan(dataset, query, local, extra, deps);
-  const back = new BackStop(plan.earliest, extra?.before);
-  const walk: Walked = {
+/** Where a read starts: nothing gathered yet, at the page and row the call's cursor names (the first page without one). */
+function startWalk(paging: Paging): Walked {
+  return {
     gathered: [],
     wrap: undefined,
     first: undefined,
@@ -212,6 +201,22 @@ async function readPages(
     resume: undefined,
     page: { at: paging.upstreamPage, s: paging.skip, v: paging.visited },
   };
+}
+
+/** The read itself; `answered` collects each page's position as it is answered. */
+async function readPages(
+  dataset: DatasetDefinition,
+  ticker: string | undefined,
+  query: QueryValues,
+  local: QueryValues,
+  paging: Paging,
+  extra: RowFilter | undefined,
+  deps: LocalReadDeps,
+  answered: (NextPage | undefined)[],
+): Promise<Omit<LocalRead, 'forget'>> {
+  const plan = readPlan(dataset, query, local, extra, deps);
+  const back = new BackStop(plan.earliest, extra?.before);
+  const walk = startWalk(paging);
   for (let index = 0; index < plan.maxPages; index += 1) {
     walk.endUnknown = false;
     const result = await deps.client.datasetAt(dataset, ticker, plan.sent, walk.page.at, { call: deps.call, onProgress: deps.onProgress });
@@ -225,29 +230,35 @@ async function readPages(
     if (!place) return { result, cursorAfter: () => undefined, units: walk.units };
     walk.wrap ??= place.wrap;
     if (scanPage(place.rows, plan, back, walk)) break;
-    // A next page the document gives no way to ask for is out of reach: the upstream cut here (client.ts).
-    const next = result.meta.next_page;
-    walk.endUnknown = result.meta.end_unknown === true;
-    if (!next) {
-      walk.whole = !rowsLeftOut(result.meta);
-      walk.cutByApi = !walk.whole;
-      walk.outOfReach = result.meta.out_of_reach;
-      break;
-    }
-    // A page already read, in this answer or an earlier one: following it would repeat rows, perhaps forever.
-    if (pageRepeats(walk.page.v, walk.page.at, next)) {
-      walk.repeated = true;
-      break;
-    }
-    walk.page = { at: next, s: 0, v: visitedThrough(walk.page.v, walk.page.at) };
-    // Enough rows, or the pages one answer may read are spent: the next answer starts there.
-    if (walk.gathered.length >= plan.wanted || index === plan.maxPages - 1 || walk.read >= plan.maxRows) {
-      walk.pageBound = walk.gathered.length < plan.wanted;
-      walk.resume = walk.page;
-      break;
-    }
+    if (stopsAfterPage(result.meta, plan, walk, index === plan.maxPages - 1)) break;
   }
   return localAnswer(dataset, plan, back, walk, paging, extra);
+}
+
+/** After a page read to its end: moves `walk` to the next page, or says (true) why the read stops here. */
+function stopsAfterPage(meta: ResultMeta, plan: ReadPlan, walk: Walked, lastPage: boolean): boolean {
+  // A next page the document gives no way to ask for is out of reach: the upstream cut here (client.ts).
+  const next = meta.next_page;
+  walk.endUnknown = meta.end_unknown === true;
+  if (!next) {
+    walk.whole = !rowsLeftOut(meta);
+    walk.cutByApi = !walk.whole;
+    walk.outOfReach = meta.out_of_reach;
+    return true;
+  }
+  // A page already read, in this answer or an earlier one: following it would repeat rows, perhaps forever.
+  if (pageRepeats(walk.page.v, walk.page.at, next)) {
+    walk.repeated = true;
+    return true;
+  }
+  walk.page = { at: next, s: 0, v: visitedThrough(walk.page.v, walk.page.at) };
+  // Enough rows, or the pages one answer may read are spent: the next answer starts there.
+  if (walk.gathered.length >= plan.wanted || lastPage || walk.read >= plan.maxRows) {
+    walk.pageBound = walk.gathered.length < plan.wanted;
+    walk.resume = walk.page;
+    return true;
+  }
+  return false;
 }
 
 /** Reads one page's rows into `walk` from its position; true when the read stops within it. */
@@ -270,18 +281,18 @@ function scanPage(rows: readonly unknown[], plan: ReadPlan, back: BackStop, walk
   return false;
 }
 
-/** The rows gathered as one answer: the first page's meta, the quota after the last, and what the read could not reach, said. */
-function localAnswer(
-  dataset: DatasetDefinition,
-  plan: ReadPlan,
-  back: BackStop,
-  walk: Walked,
-  paging: Paging,
-  extra: RowFilter | undefined,
-): Omit<LocalRead, 'forget'> {
+/** What a read fell short of, in words: rows the API cut off, how far back it reached, what matched, a window not reached. */
+interface Shortfall {
+  readonly moreRows: string | undefined;
+  readonly reachedBackTo: string | undefined;
+  readonly notice: string | undefined;
+  /** The read ended with the list, neither at the limit nor past the start asked. */
+  readonly listEnded: boolean;
+}
+
+function shortfallOf(plan: ReadPlan, back: BackStop, walk: Walked, extra: RowFilter | undefined): Shortfall {
   const { filters, earliest } = plan;
   const { gathered, read } = walk;
-  const meta = walk.first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
   // The upstream cut its list and offers no way past it: neither a larger limit (the pages
   // read were its largest) nor calling again reaches older rows.
   const moreRows =
@@ -311,6 +322,13 @@ function localAnswer(
       ? windowNotReached(extra, walk.oldestRead, walk.pagesRead, gathered.length)
       : undefined;
   const notice = [matched, short, notReached, walk.repeated ? PAGING_REPEATED : undefined].filter(Boolean).join(' ') || undefined;
+  return { moreRows, reachedBackTo, notice, listEnded };
+}
+
+/** The first page's meta for the rows gathered: the quota after the last, the notice, and only what is true of the whole read. */
+function gatheredMeta(dataset: DatasetDefinition, walk: Walked, shortfall: Shortfall): ResultMeta {
+  const meta = walk.first ?? { operation_id: dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+  const { notice } = shortfall;
   const last = walk.last;
   const merged: ResultMeta = {
     ...meta,
@@ -328,24 +346,42 @@ function localAnswer(
   if (walk.cutByApi && walk.outOfReach !== undefined) merged.out_of_reach = walk.outOfReach;
   // The read stopped at the start of a page the API did not say exists, or at a list whose end it did not say.
   const resume = walk.resume;
-  if (walk.endUnknown && (resume === undefined ? listEnded : resume.s === 0 && resume.at === walk.page.at)) merged.end_unknown = true;
+  if (walk.endUnknown && (resume === undefined ? shortfall.listEnded : resume.s === 0 && resume.at === walk.page.at))
+    merged.end_unknown = true;
   // The upstream went round in a circle: every row read is shown once, and the end is not claimed.
   if (walk.repeated && resume === undefined) merged.end_unknown = true;
   // `truncated` here speaks of rows.
   delete merged.content_cut;
+  return merged;
+}
+
+/** Our cursor to `position`, for a call that has one to hand out; undefined: nothing follows. */
+function cursorTo(paging: Paging, position: Position | undefined): string | undefined {
   const base = paging.base;
-  const cursorAt = (position: Position | undefined): string | undefined =>
-    position && base
-      ? encodePageCursor({
-          ...base,
-          ...positionOf(position.at),
-          s: position.s,
-          ...(position.v && position.v.length > 0 ? { v: [...position.v] } : {}),
-        })
-      : undefined;
+  if (!position || !base) return undefined;
+  return encodePageCursor({
+    ...base,
+    ...positionOf(position.at),
+    s: position.s,
+    ...(position.v && position.v.length > 0 ? { v: [...position.v] } : {}),
+  });
+}
+
+/** The rows gathered as one answer: the first page's meta, the quota after the last, and what the read could not reach, said. */
+function localAnswer(
+  dataset: DatasetDefinition,
+  plan: ReadPlan,
+  back: BackStop,
+  walk: Walked,
+  paging: Paging,
+  extra: RowFilter | undefined,
+): Omit<LocalRead, 'forget'> {
+  const { gathered, resume } = walk;
+  const shortfall = shortfallOf(plan, back, walk, extra);
+  const { reachedBackTo, moreRows } = shortfall;
   return {
-    result: { data: (walk.wrap ?? ((rows) => rows))(gathered.map((g) => g.row)), meta: merged },
-    cursorAfter: (kept) => cursorAt(kept < gathered.length ? gathered[kept]?.at : resume),
+    result: { data: (walk.wrap ?? ((rows) => rows))(gathered.map((g) => g.row)), meta: gatheredMeta(dataset, walk, shortfall) },
+    cursorAfter: (kept) => cursorTo(paging, kept < gathered.length ? gathered[kept]?.at : resume),
     units: walk.units,
     ...(reachedBackTo !== undefined ? { reachedBackTo } : {}),
     ...(moreRows !== undefined ? { moreRows } : {}),

@@ -5,20 +5,20 @@
  * views and answers known empty: dataset-tool.ts), so the account gate paces them
  * and the cache serves repeats; a name that fails is reported beside the others' rows.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../../api/call-context.js';
 import * as z from 'zod';
 import { DEALER_TICKER_PATTERN, type DealerSnapshot } from '../../catalog/index.js';
 import { latestSession, previousTradingDay } from '../../catalog/market-calendar.js';
-import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
+import { failedError, noneAnswered } from './compare-failures.js';
 import { requestCosts } from './request-costs.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { FanOut, isRow, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
-import { advertisedSchema } from '../arguments/input-schema.js';
+import { fannedResult, FanOut, isRow, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
-import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
+import { invalidArguments } from '../answers/tool-errors.js';
 
 export const DEALER_COMPARE_TOOL = 'derived_dealer_gex_compare';
 const DEALER = 'derived.dealer_gex_history';
@@ -82,6 +82,89 @@ export function dealerCompareDescription(deps: FanOutDeps): string {
   return `Dealer gamma of up to 10 tickers or a sector's largest, most negative first: spot, flip, spot vs flip %, regime, walls (view=levels: newest snapshot, or session_date's close; sessions: one session's summary each). ${requestCosts(deps.tool.client, deps.datasets()).dealerCompare}`;
 }
 
+/** What a comparison asks, screened: tickers or a sector, the view, and the session (none: the newest snapshot). */
+interface DealerAsk {
+  readonly tickers: string[] | undefined;
+  readonly sector: string | undefined;
+  readonly view: View;
+  readonly session: string | undefined;
+}
+
+/** Screen: the names, the view and the session, refused before anything is asked. */
+function screenDealerAsk(raw: ToolArguments): DealerAsk {
+  const given = ownArguments(raw, ['tickers', 'sector', 'view', 'session_date']);
+  const { tickers, sector } = parseNames(given);
+  const parsed = args.safeParse({ view: given['view'], session_date: given['session_date'] });
+  if (!parsed.success)
+    throw invalidArguments(
+      `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'view')}".`,
+      'view is levels or sessions; session_date is YYYY-MM-DD (ET).',
+    );
+  const view: View = parsed.data.view ?? 'levels';
+  const session = parsed.data.session_date ?? (view === 'sessions' ? newestDealerSession(Date.now()) : undefined);
+  return { tickers, sector, view, session };
+}
+
+/** Plan: the tickers given, or a sector's largest names the dealer history covers (at most MAX_NAMES), with notices of the rest. */
+async function plannedNames(fan: FanOut, ask: DealerAsk, notices: string[]): Promise<string[]> {
+  if (!ask.sector) return ask.tickers ?? [];
+  const listed = await sectorNames(fan, ask.sector, 2 * MAX_NAMES);
+  // The history takes 1 to 5 letters (the spec's pattern): a class share is not asked.
+  const covered = listed.names.filter((t) => DEALER_TICKER_PATTERN.test(t));
+  const skipped = listed.names.filter((t) => !DEALER_TICKER_PATTERN.test(t));
+  const names = covered.slice(0, MAX_NAMES);
+  if (skipped.length > 0) notices.push(`Not covered by the dealer history (1 to 5 letters only): ${skipped.join(', ')}.`);
+  if (covered.length > MAX_NAMES || listed.more) notices.push(`${ask.sector}: its ${names.length} largest names; pass tickers for others.`);
+  return names;
+}
+
+/** Read: each name's row at once; one that fails is kept in the fan's failures, one with nothing for the session leaves a notice. */
+async function readRows(fan: FanOut, names: readonly string[], ask: DealerAsk, notices: string[]): Promise<Row[]> {
+  const found = await Promise.all(
+    names.map((ticker) =>
+      fan.attempt(ticker, async () => {
+        const { row, notice } = await rowFor(fan, ticker, ask.view, ask.session);
+        if (!row && notice) notices.push(`${ticker}: ${notice}`);
+        return row;
+      }),
+    ),
+  );
+  return found.filter((r): r is Row => r !== undefined);
+}
+
+/** Shape: most negative gamma first, the names that failed beside, and the call's meta. */
+function shapeComparison(deps: FanOutDeps, fan: FanOut, ask: DealerAsk, names: readonly string[], rows: Row[], notices: string[]): Row {
+  const failed = fan.failures.map((f) => ({ ticker: f.name, error: failedError(f.error) }));
+  const key = ask.view === 'sessions' ? 'spot_vs_flip_close_pct' : 'spot_vs_flip_pct';
+  rows.sort((a, b) => (num(a, key) ?? Infinity) - (num(b, key) ?? Infinity));
+  return {
+    data: rows,
+    ...(failed.length > 0 ? { failed } : {}),
+    meta: {
+      ...fan.spent(),
+      covers: `${ask.sector ? `sector ${ask.sector}` : names.join(',')}; ${ask.session ? `session ${ask.session} (ET)` : 'newest snapshot'}`,
+      truncated: false,
+      sorted_by: `${key}, most negative gamma first`,
+      ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+      ...(deps.tool.simulated ? { simulated: true } : {}),
+    },
+  };
+}
+
+/** Screen → plan → read → shape → answer; nothing answered at all is one error naming each name's code. */
+function compareDealers(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
+  return fannedResult(deps, async () => {
+    const ask = screenDealerAsk(raw);
+    const fan = new FanOut(deps, call, progressReporter(ctx));
+    const notices: string[] = [];
+    const names = await plannedNames(fan, ask, notices);
+    const rows = await readRows(fan, names, ask, notices);
+    if (rows.length === 0 && fan.failures.length > 0 && fan.failures.length === names.length)
+      throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
+    return shapeComparison(deps, fan, ask, names, rows, notices);
+  });
+}
+
 export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
   return {
     name: DEALER_COMPARE_TOOL,
@@ -100,67 +183,6 @@ export function dealerCompareTool(deps: FanOutDeps): ToolDefinition {
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    handler: async (raw, ctx, call): Promise<CallToolResult> => {
-      try {
-        const given = ownArguments(raw, ['tickers', 'sector', 'view', 'session_date']);
-        const { tickers, sector } = parseNames(given);
-        const parsed = args.safeParse({ view: given['view'], session_date: given['session_date'] });
-        if (!parsed.success)
-          throw invalidArguments(
-            `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'view')}".`,
-            'view is levels or sessions; session_date is YYYY-MM-DD (ET).',
-          );
-        const view: View = parsed.data.view ?? 'levels';
-        const session = parsed.data.session_date ?? (view === 'sessions' ? newestDealerSession(Date.now()) : undefined);
-        const fan = new FanOut(deps, call, progressReporter(ctx));
-        const notices: string[] = [];
-        let names = tickers ?? [];
-        if (sector) {
-          const listed = await sectorNames(fan, sector, 2 * MAX_NAMES);
-          // The history takes 1 to 5 letters (the spec's pattern): a class share is not asked.
-          const covered = listed.names.filter((t) => DEALER_TICKER_PATTERN.test(t));
-          const skipped = listed.names.filter((t) => !DEALER_TICKER_PATTERN.test(t));
-          names = covered.slice(0, MAX_NAMES);
-          if (skipped.length > 0) notices.push(`Not covered by the dealer history (1 to 5 letters only): ${skipped.join(', ')}.`);
-          if (covered.length > MAX_NAMES || listed.more)
-            notices.push(`${sector}: its ${names.length} largest names; pass tickers for others.`);
-        }
-        const failures: FailedPart[] = [];
-        const found = await Promise.all(
-          names.map(async (ticker) => {
-            try {
-              const { row, notice } = await rowFor(fan, ticker, view, session);
-              if (!row && notice) notices.push(`${ticker}: ${notice}`);
-              return row;
-            } catch (error) {
-              failures.push({ name: ticker, error: asApiError(error) });
-              return undefined;
-            }
-          }),
-        );
-        const rows = found.filter((r): r is Row => r !== undefined);
-        if (rows.length === 0 && failures.length > 0 && failures.length === names.length)
-          throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
-        const failed = failures.map((f) => ({ ticker: f.name, error: failedError(f.error) }));
-        const key = view === 'sessions' ? 'spot_vs_flip_close_pct' : 'spot_vs_flip_pct';
-        rows.sort((a, b) => (num(a, key) ?? Infinity) - (num(b, key) ?? Infinity));
-        const answer = {
-          data: rows,
-          ...(failed.length > 0 ? { failed } : {}),
-          meta: {
-            ...fan.spent(),
-            covers: `${sector ? `sector ${sector}` : names.join(',')}; ${session ? `session ${session} (ET)` : 'newest snapshot'}`,
-            truncated: false,
-            sorted_by: `${key}, most negative gamma first`,
-            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
-            ...(deps.tool.simulated ? { simulated: true } : {}),
-          },
-        };
-        const fitted = await withinBudget(answer, deps.tool.resultTokens);
-        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
-      } catch (error) {
-        return errorResult(asApiError(error));
-      }
-    },
+    handler: (raw, ctx, call) => compareDealers(deps, raw, ctx, call),
   };
 }

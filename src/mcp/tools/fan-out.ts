@@ -13,7 +13,9 @@ import { apiError } from '../../api/errors.js';
 import { partDeadlinePassed } from '../../api/deadline-error.js';
 import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/index.js';
 import { quoteValue } from '../../sanitize.js';
-import { asApiError, invalidArguments, refusalError } from '../answers/tool-errors.js';
+import { withinBudget } from '../answers/results.js';
+import { asApiError, errorResult, invalidArguments, refusalError } from '../answers/tool-errors.js';
+import type { FailedPart } from './compare-failures.js';
 import { callDataset, type ToolDeps } from './dataset-tool.js';
 
 /** Names one call covers at most: the account's 60 requests a minute stay with the agent's other work. */
@@ -48,6 +50,8 @@ const PART_TOKENS = 200_000;
 export class FanOut {
   /** The meta of every answer read, for the call's own. */
   readonly read: Row[] = [];
+  /** The parts that failed, in the order they failed: the caller reports them beside the others' data. */
+  readonly failures: FailedPart[] = [];
 
   /**
    * `call` is the tool call's own context: its caller, cancellation and deadline bound every
@@ -91,6 +95,16 @@ export class FanOut {
     if (!isRow(content) || !isRow(meta)) throw apiError('INTERNAL_ERROR', { status: null, local: true });
     this.read.push(meta);
     return { data: content['data'], meta };
+  }
+
+  /** `read`'s answer, or undefined when it failed: its error is kept in `failures` under `name`. */
+  async attempt<T>(name: string, read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      this.failures.push({ name, error: asApiError(error) });
+      return undefined;
+    }
   }
 
   /** Requests spent (a cached part costs none), their ids, and the lowest rate and quota left any answer reported. */
@@ -175,4 +189,14 @@ export async function sectorNames(fan: FanOut, sector: string, max: number): Pro
     args = { sector, cursor: next };
   }
   return { names: names.slice(0, max), more: true };
+}
+
+/** Answer: what `answer` built, within the result budget, or the error any stage threw as a tool error. */
+export async function fannedResult(deps: FanOutDeps, answer: () => Promise<Row>): Promise<CallToolResult> {
+  try {
+    const fitted = await withinBudget(await answer(), deps.tool.resultTokens);
+    return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+  } catch (error) {
+    return errorResult(asApiError(error));
+  }
 }

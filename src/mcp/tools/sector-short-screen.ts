@@ -6,19 +6,19 @@
  * it and applied here over its pages otherwise); a batch that fails is reported beside the
  * others' rows.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../../api/call-context.js';
 import * as z from 'zod';
 import { upstreamRoles } from '../../catalog/param-roles.js';
-import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
+import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { FanOut, num, parseNames, rowsOf, sectorNames, str, type FanOutDeps, type Row } from './fan-out.js';
-import { advertisedSchema } from '../arguments/input-schema.js';
+import { fannedResult, FanOut, num, parseNames, rowsOf, sectorNames, str, type FanOutDeps, type Row } from './fan-out.js';
+import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
-import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
+import { invalidArguments } from '../answers/tool-errors.js';
 
 export const SECTOR_SCREEN_TOOL = 'shorts_sector_screener';
 const SCREENER = 'shorts.short_screener';
@@ -41,6 +41,106 @@ export function sectorScreenDescription(deps: FanOutDeps): string {
   return `A sector's most shorted companies: % of float, days to cover, shares short, highest first. ${requestCosts(deps.tool.client, deps.datasets()).sectorScreener}`;
 }
 
+/** What a sector screen asks, screened. */
+interface ScreenAsk {
+  readonly sector: string;
+  readonly limit: number;
+  readonly minShortFloatPct: number | undefined;
+  readonly sortBy: (typeof SORTS)[number];
+}
+
+/** Screen: the sector, the rows shown, the floor and the order, refused before anything is asked. */
+function screenAsk(raw: ToolArguments): ScreenAsk {
+  const given = ownArguments(raw, ['sector', 'limit', 'min_short_float_pct', 'sort_by']);
+  const { sector } = parseNames(given, { sectorOnly: true });
+  const parsed = args.safeParse({ limit: given['limit'], min_short_float_pct: given['min_short_float_pct'], sort_by: given['sort_by'] });
+  if (!parsed.success)
+    throw invalidArguments(
+      `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'limit')}".`,
+      'limit is 1 to 25; min_short_float_pct 0 to 100; sort_by short_float_pct or days_to_cover.',
+    );
+  return {
+    sector: sector ?? '',
+    limit: parsed.data.limit ?? 10,
+    minShortFloatPct: parsed.data.min_short_float_pct,
+    sortBy: parsed.data.sort_by ?? 'short_float_pct',
+  };
+}
+
+/** Read: the screener's rows for each batch of names; a batch that fails is kept in the fan's failures under its tickers. */
+async function readBatches(fan: FanOut, names: readonly string[], ask: ScreenAsk): Promise<Row[]> {
+  const batches: string[][] = [];
+  for (let i = 0; i < names.length; i += BATCH) batches.push(names.slice(i, i + BATCH));
+  const screen = async (batch: string[]): Promise<Row[]> => {
+    const floor = ask.minShortFloatPct !== undefined ? { min_short_float_pct: ask.minShortFloatPct } : {};
+    const answer = await fan.attempt(batch.join(','), () => fan.call(SCREENER, { tickers: batch.join(','), limit: BATCH, ...floor }));
+    return answer ? rowsOf(answer.data) : [];
+  };
+  // Where the upstream filters by tickers, each batch is its own request, asked at once; where
+  // its market-wide pages are read here, one batch after another, so the later ones read the
+  // pages the first cached (asked at once, each would count the same shared request).
+  const dataset = fan.dataset(SCREENER);
+  const read: Row[][] = [];
+  if (dataset && upstreamRoles(dataset).tickers !== undefined) read.push(...(await Promise.all(batches.map(screen))));
+  else for (const batch of batches) read.push(await screen(batch));
+  if (batches.length > 0 && fan.failures.length === batches.length)
+    throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
+  return read.flat();
+}
+
+/** Shape: the sector's own names only, highest first, the rows kept to what a screen is read for, and what is missing said. */
+function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { names: string[]; more: boolean }, read: Row[]): Row {
+  const wanted = new Set(listed.names);
+  // Only the sector's names: an upstream that ignores the filter is not believed on its word.
+  const rows = read
+    .filter((r) => wanted.has(str(r, 'ticker', 'symbol') ?? ''))
+    .sort((a, b) => (num(b, ask.sortBy) ?? -Infinity) - (num(a, ask.sortBy) ?? -Infinity));
+  const shown = rows.slice(0, ask.limit).map((r) => Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])));
+  const failed = fan.failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
+  const notices = screenNotices(
+    ask,
+    listed,
+    rows.length,
+    fan.failures.reduce((n, f) => n + f.name.split(',').length, 0),
+  );
+  return {
+    data: shown,
+    ...(failed.length > 0 ? { failed } : {}),
+    meta: {
+      ...fan.spent(),
+      covers: `sector ${ask.sector}: ${listed.names.length} names screened, ${rows.length} with a row`,
+      truncated: rows.length > shown.length,
+      has_more: rows.length > shown.length,
+      sorted_by: `${ask.sortBy}, highest first`,
+      ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+      ...(deps.tool.simulated ? { simulated: true } : {}),
+    },
+  };
+}
+
+/** What the answer says of names not screened or without a row. */
+function screenNotices(ask: ScreenAsk, listed: { names: string[]; more: boolean }, withRow: number, inFailedBatches: number): string[] {
+  const notices: string[] = [];
+  if (listed.more) notices.push(`${ask.sector}: its ${listed.names.length} largest names were screened.`);
+  const missing = listed.names.length - withRow - inFailedBatches;
+  if (missing > 0)
+    notices.push(
+      `${missing} of the sector's ${listed.names.length} names have no row${ask.minShortFloatPct !== undefined ? ` at ${ask.minShortFloatPct} % of float or more` : ' (funds and names the disclosure leaves out)'}.`,
+    );
+  return notices;
+}
+
+/** Screen → plan (the sector's names) → read → shape → answer. */
+function screenSector(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
+  return fannedResult(deps, async () => {
+    const ask = screenAsk(raw);
+    const fan = new FanOut(deps, call, progressReporter(ctx));
+    const listed = await sectorNames(fan, ask.sector, MAX_SECTOR_NAMES);
+    const read = await readBatches(fan, listed.names, ask);
+    return shapeScreen(deps, fan, ask, listed, read);
+  });
+}
+
 export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
   return {
     name: SECTOR_SCREEN_TOOL,
@@ -60,82 +160,6 @@ export function sectorShortScreenTool(deps: FanOutDeps): ToolDefinition {
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    handler: async (raw, ctx, call): Promise<CallToolResult> => {
-      try {
-        const given = ownArguments(raw, ['sector', 'limit', 'min_short_float_pct', 'sort_by']);
-        const { sector } = parseNames(given, { sectorOnly: true });
-        const parsed = args.safeParse({
-          limit: given['limit'],
-          min_short_float_pct: given['min_short_float_pct'],
-          sort_by: given['sort_by'],
-        });
-        if (!parsed.success)
-          throw invalidArguments(
-            `Invalid value for "${String(parsed.error.issues[0]?.path[0] ?? 'limit')}".`,
-            'limit is 1 to 25; min_short_float_pct 0 to 100; sort_by short_float_pct or days_to_cover.',
-          );
-        const limit = parsed.data.limit ?? 10;
-        const sortBy = parsed.data.sort_by ?? 'short_float_pct';
-        const fan = new FanOut(deps, call, progressReporter(ctx));
-        const listed = await sectorNames(fan, sector ?? '', MAX_SECTOR_NAMES);
-        const batches: string[][] = [];
-        for (let i = 0; i < listed.names.length; i += BATCH) batches.push(listed.names.slice(i, i + BATCH));
-        const failures: FailedPart[] = [];
-        const screen = async (batch: string[]): Promise<Row[]> => {
-          try {
-            const answer = await fan.call(SCREENER, {
-              tickers: batch.join(','),
-              limit: BATCH,
-              ...(parsed.data.min_short_float_pct !== undefined ? { min_short_float_pct: parsed.data.min_short_float_pct } : {}),
-            });
-            return rowsOf(answer.data);
-          } catch (error) {
-            failures.push({ name: batch.join(','), error: asApiError(error) });
-            return [];
-          }
-        };
-        // Where the upstream filters by tickers, each batch is its own request, asked at once; where
-        // its market-wide pages are read here, one batch after another, so the later ones read the
-        // pages the first cached (asked at once, each would count the same shared request).
-        const dataset = fan.dataset(SCREENER);
-        const read: Row[][] = [];
-        if (dataset && upstreamRoles(dataset).tickers !== undefined) read.push(...(await Promise.all(batches.map(screen))));
-        else for (const batch of batches) read.push(await screen(batch));
-        if (batches.length > 0 && failures.length === batches.length)
-          throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
-        const failed = failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
-        const wanted = new Set(listed.names);
-        // Only the sector's names: an upstream that ignores the filter is not believed on its word.
-        const rows = read
-          .flat()
-          .filter((r) => wanted.has(str(r, 'ticker', 'symbol') ?? ''))
-          .sort((a, b) => (num(b, sortBy) ?? -Infinity) - (num(a, sortBy) ?? -Infinity));
-        const shown = rows.slice(0, limit).map((r) => Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])));
-        const notices: string[] = [];
-        if (listed.more) notices.push(`${sector}: its ${listed.names.length} largest names were screened.`);
-        const missing = listed.names.length - rows.length - failures.reduce((n, f) => n + f.name.split(',').length, 0);
-        if (missing > 0)
-          notices.push(
-            `${missing} of the sector's ${listed.names.length} names have no row${parsed.data.min_short_float_pct !== undefined ? ` at ${parsed.data.min_short_float_pct} % of float or more` : ' (funds and names the disclosure leaves out)'}.`,
-          );
-        const answer = {
-          data: shown,
-          ...(failed.length > 0 ? { failed } : {}),
-          meta: {
-            ...fan.spent(),
-            covers: `sector ${sector}: ${listed.names.length} names screened, ${rows.length} with a row`,
-            truncated: rows.length > shown.length,
-            has_more: rows.length > shown.length,
-            sorted_by: `${sortBy}, highest first`,
-            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
-            ...(deps.tool.simulated ? { simulated: true } : {}),
-          },
-        };
-        const fitted = await withinBudget(answer, deps.tool.resultTokens);
-        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
-      } catch (error) {
-        return errorResult(asApiError(error));
-      }
-    },
+    handler: (raw, ctx, call) => screenSector(deps, raw, ctx, call),
   };
 }

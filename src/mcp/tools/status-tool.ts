@@ -7,11 +7,13 @@
  * capabilities, the gate's and cache's state and the base URL.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallContext } from '../../api/call-context.js';
 import type { MarketDataClient } from '../../api/client.js';
+import type { DiscoverAnswer } from '../../api/discover-memory.js';
 import { wrongBaseUrl } from '../../api/wrong-base-url.js';
 import { toolNameOf } from './dataset-tool.js';
 import { recentDiscover } from '../arguments/discover-memory.js';
-import { advertisedSchema } from '../arguments/input-schema.js';
+import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
@@ -161,6 +163,140 @@ export function groupedUnusable(unusable: readonly { tool: string; reason: strin
   return groups;
 }
 
+/** Screen: `details` is the one argument, a boolean; refused as every tool refuses a name it does not take. */
+function screenDetails(args: ToolArguments): boolean {
+  const given = ownArguments(args, ['details'])['details'];
+  if (given !== undefined && typeof given !== 'boolean') throw invalidArguments('Invalid value for "details".', 'true or false.');
+  return given === true;
+}
+
+/** What api_status reads: discover of the last minute (none without a key), the gate's budget, and the quota once. */
+interface StatusRead {
+  readonly memory: DiscoverAnswer | undefined;
+  readonly discovered: Json | undefined;
+  readonly budget: Json;
+  readonly quota: { remaining: number | undefined; limit: number | undefined; resets_at: string | undefined };
+  readonly key: KeyState;
+  readonly unusable: { tool: string; reason: string }[];
+}
+
+/** Read: nothing spent but at most one free discover a minute. */
+async function readStatus(deps: StatusDeps, call: CallContext): Promise<StatusRead> {
+  // No key: nothing to ask the API, and nothing it could say about a key.
+  const memory = deps.keyConfigured ? await recentDiscover(deps.client, { call }) : undefined;
+  const discovered = memory?.data;
+  const budget = record(await deps.client.budget());
+  const upstreamQuota = record(discovered?.['quota']);
+  // The quota once: the gate's view of the headers, else discover's.
+  const quota = {
+    remaining: num(budget['quota_remaining']) ?? num(upstreamQuota['monthly_remaining']),
+    limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
+    resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
+  };
+  return { memory, discovered, budget, quota, key: keyState(deps, memory), unusable: unusableTools(discovered) };
+}
+
+/** Whether the key works, from what discover last answered or why it was not asked. */
+function keyState(deps: StatusDeps, memory: DiscoverAnswer | undefined): KeyState {
+  if (!deps.keyConfigured) return { kind: 'none', because: deps.noKeyBecause };
+  if (memory?.data) return { kind: 'ok' };
+  const error = memory?.error;
+  const notTheApi = error ? wrongBaseUrl(error, deps.baseUrl, '/v1/discover') : undefined;
+  if (notTheApi) return { kind: 'not_the_api', why: notTheApi };
+  if (error && error.status !== null && error.status >= 400 && error.status < 500) return { kind: 'failed', code: error.code };
+  if (error?.local) return { kind: 'unchecked', held: { code: error.code, inSeconds: error.retryAfterSeconds } };
+  return { kind: 'unchecked' };
+}
+
+/** The summary first: no data tools, the one line, settings not used as given. */
+function statusSummary(deps: StatusDeps, read: StatusRead, details: boolean): string {
+  // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
+  const named = details
+    ? read.unusable
+    : Object.values(groupedUnusable(read.unusable)).flatMap((tools) => tools.map((tool) => ({ tool, reason: '' })));
+  return [
+    deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
+    statusLine(read.budget, read.quota, read.key, named),
+    deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The key's part of the answer: configured, working, when checked, and discover's error. */
+function keyPart(deps: StatusDeps, read: StatusRead): Json {
+  const { key, memory } = read;
+  return {
+    configured: deps.keyConfigured,
+    ok: key.kind === 'ok' ? true : key.kind === 'failed' ? false : null,
+    ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
+    ...(memory?.error ? { error: memory.error.toJSON() } : {}),
+  };
+}
+
+/** The default answer: the summary, unusable tools by short reason, the budget's few figures. */
+function compactStatus(deps: StatusDeps, read: StatusRead, costLine: string | undefined): Json {
+  const { budget, quota } = read;
+  return {
+    summary: statusSummary(deps, read, false),
+    cannot_use: groupedUnusable(read.unusable),
+    budget: {
+      mode: budget['mode'],
+      ...(budget['mode_reason'] ? { mode_reason: budget['mode_reason'] } : {}),
+      rate_remaining: budget['rate_remaining'] ?? null,
+      rate_window_resets_at: budget['rate_window_resets_at'] ?? null,
+      quota_remaining: quota.remaining ?? null,
+      quota_resets_at: quota.resets_at ?? null,
+      ...(budget['paused_until'] ? { paused_until: budget['paused_until'] } : {}),
+      ...(budget['quota_exhausted'] === true ? { quota_exhausted: true } : {}),
+    },
+    ...(costLine ? { costs: costLine } : {}),
+    key: keyPart(deps, read),
+    server: { simulated: deps.simulated, config_warnings: deps.configWarnings },
+    more: 'details=true adds scopes, capabilities, gate and cache state.',
+  };
+}
+
+/** details=true: every unusable tool by full reason, each tool's costs, the whole budget, scopes and the server. */
+function detailedStatus(deps: StatusDeps, read: StatusRead, costsByTool: Record<string, string> | undefined): Json {
+  const { budget, quota, discovered } = read;
+  return {
+    summary: statusSummary(deps, read, true),
+    cannot_use: unusableByReason(read.unusable),
+    ...(costsByTool ? { costs: costsByTool } : {}),
+    budget: {
+      ...budget,
+      quota_remaining: quota.remaining ?? null,
+      quota_limit: quota.limit ?? null,
+      quota_resets_at: quota.resets_at ?? null,
+    },
+    key: { ...keyPart(deps, read), access_scope: discovered?.['access_scope'] ?? null, capabilities: discovered?.['capabilities'] ?? null },
+    server: {
+      base_url: deps.baseUrl ?? null,
+      simulated: deps.simulated,
+      tools_for_datasets: deps.datasetCount(),
+      catalog: deps.catalogNotes?.() ?? null,
+      config_warnings: deps.configWarnings,
+    },
+  };
+}
+
+/** Screen → read → shape → answer. A refused argument is the only error: what is not known is said in the answer. */
+async function answerStatus(deps: StatusDeps, args: ToolArguments, call: CallContext): Promise<CallToolResult> {
+  let details: boolean;
+  try {
+    details = screenDetails(args);
+  } catch (error) {
+    return errorResult(asApiError(error));
+  }
+  const read = await readStatus(deps, call);
+  // Requests, not calls: one call may read several pages, and the minute's limit counts requests.
+  const costs = deps.costs?.();
+  const status = details ? detailedStatus(deps, read, costs?.byTool) : compactStatus(deps, read, costs?.line);
+  const fitted = await withinBudget(status, deps.resultTokens ?? 8000);
+  return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+}
+
 export function statusTool(deps: StatusDeps): ToolDefinition {
   return {
     name: STATUS_TOOL,
@@ -174,104 +310,6 @@ export function statusTool(deps: StatusDeps): ToolDefinition {
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    handler: async (args, _ctx, call): Promise<CallToolResult> => {
-      let details: boolean;
-      try {
-        // Refused as every tool refuses a name it does not take, before anything is asked.
-        const given = ownArguments(args, ['details'])['details'];
-        if (given !== undefined && typeof given !== 'boolean') throw invalidArguments('Invalid value for "details".', 'true or false.');
-        details = given === true;
-      } catch (error) {
-        return errorResult(asApiError(error));
-      }
-      // No key: nothing to ask the API, and nothing it could say about a key.
-      const memory = deps.keyConfigured ? await recentDiscover(deps.client, { call }) : undefined;
-      const discovered = memory?.data;
-      const budget = record(await deps.client.budget());
-      const upstreamQuota = record(discovered?.['quota']);
-      // The quota once: the gate's view of the headers, else discover's.
-      const quota = {
-        remaining: num(budget['quota_remaining']) ?? num(upstreamQuota['monthly_remaining']),
-        limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
-        resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
-      };
-      const notTheApi = memory?.error ? wrongBaseUrl(memory.error, deps.baseUrl, '/v1/discover') : undefined;
-      const key: KeyState = !deps.keyConfigured
-        ? { kind: 'none', because: deps.noKeyBecause }
-        : discovered
-          ? { kind: 'ok' }
-          : notTheApi
-            ? { kind: 'not_the_api', why: notTheApi }
-            : memory?.error && memory.error.status !== null && memory.error.status >= 400 && memory.error.status < 500
-              ? { kind: 'failed', code: memory.error.code }
-              : memory?.error?.local
-                ? { kind: 'unchecked', held: { code: memory.error.code, inSeconds: memory.error.retryAfterSeconds } }
-                : { kind: 'unchecked' };
-      const unusable = unusableTools(discovered);
-      // Details name every tool; the default line names toolsets out of scope as `toolset_*`.
-      const named = details
-        ? unusable
-        : Object.values(groupedUnusable(unusable)).flatMap((tools) => tools.map((tool) => ({ tool, reason: '' })));
-      const summary = [
-        deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
-        statusLine(budget, quota, key, named),
-        deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
-      ]
-        .filter(Boolean)
-        .join(' ');
-      const compactBudget = {
-        mode: budget['mode'],
-        ...(budget['mode_reason'] ? { mode_reason: budget['mode_reason'] } : {}),
-        rate_remaining: budget['rate_remaining'] ?? null,
-        rate_window_resets_at: budget['rate_window_resets_at'] ?? null,
-        quota_remaining: quota.remaining ?? null,
-        quota_resets_at: quota.resets_at ?? null,
-        ...(budget['paused_until'] ? { paused_until: budget['paused_until'] } : {}),
-        ...(budget['quota_exhausted'] === true ? { quota_exhausted: true } : {}),
-      };
-      const keyPart = {
-        configured: deps.keyConfigured,
-        ok: key.kind === 'ok' ? true : key.kind === 'failed' ? false : null,
-        ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
-        ...(memory?.error ? { error: memory.error.toJSON() } : {}),
-      };
-      // Requests, not calls: one call may read several pages, and the minute's limit counts requests.
-      const costs = deps.costs?.();
-      const status = details
-        ? {
-            summary,
-            cannot_use: unusableByReason(unusable),
-            ...(costs ? { costs: costs.byTool } : {}),
-            budget: {
-              ...budget,
-              quota_remaining: quota.remaining ?? null,
-              quota_limit: quota.limit ?? null,
-              quota_resets_at: quota.resets_at ?? null,
-            },
-            key: {
-              ...keyPart,
-              access_scope: discovered?.['access_scope'] ?? null,
-              capabilities: discovered?.['capabilities'] ?? null,
-            },
-            server: {
-              base_url: deps.baseUrl ?? null,
-              simulated: deps.simulated,
-              tools_for_datasets: deps.datasetCount(),
-              catalog: deps.catalogNotes?.() ?? null,
-              config_warnings: deps.configWarnings,
-            },
-          }
-        : {
-            summary,
-            cannot_use: groupedUnusable(unusable),
-            budget: compactBudget,
-            ...(costs?.line ? { costs: costs.line } : {}),
-            key: keyPart,
-            server: { simulated: deps.simulated, config_warnings: deps.configWarnings },
-            more: 'details=true adds scopes, capabilities, gate and cache state.',
-          };
-      const fitted = await withinBudget(status, deps.resultTokens ?? 8000);
-      return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
-    },
+    handler: (args, _ctx, call) => answerStatus(deps, args, call),
   };
 }

@@ -6,21 +6,21 @@
  * that fails is listed in `failed` beside the others, and only a briefing with nothing in it
  * is an error.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../../api/call-context.js';
 import { GENERAL_TICKER_PATTERN } from '../../catalog/index.js';
 import { latestSession, previousTradingDay, shiftDate, toEt } from '../../catalog/market-calendar.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
 import { quoteValue } from '../../sanitize.js';
-import { failedError, noneAnswered, type FailedPart } from './compare-failures.js';
+import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { FanOut, num, rowsOf, str, type FanOutDeps, type Row } from './fan-out.js';
-import { advertisedSchema } from '../arguments/input-schema.js';
+import { fannedResult, FanOut, num, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
+import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
-import { withinBudget } from '../answers/results.js';
-import { asApiError, errorResult, refusalError } from '../answers/tool-errors.js';
+import { refusalError } from '../answers/tool-errors.js';
 
 export const BRIEFING_TOOL = 'ticker_briefing';
 export const BRIEFING_DATASETS = [
@@ -121,6 +121,87 @@ export function briefingDescription(deps: FanOutDeps): string {
   return `One name's squeeze check: short interest, short-volume trend, open-interest changes, dark-pool share of volume, IV rank. ${requestCosts(deps.tool.client, deps.datasets()).briefing}`;
 }
 
+/** Screen: the one name, refused before anything is asked. */
+function screenTicker(raw: ToolArguments): string {
+  const ticker = ownArguments(raw, ['ticker'])['ticker'];
+  if (typeof ticker !== 'string' || ticker.length > 12 || !GENERAL_TICKER_PATTERN.test(ticker))
+    throw refusalError({
+      code: 'TICKER_INVALID',
+      param: 'ticker',
+      message: `Invalid ticker ${quoteValue(ticker)}.`,
+      hint: 'Upper case, e.g. GME or BRK.B.',
+    });
+  return ticker;
+}
+
+/** Each part's answer, or undefined where it failed (the fan's failures say why). */
+interface BriefingParts {
+  readonly interest: ToolAnswer | undefined;
+  readonly volume: ToolAnswer | undefined;
+  readonly oi: ToolAnswer | undefined;
+  readonly prints: ToolAnswer | undefined;
+  readonly iv: ToolAnswer | undefined;
+}
+
+/** Plan and read: the five parts at once, each by its dataset's own tool. */
+async function readParts(fan: FanOut, ticker: string, now: number, session: string): Promise<BriefingParts> {
+  const part = (name: string, operationId: string, args: Row): Promise<ToolAnswer | undefined> =>
+    fan.attempt(name, () => fan.call(operationId, args));
+  const [interest, volume, oi, prints, iv] = await Promise.all([
+    part('short_interest', 'shorts.short_screener', { tickers: ticker }),
+    part('short_volume', 'shorts.volume_and_ratio', { ticker, from: shiftDate(toEt(now).date, -21) }),
+    part('open_interest', 'market.oi_change', { tickers: ticker, limit: 50 }),
+    // The largest page where the upstream takes a page size; its own page otherwise (each page a request).
+    part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
+    part('iv_rank', 'volatility.anomaly', { ticker }),
+  ]);
+  if (fan.failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
+  return { interest, volume, oi, prints, iv };
+}
+
+/** Shape: one section per part answered, a notice where a part answered without this name. */
+function briefingData(ticker: string, session: string, parts: BriefingParts, notices: string[]): Row {
+  const { interest, volume, oi, prints, iv } = parts;
+  const volumeRow = volume ? shortVolume(volume.data) : {};
+  const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
+  const si = interest ? shortInterest(interest.data, ticker) : undefined;
+  if (interest && !si) notices.push(`${ticker} has no short-interest row (funds and indices are not in the disclosure).`);
+  const ivKept = ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et'];
+  return {
+    ticker,
+    ...(si ? { short_interest: si } : {}),
+    ...(volume ? { short_volume: volumeRow } : {}),
+    ...(oi ? { open_interest_change: openInterest(oi.data) } : {}),
+    ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
+    ...(ivRow ? { iv_rank: Object.fromEntries(ivKept.filter((k) => k in ivRow).map((k) => [k, ivRow[k]])) } : {}),
+  };
+}
+
+/** Screen → read → shape → answer; a briefing with nothing in it is one error naming each part's code. */
+function brief(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
+  return fannedResult(deps, async () => {
+    const ticker = screenTicker(raw);
+    const now = Date.now();
+    const session = lastClosedSession(now);
+    const fan = new FanOut(deps, call, progressReporter(ctx));
+    const parts = await readParts(fan, ticker, now, session);
+    const failed = fan.failures.map((f) => ({ part: f.name, error: failedError(f.error) }));
+    const notices: string[] = [];
+    const data = briefingData(ticker, session, parts, notices);
+    return {
+      data,
+      ...(failed.length > 0 ? { failed } : {}),
+      meta: {
+        ...fan.spent(),
+        covers: `${ticker}; dark pool and short volume of session ${session} (ET)`,
+        truncated: false,
+        ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+        ...(deps.tool.simulated ? { simulated: true } : {}),
+      },
+    };
+  });
+}
+
 export function tickerBriefingTool(deps: FanOutDeps): ToolDefinition {
   return {
     name: BRIEFING_TOOL,
@@ -135,76 +216,6 @@ export function tickerBriefingTool(deps: FanOutDeps): ToolDefinition {
       }),
       annotations: READ_ONLY_API_TOOL,
     },
-    handler: async (raw, ctx, call): Promise<CallToolResult> => {
-      try {
-        const given = ownArguments(raw, ['ticker']);
-        const ticker = given['ticker'];
-        if (typeof ticker !== 'string' || ticker.length > 12 || !GENERAL_TICKER_PATTERN.test(ticker))
-          throw refusalError({
-            code: 'TICKER_INVALID',
-            param: 'ticker',
-            message: `Invalid ticker ${quoteValue(ticker)}.`,
-            hint: 'Upper case, e.g. GME or BRK.B.',
-          });
-        const now = Date.now();
-        const session = lastClosedSession(now);
-        const fan = new FanOut(deps, call, progressReporter(ctx));
-        const failures: FailedPart[] = [];
-        const part = async (name: string, operationId: string, args: Row): Promise<{ data: unknown; meta: Row } | undefined> => {
-          try {
-            return await fan.call(operationId, args);
-          } catch (error) {
-            failures.push({ name, error: asApiError(error) });
-            return undefined;
-          }
-        };
-        const [interest, volume, oi, prints, iv] = await Promise.all([
-          part('short_interest', 'shorts.short_screener', { tickers: ticker }),
-          part('short_volume', 'shorts.volume_and_ratio', { ticker, from: shiftDate(toEt(now).date, -21) }),
-          part('open_interest', 'market.oi_change', { tickers: ticker, limit: 50 }),
-          // The largest page where the upstream takes a page size; its own page otherwise (each page a request).
-          part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
-          part('iv_rank', 'volatility.anomaly', { ticker }),
-        ]);
-        if (failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', failures, fan.spent()['units']);
-        const failed = failures.map((f) => ({ part: f.name, error: failedError(f.error) }));
-        const volumeRow = volume ? shortVolume(volume.data) : {};
-        const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
-        const notices: string[] = [];
-        const si = interest ? shortInterest(interest.data, ticker) : undefined;
-        if (interest && !si) notices.push(`${ticker} has no short-interest row (funds and indices are not in the disclosure).`);
-        const data = {
-          ticker,
-          ...(si ? { short_interest: si } : {}),
-          ...(volume ? { short_volume: volumeRow } : {}),
-          ...(oi ? { open_interest_change: openInterest(oi.data) } : {}),
-          ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
-          ...(ivRow
-            ? {
-                iv_rank: Object.fromEntries(
-                  ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et']
-                    .filter((k) => k in ivRow)
-                    .map((k) => [k, ivRow[k]]),
-                ),
-              }
-            : {}),
-        };
-        const answer = {
-          data,
-          ...(failed.length > 0 ? { failed } : {}),
-          meta: {
-            ...fan.spent(),
-            covers: `${ticker}; dark pool and short volume of session ${session} (ET)`,
-            truncated: false,
-            ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
-            ...(deps.tool.simulated ? { simulated: true } : {}),
-          },
-        };
-        const fitted = await withinBudget(answer, deps.tool.resultTokens);
-        return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
-      } catch (error) {
-        return errorResult(asApiError(error));
-      }
-    },
+    handler: (raw, ctx, call) => brief(deps, raw, ctx, call),
   };
 }
