@@ -18,7 +18,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { upstreamRoles } from '../catalog/param-roles.js';
+import { takesRowId, upstreamRoles } from '../catalog/param-roles.js';
+import { upstreamName } from '../catalog/upstream-names.js';
 import { paramJsonSchema } from '../catalog/openapi.js';
 import type { PagingEvidence } from './paging-evidence.js';
 
@@ -94,6 +95,10 @@ export function followPaging(
   // and no page number or offset of the document's to ask the next page by instead: the rest is out of reach.
   if ((found.token !== undefined || found.url !== undefined) && !roles.page && !roles.offset)
     return { cut: true, end_unknown: false, why: 'elsewhere' };
+  // Stripe: `has_more` and no token; the next page is the rows after the last one's id, where the document takes one.
+  const afterId = roles.cursor !== undefined && takesRowId(upstreamName(dataset, roles.cursor));
+  if (afterId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
+    return followed({ kind: 'token', token: found.last_id });
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
   if (roles.page) {

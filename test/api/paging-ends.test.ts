@@ -29,7 +29,7 @@ const dataset = (query: DatasetDefinition['query']): DatasetDefinition => ({
 const limit = z.coerce.number().int().min(1).max(200).optional();
 /** Only a page size: the upstream's next page can be reached only by a URL it issues. */
 const SIZE_ONLY = dataset({ limit });
-/** Stripe's `starting_after`: a cursor parameter, whose value the answers never name. */
+/** Stripe's `starting_after`: a cursor parameter, whose value the answers never name (the last row's id, where rows have one). */
 const STRIPE = dataset({ limit, starting_after: z.string().max(64).optional() });
 const OFFSET = dataset({ limit, offset: z.coerce.number().int().min(0).optional() });
 
@@ -70,7 +70,8 @@ test('more said with no next page this server can ask for is rows left out, sayi
     fc.property(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 500 }), (n, beyond) => {
       const rows = rowsOf(n);
       const forms: [string, DatasetDefinition, unknown, Parameters<typeof payloadParts>[1]?][] = [
-        ['Stripe has_more, no token', STRIPE, { object: 'list', url: '/v1/x', data: rows, has_more: true }],
+        // Rows without an id: nothing to continue after (with ids it pages by starting_after, paging-forms.test.ts).
+        ['Stripe has_more, no token', STRIPE, { object: 'list', url: '/v1/x', data: rows.map(({ id }) => ({ n: id })), has_more: true }],
         ['total beyond the rows', SIZE_ONLY, { results: rows, total_count: n + beyond }],
         ['X-Total-Count beyond the rows', SIZE_ONLY, rows, { total: String(n + beyond) }],
         ['Content-Range beyond the rows', SIZE_ONLY, rows, { contentRange: `items 0-${n - 1}/${n + beyond}` }],
