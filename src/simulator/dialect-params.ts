@@ -90,9 +90,16 @@ const ADDED_SIZE = z.coerce.number().int().min(1).max(500).default(100).describe
 const PAGE = z.coerce.number().int().min(1).max(1_000_000).default(1).describe('Page number, from 1.');
 const OFFSET = z.coerce.number().int().min(0).max(10_000_000).default(0).describe('Rows to skip.');
 const TOKEN = cursorSchema.optional();
+/** Stripe's `starting_after`: a row's id, not a token of ours. */
+const AFTER_ID = z
+  .string()
+  .regex(/^[A-Za-z0-9_]{1,128}$/)
+  .optional()
+  .describe('The id of the last row of the previous page: the rows after it are served.');
 
 function sizeNameOf(paging: Paging | undefined): string | null {
   if (!paging || paging.kind === 'none') return null;
+  if (paging.kind === 'json-api') return paging.position === 'offset' ? 'page[limit]' : 'page[size]';
   return paging.size;
 }
 
@@ -134,6 +141,12 @@ function build(dataset: DatasetDefinition, dialect: Dialect): Publication {
   }
   if (sizeName) add(sizeName, { kind: 'size' }, ADDED_SIZE);
   if (paging?.kind === 'cursor' || paging?.kind === 'next-url') add(paging.cursor, { kind: 'cursor' }, TOKEN);
+  if (paging?.kind === 'after-id') add(paging.cursor, { kind: 'cursor' }, AFTER_ID);
+  if (paging?.kind === 'json-api') {
+    if (paging.position === 'number') add('page[number]', { kind: 'page' }, PAGE);
+    else if (paging.position === 'offset') add('page[offset]', { kind: 'offset' }, OFFSET);
+    else add('page[cursor]', { kind: 'cursor' }, TOKEN);
+  }
   if (paging?.kind === 'link' || paging?.kind === 'page-number') add(paging.page, { kind: 'page' }, PAGE);
   if (paging?.kind === 'offset') add(paging.offset, { kind: 'offset' }, OFFSET);
   const exploded = new Set(params.filter((p) => p.list === 'array-explode').map((p) => p.name));

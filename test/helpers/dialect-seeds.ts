@@ -9,7 +9,7 @@ import { DIALECT_ENV, DIALECT_NAMES, dialectNamed, type Dialect } from '../../sr
 import { listPaging } from '../../src/simulator/dialect-lists.js';
 
 /** Chosen (greedily, over seeds 0 to 2999) so that every trait value appears in at least one. */
-export const FIXED_SEEDS: readonly number[] = [259, 933, 738, 1605, 841, 81, 19, 27, 382];
+export const FIXED_SEEDS: readonly number[] = [259, 933, 738, 1605, 841, 81, 19, 27, 382, 977];
 
 /** What each dataset needs to answer at all, in our names. */
 export const SAMPLE_FILTERS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -54,6 +54,8 @@ export function traitValues(dialect: Dialect): [string, string][] {
             ['token-at', p.tokenAt],
           ] as [string, string][])
         : []),
+      ...(p.kind === 'json-api' ? ([['json-api', `${p.form},${p.position},${p.next}`]] as [string, string][]) : []),
+      ...(p.kind === 'after-id' ? ([['after-id', p.cursor]] as [string, string][]) : []),
       ...(p.kind === 'none' ? ([['none', `${p.cut === null ? 'whole' : 'cut'}${p.flag ? '+flag' : ''}`]] as [string, string][]) : []),
     ]),
   ];

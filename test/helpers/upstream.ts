@@ -232,6 +232,31 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
       if (!url) break;
       query = new URL(url).searchParams;
       continue;
+    } else if (paging?.kind === 'json-api') {
+      // JSON:API: `links.next`, or `meta.page` (a page count, a total beside an offset, a next cursor).
+      const body = response.body as { links?: { next?: string | null }; meta?: { page?: Record<string, unknown> } };
+      if (paging.next === 'links') {
+        if (!body.links?.next) break;
+        query = new URL(body.links.next).searchParams;
+        continue;
+      }
+      const said = body.meta?.page ?? {};
+      if (paging.position === 'number') {
+        if (page >= Number(said['last-page'] ?? 0)) break;
+        next.set('page[number]', String(page + 1));
+      } else if (paging.position === 'offset') {
+        const offset = Number(said['offset'] ?? 0) + payload.length;
+        if (payload.length === 0 || offset >= Number(said['total'] ?? 0)) break;
+        next.set('page[offset]', String(offset));
+      } else {
+        if (typeof said['next_cursor'] !== 'string') break;
+        next.set('page[cursor]', said['next_cursor']);
+      }
+    } else if (paging?.kind === 'after-id') {
+      // Stripe: `has_more`, and the next page after the last row's id.
+      const last = payload.at(-1)?.['id'];
+      if ((response.body as { has_more?: unknown }).has_more !== true || typeof last !== 'string') break;
+      next.set(paging.cursor, last);
     } else if (paging?.kind === 'page-number') {
       const pageSize = Number(query.get(paging.size) ?? size ?? 1);
       const pages = read.totalPages ?? Math.ceil((read.total ?? 0) / pageSize);

@@ -65,7 +65,18 @@ function operationOf(document: Json, path: string): { names: Set<string>; schema
   const ok = (operation['responses'] as Record<string, Json>)['200'] ?? {};
   const content = (ok['content'] as Record<string, Json> | undefined)?.['application/json'];
   return {
-    names: new Set(params.filter((p) => p['in'] === 'query').map((p) => String(p['name']))),
+    // A deepObject parameter (JSON:API's `page`) is sent as its members, `page[size]=..&page[number]=..`.
+    names: new Set(
+      params
+        .filter((p) => p['in'] === 'query')
+        .flatMap((p) =>
+          p['style'] === 'deepObject'
+            ? Object.keys(((p['schema'] as Json | undefined)?.['properties'] as Json | undefined) ?? {}).map(
+                (m) => `${String(p['name'])}[${m}]`,
+              )
+            : [String(p['name'])],
+        ),
+    ),
     schema: content?.['schema'] as Json | undefined,
     linkHeader: ok['headers'] !== undefined && 'Link' in (ok['headers'] as Json),
   };
