@@ -158,7 +158,7 @@ function asDeepObject(parameters: (Parameter | Json)[]): (Parameter | Json)[] {
   const member = (p: Parameter | Json): string | undefined => /^page\[([a-z]+)\]$/.exec(String(p['name']))?.[1];
   const members = parameters.filter((p) => p['in'] === 'query' && member(p) !== undefined);
   if (members.length === 0) return parameters;
-  const properties = Object.fromEntries(members.map((p) => [member(p), p['schema']]));
+  const properties: Json = Object.fromEntries(members.map((p): [string, unknown] => [member(p) ?? '', p['schema']]));
   const page = { name: 'page', in: 'query', required: false, style: 'deepObject', explode: true, schema: { type: 'object', properties } };
   return [...parameters.filter((p) => !members.includes(p)), page];
 }
