@@ -201,10 +201,11 @@ export function writeBody(input: BodyInput): unknown {
     top['has_more'] = fields.hasMore;
   }
   if (metaKey) top[metaKey] = metaToken ? { ...meta, [metaToken[0]]: metaToken[1] } : meta;
+  else if (flag && wrapper !== 'polygon' && fields.metaPage === undefined) top['truncated'] = truncated;
   if (fields.metaPage !== undefined) {
     // JSON:API's `meta.page`: inside the wrapper's `meta`, or a `meta` of its own beside `_meta` or none.
     const own = metaKey === 'meta' && typeof top['meta'] === 'object' ? (top['meta'] as Record<string, unknown>) : {};
     top['meta'] = { ...own, page: fields.metaPage };
-  } else if (flag && wrapper !== 'polygon') top['truncated'] = truncated;
+  }
   return top;
 }
