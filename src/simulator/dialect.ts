@@ -18,8 +18,11 @@
  * dialects the value that keeps them as they are, let `composeDialect` pick it from the
  * seed's stream (after the existing picks, so that the seeds already in CI keep their other
  * traits), make the room that writes it (document, params, paging or body) honour it, and
- * add it to `describeDialect`. The property tests (test/simulator/dialect-forms.test.ts)
- * then hold every seed's document valid and its answers to what it publishes.
+ * add it to `describeDialect`. A new value of an existing trait (as the JSON:API and Stripe
+ * paging forms are) changes what a fixed seed serves even when drawn last: draw it only for
+ * seeds past the fixed ones' range (dialect-compose.ts LATER_PAGING_FROM_SEED) and add fixed
+ * seeds from there. The property tests (test/simulator/dialect-forms.test.ts) then hold every
+ * seed's document valid and its answers to what it publishes.
  */
 import { DEV_ENV } from '../config/env-vars.js';
 import { composeDialect } from './dialect-compose.js';
