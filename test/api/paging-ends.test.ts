@@ -115,6 +115,45 @@ test('a next link this server cannot send back as given (elsewhere, or repeating
   );
 });
 
+test("a next link this server cannot send back as given that names the document's cursor is followed by that cursor", () => {
+  fc.assert(
+    fc.property(
+      // The cursor's name on the wire (the MCP side calls it `cursor`), its token, and where the link is and how it is given.
+      fc.constantFrom('cursor', 'page_token', 'next_cursor', 'page[cursor]'),
+      fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/),
+      fc.boolean(),
+      fc.constantFrom('next_url', 'Link', 'links.next'),
+      fc.integer({ min: 1, max: 100 }),
+      (wire, token, elsewhere, form, n) => {
+        const CURSOR: DatasetDefinition = {
+          ...dataset({ limit, cursor: z.string().max(256).optional() }),
+          ...(wire === 'cursor' ? {} : { upstreamNames: { cursor: wire } }),
+        };
+        const rows = rowsOf(n);
+        // Polygon's next_url with the ticker list exploded (`tickers=SPY&tickers=QQQ`), or on another host.
+        const query = `limit=${n}&tickers=SPY&tickers=QQQ&${encodeURIComponent(wire)}=${token}`;
+        const next = elsewhere ? `https://elsewhere.example/v1/congress/recent-trades?c=1&${query}` : `/v1/congress/recent-trades?${query}`;
+        const repeats = (url: string): string | undefined =>
+          new URL(url, 'http://h').searchParams.getAll('tickers').length > 1 ? undefined : ownPath(url);
+        const [body, headers] =
+          form === 'next_url'
+            ? [{ results: rows, next_url: next }, undefined]
+            : form === 'Link'
+              ? [rows, { link: `<${next}>; rel="next"` }]
+              : [{ data: rows, links: { next } }, undefined];
+        const paging = followPaging(CURSOR, { limit: n }, payloadParts(body, headers).paging, repeats);
+        assert.deepEqual(paging.next_page, { kind: 'token', token }, 'the next page by the cursor the link names');
+        assert.equal(paging.cut, false, 'no rows left out');
+        // A link naming no cursor of the document's leaves the rest out of reach, saying why.
+        const other = next.replace(`${encodeURIComponent(wire)}=`, 'other=');
+        const unnamed = followPaging(CURSOR, { limit: n }, payloadParts({ results: rows, next_url: other }).paging, repeats);
+        assert.equal(unnamed.cut, true);
+        assert.equal(unnamed.why, 'elsewhere');
+      },
+    ),
+  );
+});
+
 test('a total in the headers pages an offset list to its end: X-Total-Count, X-Total and Content-Range', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 100 }), fc.nat({ max: 2 }), (total, size, form) => {
