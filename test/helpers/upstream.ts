@@ -164,6 +164,20 @@ function linkNext(header: string | null): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a JSON:API or Stripe page says where the list stands: a `links.next` (null on the
+ * last page), a `meta.page` (its total, last page or next cursor), a `has_more`. Evidence of
+ * an end a reader can see, as a total or a flag is.
+ */
+function saysOfAnEnd(paging: Publication['paging'], body: unknown): boolean {
+  if (!isObject(body)) return false;
+  if (paging?.kind === 'after-id') return typeof body['has_more'] === 'boolean';
+  if (paging?.kind !== 'json-api') return false;
+  const links = body['links'];
+  const meta = body['meta'];
+  return (isObject(links) && Object.hasOwn(links, 'next')) || (isObject(meta) && isObject(meta['page']));
+}
+
 export interface UpstreamList {
   readonly rows: Row[];
   /** The same rows, page by page. */
@@ -212,7 +226,9 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
     const payload = Array.isArray(read.payload) ? read.payload : [read.payload];
     rows.push(...payload);
     pages.push(payload);
-    const said = [read.token, read.nextUrl, read.total, read.totalPages, read.totalCount, read.truncated].some((v) => v !== undefined);
+    const said =
+      [read.token, read.nextUrl, read.total, read.totalPages, read.totalCount, read.truncated].some((v) => v !== undefined) ||
+      saysOfAnEnd(paging, response.body);
     const asked = Number(query.get(paging?.kind === 'first-rows' || paging?.kind === 'page-number' ? paging.size : '') ?? size);
     silentEnd = !said && !response.headers.get('link') && payload.length > 0 && (!Number.isFinite(asked) || payload.length >= asked);
     if (options.atMost !== undefined && rows.length >= options.atMost)
