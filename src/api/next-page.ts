@@ -2,8 +2,9 @@
  * Paging as a protocol learned from evidence. The document says which parameters a dataset
  * takes (by role: a cursor, a page number, an offset; catalog/param-roles.ts); each answer
  * says where the next page is (paging-evidence.ts). A next page is followed only in a form
- * the document lets us send, or at a URL the upstream issued for the same request path on the
- * same origin (its own evidence: the key never goes elsewhere).
+ * the document lets us send (the cursor a next URL names, sent by the document's cursor
+ * parameter), or at a URL the upstream issued for the same request path on the same origin
+ * (its own evidence: the key never goes elsewhere).
  *
  * What one answer tells of the rows after it:
  * - a next page to follow (a token, a URL, a page number or an offset);
@@ -18,7 +19,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { upstreamRoles } from '../catalog/param-roles.js';
+import { takesRowId, upstreamRoles } from '../catalog/param-roles.js';
+import { upstreamName } from '../catalog/upstream-names.js';
 import { paramJsonSchema } from '../catalog/openapi.js';
 import type { PagingEvidence } from './paging-evidence.js';
 
@@ -64,6 +66,18 @@ function firstPageNumber(dataset: DatasetDefinition, name: string): number {
   return floor === 0 ? 0 : 1;
 }
 
+/** The one value of the query parameter `name` in `url` (absolute, or a path and query), or undefined. */
+function cursorIn(url: string, name: string): string | undefined {
+  let values: string[];
+  try {
+    values = new URL(url, 'http://next-page.invalid').searchParams.getAll(name);
+  } catch {
+    return undefined;
+  }
+  const [value] = values;
+  return values.length === 1 && value !== undefined && value !== '' ? value : undefined;
+}
+
 const numeric = (value: string | number | undefined): number | undefined => {
   const n = typeof value === 'number' ? value : value === undefined ? undefined : Number(value);
   return n !== undefined && Number.isFinite(n) ? n : undefined;
@@ -90,10 +104,18 @@ export function followPaging(
   if (found.token !== undefined && roles.cursor)
     return { next_page: { kind: 'token', token: found.token }, cut: false, end_unknown: false };
   if (url !== undefined) return { next_page: { kind: 'url', url }, cut: false, end_unknown: false };
+  // A next URL this server cannot send back as given that names the document's own cursor (`…&tickers=SPY&tickers=QQQ&cursor=c2`):
+  // the cursor is the upstream's token for the next page, asked by that parameter with the rest of this query.
+  const token = found.url !== undefined && roles.cursor ? cursorIn(found.url, upstreamName(dataset, roles.cursor)) : undefined;
+  if (token !== undefined) return followed({ kind: 'token', token });
   // Named, but not in a form this dataset can send (a URL elsewhere, or one that repeats a name: `tickers=SPY&tickers=QQQ`),
   // and no page number or offset of the document's to ask the next page by instead: the rest is out of reach.
   if ((found.token !== undefined || found.url !== undefined) && !roles.page && !roles.offset)
     return { cut: true, end_unknown: false, why: 'elsewhere' };
+  // Stripe: `has_more` and no token; the next page is the rows after the last one's id, where the document takes one.
+  const afterId = roles.cursor !== undefined && takesRowId(upstreamName(dataset, roles.cursor));
+  if (afterId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
+    return followed({ kind: 'token', token: found.last_id });
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
   if (roles.page) {

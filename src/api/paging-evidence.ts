@@ -27,6 +27,8 @@ export const pagingEvidenceSchema = z.object({
   total: z.number().optional(),
   /** Rows on this page. */
   rows: z.number().optional(),
+  /** The `id` of this page's last row (text or an integer, as text): what a Stripe-style `starting_after` continues after. */
+  last_id: z.string().optional(),
 });
 
 export type PagingEvidence = z.infer<typeof pagingEvidenceSchema>;
@@ -90,6 +92,14 @@ function flagOf(value: unknown): boolean | undefined {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const empty = (value: unknown): boolean => value === null || value === '';
 
+/** A row's `id` as the upstream would take it back: non-empty text, or a safe integer written as text. */
+export function rowIdOf(row: unknown): string | undefined {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return undefined;
+  const id = (row as Record<string, unknown>)['id'];
+  if (typeof id === 'string') return id !== '' && id.length <= 256 ? id : undefined;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : undefined;
+}
+
 /** The `rel="next"` target of a Link header, or `ended` when the header links other pages but no next. */
 function fromLinkHeader(header: string | undefined): { url?: string; ended?: boolean } {
   if (header === undefined || header === '') return {};
@@ -123,6 +133,7 @@ export function pagingEvidence(
   entries: readonly MetaEntry[],
   headers: PagingHeaders | string | undefined,
   rows: number | undefined,
+  lastId?: string,
 ): PagingEvidence {
   const said: PagingHeaders = typeof headers === 'string' ? { link: headers } : (headers ?? {});
   const linkHeader = said.link;
@@ -170,5 +181,6 @@ export function pagingEvidence(
   // A next page named is a next page, whatever an empty slot elsewhere says.
   if (found.token !== undefined || found.url !== undefined) delete found.ended;
   if (rows !== undefined) found.rows = rows;
+  if (lastId !== undefined) found.last_id = lastId;
   return found;
 }

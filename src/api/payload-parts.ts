@@ -22,7 +22,7 @@
  */
 
 import { isJsonApiResource, jsonApiRows, resourceRow } from './json-api-rows.js';
-import { PAGING_SCALARS, pagingEvidence, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
+import { PAGING_SCALARS, pagingEvidence, rowIdOf, type PagingEvidence, type PagingHeaders } from './paging-evidence.js';
 
 type Json = Record<string, unknown>;
 
@@ -255,7 +255,7 @@ export function payloadParts(body: unknown, headers?: PagingHeaders | string, ti
   // The metadata objects first (`_meta.request_id` over a `request_id` beside the rows), then scalars beside rows.
   for (const object of metaObjects) for (const [key, value] of Object.entries(object)) if (!(key in meta)) meta[key] = value;
   for (const entry of entries) if (entry.within.length === 0 && !(entry.name in meta)) meta[entry.name] = entry.value;
-  const paging = pagingEvidence(entries, headers, found.rows?.length);
+  const paging = pagingEvidence(entries, headers, found.rows?.length, rowIdOf(found.rows?.at(-1)));
   return { data: found.data, rows: found.rows, meta, entries, paging, nextCursor: paging.token };
 }
 

@@ -12,7 +12,10 @@ import type { DatasetDefinition, QueryShape } from './types.js';
 
 export type ParamRole = 'pageSize' | 'cursor' | 'page' | 'offset' | 'session' | 'rangeStart' | 'rangeEnd' | 'tickers' | 'side';
 
-/** Names seen for each role in public APIs, compared without case, `_`, `-` or `.` (`date.gte` is `dategte`). */
+/**
+ * Names seen for each role in public APIs, compared without case, `_`, `-`, `.` or brackets
+ * (`date.gte` is `dategte`; JSON:API's `page[size]` is `pagesize`, `page[number]` `pagenumber`).
+ */
 const NAMES: Record<ParamRole, readonly string[]> = {
   pageSize: ['limit', 'page_size', 'per_page', 'size', 'max_results', 'page_limit', 'count', 'top', 'max_page_size'],
   cursor: [
@@ -24,13 +27,16 @@ const NAMES: Record<ParamRole, readonly string[]> = {
     'continuation',
     'starting_after',
     'after',
+    'after_id',
+    'since_id',
+    'page_after',
     'next_cursor',
     'next_page_token',
     'marker',
     'page',
   ],
   page: ['page', 'page_number', 'page_num', 'page_index', 'p'],
-  offset: ['offset', 'skip', 'start', 'start_index', 'from'],
+  offset: ['offset', 'skip', 'start', 'start_index', 'from', 'page_offset'],
   session: ['session_date', 'session', 'trading_date', 'date'],
   rangeStart: [
     'from',
@@ -72,7 +78,7 @@ const DATE_FORMATS = new Set(['date', 'date-time']);
  */
 const NEEDS_DATE: Partial<Record<ParamRole, readonly string[]>> = { rangeStart: ['after'], rangeEnd: ['before'] };
 
-const folded = (name: string): string => name.toLowerCase().replace(/[-_.]/g, '');
+const folded = (name: string): string => name.toLowerCase().replace(/[-_.[\]]/g, '');
 const FOLDED = Object.fromEntries(Object.entries(NAMES).map(([role, names]) => [role, names.map(folded)])) as Record<ParamRole, string[]>;
 const FOLDED_NEEDS_DATE = Object.fromEntries(
   Object.entries(NEEDS_DATE).map(([role, names]) => [role, (names ?? []).map(folded)]),
@@ -103,6 +109,19 @@ function plays(role: ParamRole, key: string, kind: ParamKind): boolean {
   // A date is never a token: `after=2026-01-02` starts a range.
   if (role === 'cursor') return !dated;
   return true;
+}
+
+/**
+ * Cursor names that mean "the rows after this one's id" (Stripe's `starting_after`, `after_id`,
+ * `since_id`, a bare `after`), folded: an upstream that says `has_more` and names no token is
+ * asked for its next page with the last row's id under one of these. Opaque-cursor names
+ * (`cursor`, `page_token`, JSON:API's `page[after]`) never take an id we made up.
+ */
+const AFTER_ROW_ID = new Set(['startingafter', 'after', 'afterid', 'sinceid', 'startingafterid']);
+
+/** Whether the upstream cursor parameter `name` takes the id of the last row read. */
+export function takesRowId(name: string): boolean {
+  return AFTER_ROW_ID.has(folded(name));
 }
 
 /** The role a parameter of this name and JSON type (and format) plays, if any (camelCase, snake_case and kebab-case alike). */

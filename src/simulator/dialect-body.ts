@@ -195,7 +195,17 @@ export function writeBody(input: BodyInput): unknown {
   if (fields.total !== undefined) top['total'] = fields.total;
   if (fields.totalPages !== undefined) top['total_pages'] = fields.totalPages;
   if (fields.totalCount !== undefined) top['total_count'] = fields.totalCount;
+  if (fields.linksNext !== undefined) top['links'] = { self: input.requestId, next: fields.linksNext };
+  if (fields.hasMore !== undefined) {
+    top['object'] = 'list';
+    top['has_more'] = fields.hasMore;
+  }
   if (metaKey) top[metaKey] = metaToken ? { ...meta, [metaToken[0]]: metaToken[1] } : meta;
-  else if (flag && wrapper !== 'polygon') top['truncated'] = truncated;
+  else if (flag && wrapper !== 'polygon' && fields.metaPage === undefined) top['truncated'] = truncated;
+  if (fields.metaPage !== undefined) {
+    // JSON:API's `meta.page`: inside the wrapper's `meta`, or a `meta` of its own beside `_meta` or none.
+    const own = metaKey === 'meta' && typeof top['meta'] === 'object' ? (top['meta'] as Record<string, unknown>) : {};
+    top['meta'] = { ...own, page: fields.metaPage };
+  }
   return top;
 }

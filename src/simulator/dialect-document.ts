@@ -153,6 +153,16 @@ function rewriteParameter(param: Parameter, info: PublishedParam | undefined, di
   return param;
 }
 
+/** JSON:API's `page[size]`, `page[number]`... as one `page` parameter, `style: deepObject`, an object of those members. */
+function asDeepObject(parameters: (Parameter | Json)[]): (Parameter | Json)[] {
+  const member = (p: Parameter | Json): string | undefined => /^page\[([a-z]+)\]$/.exec(String(p['name']))?.[1];
+  const members = parameters.filter((p) => p['in'] === 'query' && member(p) !== undefined);
+  if (members.length === 0) return parameters;
+  const properties: Json = Object.fromEntries(members.map((p): [string, unknown] => [member(p) ?? '', p['schema']]));
+  const page = { name: 'page', in: 'query', required: false, style: 'deepObject', explode: true, schema: { type: 'object', properties } };
+  return [...parameters.filter((p) => !members.includes(p)), page];
+}
+
 /** Parameters by `$ref`, on the path item, or (mixed) the path's on the item and the shared ones by `$ref`. */
 function declare(paths: Record<string, Record<string, unknown>>, dialect: Dialect, components: Components): void {
   const mode = dialect.traits.declaration;
@@ -222,6 +232,7 @@ function writeDocument(datasets: readonly DatasetDefinition[], dialect: Dialect,
         components,
       ),
     );
+    if (pub.paging?.kind === 'json-api' && pub.paging.form === 'deep-object') operation.parameters = asDeepObject(operation.parameters);
     const described = responseSchemas(pub, dialect, components);
     if (described) {
       const ok = operation.responses['200'] ?? {};

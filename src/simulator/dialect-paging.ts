@@ -21,6 +21,12 @@ export interface PageFields {
   readonly totalCount?: number;
   /** The `Link` header. */
   readonly link?: string;
+  /** JSON:API's `links.next` (null on the last page). */
+  readonly linksNext?: string | null;
+  /** JSON:API's `meta.page`. */
+  readonly metaPage?: Readonly<Record<string, number | string | null>>;
+  /** Stripe's `has_more`. */
+  readonly hasMore?: boolean;
 }
 
 export interface ServedPage {
@@ -165,6 +171,51 @@ export function servePage(input: PageInput): ServedPage {
       const generated = whole(filters);
       const cut = slice(generated, from, page.size ?? 1);
       return { data: cut.data, asOf: generated.asOf, more: cut.more, fields: { totalCount: cut.length } };
+    }
+    case 'json-api': {
+      const size = page.size ?? paging.pageSize;
+      const from =
+        paging.position === 'number'
+          ? ((page.page ?? 1) - 1) * size
+          : paging.position === 'offset'
+            ? (page.offset ?? 0)
+            : page.cursor === undefined
+              ? 0
+              : decodePosition(page.cursor, dataset.operationId).n;
+      const generated = whole(filters);
+      const cut = slice(generated, from, size);
+      const sizeName = paging.position === 'offset' ? 'page[limit]' : 'page[size]';
+      const nextAt =
+        paging.position === 'number'
+          ? String(Math.floor(from / size) + 2)
+          : paging.position === 'offset'
+            ? String(from + size)
+            : encodePosition({ o: dataset.operationId, n: from + size });
+      if (paging.next === 'links') {
+        const next = cut.more ? pageUrl(input.url, { [sizeName]: String(size), [`page[${paging.position}]`]: nextAt }) : null;
+        return { data: cut.data, asOf: generated.asOf, more: cut.more, fields: { linksNext: next } };
+      }
+      const metaPage =
+        paging.position === 'number'
+          ? { 'current-page': Math.floor(from / size) + 1, 'per-page': size, 'last-page': Math.max(1, Math.ceil(cut.length / size)) }
+          : paging.position === 'offset'
+            ? { offset: from, limit: size, total: cut.length }
+            : { next_cursor: cut.more ? nextAt : null };
+      return { data: cut.data, asOf: generated.asOf, more: cut.more, fields: { metaPage } };
+    }
+    case 'after-id': {
+      // Each row of the whole list gets an id by its place in it, as a Stripe list's objects have theirs.
+      const generated = whole(filters);
+      const rows = Array.isArray(generated.data) ? generated.data.map((row, i) => ({ id: `r${i}`, ...row })) : [];
+      let from = 0;
+      if (page.cursor !== undefined) {
+        const after = rows.findIndex((row) => row.id === page.cursor);
+        if (after < 0)
+          throw new DatasetRefusal('VALIDATION_ERROR', 'No row of this list has that id.', 'Pass the id of a row of the previous page.');
+        from = after + 1;
+      }
+      const cut = slice({ ...generated, data: rows }, from, page.size ?? paging.pageSize);
+      return { data: cut.data, asOf: generated.asOf, more: cut.more, fields: { hasMore: cut.more } };
     }
     case 'none': {
       const generated = whole(filters);

@@ -18,8 +18,11 @@
  * dialects the value that keeps them as they are, let `composeDialect` pick it from the
  * seed's stream (after the existing picks, so that the seeds already in CI keep their other
  * traits), make the room that writes it (document, params, paging or body) honour it, and
- * add it to `describeDialect`. The property tests (test/simulator/dialect-forms.test.ts)
- * then hold every seed's document valid and its answers to what it publishes.
+ * add it to `describeDialect`. A new value of an existing trait (as the JSON:API and Stripe
+ * paging forms are) changes what a fixed seed serves even when drawn last: draw it only for
+ * seeds past the fixed ones' range (dialect-compose.ts LATER_PAGING_FROM_SEED) and add fixed
+ * seeds from there. The property tests (test/simulator/dialect-forms.test.ts) then hold every
+ * seed's document valid and its answers to what it publishes.
  */
 import { DEV_ENV } from '../config/env-vars.js';
 import { composeDialect } from './dialect-compose.js';
@@ -85,6 +88,20 @@ export type Paging =
   | { readonly kind: 'page-number'; readonly page: string; readonly size: string; readonly total: 'total_pages' | 'total' }
   /** Offsets with the number of rows. */
   | { readonly kind: 'offset'; readonly offset: string; readonly size: string }
+  /**
+   * JSON:API: `page[size]` with `page[number]`, `page[cursor]` or `page[offset]` (`page[limit]`
+   * beside an offset), written as bracketed parameters or as one `page` with `style: deepObject`;
+   * the next page in `links.next` (null on the last), or told in `meta.page`.
+   */
+  | {
+      readonly kind: 'json-api';
+      readonly form: 'brackets' | 'deep-object';
+      readonly position: 'number' | 'cursor' | 'offset';
+      readonly next: 'links' | 'meta';
+      readonly pageSize: number;
+    }
+  /** Stripe: `has_more` and no token; the next page is asked with the last row's `id` under `cursor`. */
+  | { readonly kind: 'after-id'; readonly cursor: string; readonly size: string | null; readonly pageSize: number }
   /** No paging at all: the whole list, or its first `cut` rows, with or without a `truncated` flag. */
   | { readonly kind: 'none'; readonly cut: number | null; readonly flag: boolean };
 
@@ -276,6 +293,10 @@ function describePaging(paging: Paging): string {
       return `page-number(${paging.page},${paging.size},${paging.total})`;
     case 'offset':
       return `offset(${paging.offset},${paging.size},total_count)`;
+    case 'json-api':
+      return `json-api(${paging.form},page[${paging.position}],${paging.next},${paging.pageSize})`;
+    case 'after-id':
+      return `after-id(${paging.cursor},${paging.size ?? `fixed ${paging.pageSize}`})`;
     case 'none':
       return `none(${paging.cut === null ? 'whole' : `cut ${paging.cut}`}${paging.flag ? ',truncated' : ''})`;
   }

@@ -29,7 +29,7 @@ const dataset = (query: DatasetDefinition['query']): DatasetDefinition => ({
 const limit = z.coerce.number().int().min(1).max(200).optional();
 /** Only a page size: the upstream's next page can be reached only by a URL it issues. */
 const SIZE_ONLY = dataset({ limit });
-/** Stripe's `starting_after`: a cursor parameter, whose value the answers never name. */
+/** Stripe's `starting_after`: a cursor parameter, whose value the answers never name (the last row's id, where rows have one). */
 const STRIPE = dataset({ limit, starting_after: z.string().max(64).optional() });
 const OFFSET = dataset({ limit, offset: z.coerce.number().int().min(0).optional() });
 
@@ -70,7 +70,8 @@ test('more said with no next page this server can ask for is rows left out, sayi
     fc.property(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 500 }), (n, beyond) => {
       const rows = rowsOf(n);
       const forms: [string, DatasetDefinition, unknown, Parameters<typeof payloadParts>[1]?][] = [
-        ['Stripe has_more, no token', STRIPE, { object: 'list', url: '/v1/x', data: rows, has_more: true }],
+        // Rows without an id: nothing to continue after (with ids it pages by starting_after, paging-forms.test.ts).
+        ['Stripe has_more, no token', STRIPE, { object: 'list', url: '/v1/x', data: rows.map(({ id }) => ({ n: id })), has_more: true }],
         ['total beyond the rows', SIZE_ONLY, { results: rows, total_count: n + beyond }],
         ['X-Total-Count beyond the rows', SIZE_ONLY, rows, { total: String(n + beyond) }],
         ['Content-Range beyond the rows', SIZE_ONLY, rows, { contentRange: `items 0-${n - 1}/${n + beyond}` }],
@@ -111,6 +112,45 @@ test('a next link this server cannot send back as given (elsewhere, or repeating
       assert.equal(sizeOnly.cut, true);
       assert.equal(sizeOnly.why, 'elsewhere');
     }),
+  );
+});
+
+test("a next link this server cannot send back as given that names the document's cursor is followed by that cursor", () => {
+  fc.assert(
+    fc.property(
+      // The cursor's name on the wire (the MCP side calls it `cursor`), its token, and where the link is and how it is given.
+      fc.constantFrom('cursor', 'page_token', 'next_cursor', 'page[cursor]'),
+      fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/),
+      fc.boolean(),
+      fc.constantFrom('next_url', 'Link', 'links.next'),
+      fc.integer({ min: 1, max: 100 }),
+      (wire, token, elsewhere, form, n) => {
+        const CURSOR: DatasetDefinition = {
+          ...dataset({ limit, cursor: z.string().max(256).optional() }),
+          ...(wire === 'cursor' ? {} : { upstreamNames: { cursor: wire } }),
+        };
+        const rows = rowsOf(n);
+        // Polygon's next_url with the ticker list exploded (`tickers=SPY&tickers=QQQ`), or on another host.
+        const query = `limit=${n}&tickers=SPY&tickers=QQQ&${encodeURIComponent(wire)}=${token}`;
+        const next = elsewhere ? `https://elsewhere.example/v1/congress/recent-trades?c=1&${query}` : `/v1/congress/recent-trades?${query}`;
+        const repeats = (url: string): string | undefined =>
+          new URL(url, 'http://h').searchParams.getAll('tickers').length > 1 ? undefined : ownPath(url);
+        const [body, headers] =
+          form === 'next_url'
+            ? [{ results: rows, next_url: next }, undefined]
+            : form === 'Link'
+              ? [rows, { link: `<${next}>; rel="next"` }]
+              : [{ data: rows, links: { next } }, undefined];
+        const paging = followPaging(CURSOR, { limit: n }, payloadParts(body, headers).paging, repeats);
+        assert.deepEqual(paging.next_page, { kind: 'token', token }, 'the next page by the cursor the link names');
+        assert.equal(paging.cut, false, 'no rows left out');
+        // A link naming no cursor of the document's leaves the rest out of reach, saying why.
+        const other = next.replace(`${encodeURIComponent(wire)}=`, 'other=');
+        const unnamed = followPaging(CURSOR, { limit: n }, payloadParts({ results: rows, next_url: other }).paging, repeats);
+        assert.equal(unnamed.cut, true);
+        assert.equal(unnamed.why, 'elsewhere');
+      },
+    ),
   );
 });
 

@@ -75,6 +75,17 @@ function rewritePageSizes(document: Json, form: PageSizeForm): Set<string> {
     const lists = [item['parameters'], isJson(item['get']) ? item['get']['parameters'] : undefined];
     for (const param of lists.flatMap((list): unknown[] => (Array.isArray(list) ? (list as unknown[]) : []))) {
       if (!isJson(param) || typeof param['name'] !== 'string') continue;
+      // A deepObject parameter (`page` of JSON:API's `page[size]`): its members are the parameters sent.
+      const members = param['style'] === 'deepObject' && isJson(param['schema']) ? param['schema']['properties'] : undefined;
+      if (isJson(members)) {
+        for (const [member, schema] of Object.entries(members)) {
+          const plainMember = plainSchema(schema);
+          if (roleOf(`${param['name']}[${member}]`, plainMember.type, plainMember.format) !== 'pageSize') continue;
+          members[member] = written(form);
+          rewritten.add(path);
+        }
+        continue;
+      }
       const plain = plainSchema(param['schema']);
       if (roleOf(param['name'], plain.type, plain.format) !== 'pageSize') continue;
       param['schema'] = written(form);

@@ -28,7 +28,7 @@ import { encodePageCursor } from '../../src/mcp/arguments/cursor.js';
 import { DATASETS, isRequiredParam, type DatasetDefinition } from '../../src/catalog/index.js';
 import { DEMO_KEY } from '../../src/runtime.js';
 import { dialectFromEnv } from '../../src/simulator/dialect.js';
-import { answersList } from '../../src/simulator/dialect-lists.js';
+import { answersList, listPaging } from '../../src/simulator/dialect-lists.js';
 import { publication } from '../../src/simulator/dialect-params.js';
 import { CLI, connectV1, connectV2, serverEnv, textOf } from '../helpers/mcp.js';
 
@@ -54,8 +54,12 @@ keyCursorsTo(DEMO_KEY);
  */
 const TOKEN_LIST = ((): DatasetDefinition | undefined => {
   const dialect = dialectFromEnv();
+  // A Stripe-style list's cursor is a row id, not a token: its upstream answers an unknown id with its own text.
   const takesToken = (d: DatasetDefinition): boolean =>
-    answersList(d) && !Object.values(d.query).some(isRequiredParam) && publication(d, dialect).params.some((p) => p.role.kind === 'cursor');
+    answersList(d) &&
+    !Object.values(d.query).some(isRequiredParam) &&
+    listPaging(dialect, d)?.kind !== 'after-id' &&
+    publication(d, dialect).params.some((p) => p.role.kind === 'cursor');
   return DATASETS.find((d) => d.operationId === 'darkpool.by_ticker' && takesToken(d)) ?? DATASETS.find(takesToken);
 })();
 if (!TOKEN_LIST)

@@ -8,8 +8,12 @@ import { DATASETS } from '../../src/catalog/index.js';
 import { DIALECT_ENV, DIALECT_NAMES, dialectNamed, type Dialect } from '../../src/simulator/dialect.js';
 import { listPaging } from '../../src/simulator/dialect-lists.js';
 
-/** Chosen (greedily, over seeds 0 to 2999) so that every trait value appears in at least one. */
-export const FIXED_SEEDS: readonly number[] = [259, 933, 738, 1605, 841, 81, 19, 27, 382];
+/**
+ * Chosen (greedily, over seeds 0 to 2999) so that every trait value appears in at least one;
+ * the last three (greedily, over 3000 to 5999) for the JSON:API and Stripe paging forms, which
+ * only seeds from 3000 draw (dialect-compose.ts LATER_PAGING_FROM_SEED).
+ */
+export const FIXED_SEEDS: readonly number[] = [259, 933, 738, 1605, 841, 81, 19, 27, 382, 3836, 3093, 3135];
 
 /** What each dataset needs to answer at all, in our names. */
 export const SAMPLE_FILTERS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -54,6 +58,8 @@ export function traitValues(dialect: Dialect): [string, string][] {
             ['token-at', p.tokenAt],
           ] as [string, string][])
         : []),
+      ...(p.kind === 'json-api' ? ([['json-api', `${p.form},${p.position},${p.next}`]] as [string, string][]) : []),
+      ...(p.kind === 'after-id' ? ([['after-id', p.cursor]] as [string, string][]) : []),
       ...(p.kind === 'none' ? ([['none', `${p.cut === null ? 'whole' : 'cut'}${p.flag ? '+flag' : ''}`]] as [string, string][]) : []),
     ]),
   ];

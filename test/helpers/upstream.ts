@@ -164,6 +164,20 @@ function linkNext(header: string | null): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a JSON:API or Stripe page says where the list stands: a `links.next` (null on the
+ * last page), a `meta.page` (its total, last page or next cursor), a `has_more`. Evidence of
+ * an end a reader can see, as a total or a flag is.
+ */
+function saysOfAnEnd(paging: Publication['paging'], body: unknown): boolean {
+  if (!isObject(body)) return false;
+  if (paging?.kind === 'after-id') return typeof body['has_more'] === 'boolean';
+  if (paging?.kind !== 'json-api') return false;
+  const links = body['links'];
+  const meta = body['meta'];
+  return (isObject(links) && Object.hasOwn(links, 'next')) || (isObject(meta) && isObject(meta['page']));
+}
+
 export interface UpstreamList {
   readonly rows: Row[];
   /** The same rows, page by page. */
@@ -212,7 +226,9 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
     const payload = Array.isArray(read.payload) ? read.payload : [read.payload];
     rows.push(...payload);
     pages.push(payload);
-    const said = [read.token, read.nextUrl, read.total, read.totalPages, read.totalCount, read.truncated].some((v) => v !== undefined);
+    const said =
+      [read.token, read.nextUrl, read.total, read.totalPages, read.totalCount, read.truncated].some((v) => v !== undefined) ||
+      saysOfAnEnd(paging, response.body);
     const asked = Number(query.get(paging?.kind === 'first-rows' || paging?.kind === 'page-number' ? paging.size : '') ?? size);
     silentEnd = !said && !response.headers.get('link') && payload.length > 0 && (!Number.isFinite(asked) || payload.length >= asked);
     if (options.atMost !== undefined && rows.length >= options.atMost)
@@ -232,6 +248,31 @@ export async function upstreamList(sim: RunningSimulator, path: string, options:
       if (!url) break;
       query = new URL(url).searchParams;
       continue;
+    } else if (paging?.kind === 'json-api') {
+      // JSON:API: `links.next`, or `meta.page` (a page count, a total beside an offset, a next cursor).
+      const body = response.body as { links?: { next?: string | null }; meta?: { page?: Record<string, unknown> } };
+      if (paging.next === 'links') {
+        if (!body.links?.next) break;
+        query = new URL(body.links.next).searchParams;
+        continue;
+      }
+      const said = body.meta?.page ?? {};
+      if (paging.position === 'number') {
+        if (page >= Number(said['last-page'] ?? 0)) break;
+        next.set('page[number]', String(page + 1));
+      } else if (paging.position === 'offset') {
+        const offset = Number(said['offset'] ?? 0) + payload.length;
+        if (payload.length === 0 || offset >= Number(said['total'] ?? 0)) break;
+        next.set('page[offset]', String(offset));
+      } else {
+        if (typeof said['next_cursor'] !== 'string') break;
+        next.set('page[cursor]', said['next_cursor']);
+      }
+    } else if (paging?.kind === 'after-id') {
+      // Stripe: `has_more`, and the next page after the last row's id.
+      const last = payload.at(-1)?.['id'];
+      if ((response.body as { has_more?: unknown }).has_more !== true || typeof last !== 'string') break;
+      next.set(paging.cursor, last);
     } else if (paging?.kind === 'page-number') {
       const pageSize = Number(query.get(paging.size) ?? size ?? 1);
       const pages = read.totalPages ?? Math.ceil((read.total ?? 0) / pageSize);

@@ -256,19 +256,19 @@ function mergedParameters(onPath: unknown, onOperation: unknown): DocumentParame
     if (!Array.isArray(level)) throw new Unusable('parameters is not a list');
     const seen = new Set<string>();
     for (const [index, raw] of level.slice(0, MAX_PARAMETERS).entries()) {
-      const parameter = readParameter(raw, index);
-      if (parameter === undefined) continue;
-      const id = `${parameter.in}:${parameter.name}`;
-      if (seen.has(id)) throw new Unusable(`parameter "${shown(parameter.name)}" is declared twice`);
-      seen.add(id);
-      byKey.set(id, parameter);
+      for (const parameter of readParameter(raw, index)) {
+        const id = `${parameter.in}:${parameter.name}`;
+        if (seen.has(id)) throw new Unusable(`parameter "${shown(parameter.name)}" is declared twice`);
+        seen.add(id);
+        byKey.set(id, parameter);
+      }
     }
   }
   return [...byKey.values()];
 }
 
-/** One parameter; undefined for one this server may leave out (an optional header or cookie). */
-function readParameter(raw: unknown, index: number): DocumentParameter | undefined {
+/** One parameter (a deepObject one as its members); none for one this server may leave out (an optional header or cookie). */
+function readParameter(raw: unknown, index: number): DocumentParameter[] {
   if (raw === null) throw new Unusable(`parameter ${index} is a $ref to nothing`);
   if (!isJson(raw)) throw new Unusable(`parameter ${index} is not an object`);
   if (typeof raw['$ref'] === 'string') throw new Unusable(`parameter ${index} is a $ref that cannot be resolved`);
@@ -279,19 +279,45 @@ function readParameter(raw: unknown, index: number): DocumentParameter | undefin
   const required = location === 'path' || raw['required'] === true;
   if (location === 'header' || location === 'cookie') {
     if (required) throw new Unusable(`it requires the ${location} "${shown(name)}", which this server does not send`);
-    return undefined;
+    return [];
   }
   const schema = parameterSchema(raw);
+  if (location === 'query' && raw['style'] === 'deepObject') return deepObjectMembers(name, required, schema);
   const { explode, delimiter } = arrayForm(raw, location);
-  return {
-    name,
-    in: location as 'path' | 'query',
-    required,
-    description: typeof raw['description'] === 'string' ? raw['description'] : schema.description,
-    schema,
-    explode,
-    delimiter,
-  };
+  return [
+    {
+      name,
+      in: location as 'path' | 'query',
+      required,
+      description: typeof raw['description'] === 'string' ? raw['description'] : schema.description,
+      schema,
+      explode,
+      delimiter,
+    },
+  ];
+}
+
+/**
+ * A `style: deepObject` query parameter (JSON:API's `page` with `size`, `number`, `cursor`...)
+ * as the parameters it is sent as: one `name[member]=value` pair per member its object schema
+ * lists, each read (and its role found) like any parameter written with that bracketed name. A
+ * member is required only where the object is and its schema requires it.
+ */
+function deepObjectMembers(name: string, required: boolean, schema: PlainSchema): DocumentParameter[] {
+  const members = schema.type === 'object' ? Object.entries(schema.properties ?? {}) : [];
+  if (members.length === 0) {
+    if (required) throw new Unusable(`the deepObject parameter "${shown(name)}" lists no members to send`);
+    return [];
+  }
+  return members.slice(0, MAX_PARAMETERS).map(([member, memberSchema]) => ({
+    name: `${name}[${member}]`,
+    in: 'query' as const,
+    required: required && (schema.required ?? []).includes(member),
+    description: memberSchema.description,
+    schema: memberSchema,
+    explode: false,
+    delimiter: ',' as const,
+  }));
 }
 
 /** `schema` (OpenAPI 3), a `content` map's schema, or Swagger 2's keywords on the parameter itself. */
