@@ -7,11 +7,12 @@
  * judged the same whichever request it was.
  */
 import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 
 export interface SentResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  body: AsyncIterable<Buffer> & { dump(options?: { limit: number }): Promise<void>; destroy(): void };
+  body: Readable & { dump(options?: { limit: number }): Promise<void> };
 }
 
 export interface HttpGetOptions {
@@ -23,8 +24,12 @@ export interface HttpGetOptions {
   agent?: Agent | undefined;
 }
 
+/** Loaded at the first request of each kind, once: node:https (tls) only for an https origin. */
+let http: Promise<typeof import('node:http')> | undefined;
+let https: Promise<typeof import('node:https')> | undefined;
+
 export async function httpGet(url: URL, options: HttpGetOptions): Promise<SentResponse> {
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const { request } = url.protocol === 'https:' ? await (https ??= import('node:https')) : await (http ??= import('node:http'));
   // A kept-alive connection the server closes as we reuse it fails like any reset: it is not
   // sent again here, since the request may have reached the API and been charged; the
   // client's retry policy decides, and counts it (node closes idle connections before the

@@ -185,18 +185,49 @@ export class HttpTransport {
  * The body as text, decoded a chunk at a time and each chunk let go of once decoded: the
  * chunks, their concatenation and the text were alive at once, and buffers of a whole page
  * (several hundred kB, freed after each) leave the allocator holding more than it gives back.
+ * Read by its events: a stream's async iterator cost every call a watch of the stream's end
+ * and a promise a chunk, about 2 % of a small call's time.
  */
-async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<string> {
-  const decoder = new StringDecoder('utf8');
-  const pieces: string[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > cap) throw tooLarge(cap, undefined, undefined);
-    pieces.push(decoder.write(chunk));
-  }
-  pieces.push(decoder.end());
-  return pieces.join('');
+function readCapped(body: SentResponse['body'], cap: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const decoder = new StringDecoder('utf8');
+    const pieces: string[] = [];
+    let total = 0;
+    const stop = (): void => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > cap) {
+        stop();
+        body.destroy();
+        reject(tooLarge(cap, undefined, undefined));
+        return;
+      }
+      pieces.push(decoder.write(chunk));
+    };
+    const onEnd = (): void => {
+      stop();
+      pieces.push(decoder.end());
+      resolve(pieces.join(''));
+    };
+    const onError = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    // Closed before its end (the connection reset or destroyed): the body is incomplete.
+    const onClose = (): void => {
+      stop();
+      reject(new Error('the response body closed before its end'));
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
 }
 
 function tooLarge(cap: number, requestId: string | undefined, status: number | undefined): ApiError {

@@ -16,6 +16,9 @@ function claimStdout(): Writable {
   const stdout = process.stdout;
   const write = stdout.write.bind(stdout);
   const protocol = new Writable({
+    // Each message goes to stdout as the string it was serialized to: made into a Buffer here, a
+    // result's 20 kB were copied once more a call, for stdout to write the same bytes.
+    decodeStrings: false,
     write(chunk: Buffer | string, encoding, done) {
       write(chunk, encoding, (error) => done(error ?? null));
     },
