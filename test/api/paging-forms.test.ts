@@ -15,7 +15,7 @@ import { datasetTarget } from '../../src/api/request-target.js';
 import type { DatasetDefinition, QueryValues } from '../../src/catalog/index.js';
 import { upstreamRoles } from '../../src/catalog/param-roles.js';
 import { datasetsFromOpenApi } from '../../src/registry/openapi/import.js';
-import { catalogDocument } from '../faults/fake-upstream.js';
+import { catalogDocument } from '../helpers/fake-upstream.js';
 import { replayPropertySeed } from '../helpers/property-seed.js';
 
 replayPropertySeed();
