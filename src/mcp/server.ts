@@ -227,8 +227,8 @@ function datasetTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps):
 
 /** A registered tool over several names, with what its description says now. */
 interface DescribedTool {
-  describe(): string;
-  handle: RegisteredTool;
+  readonly describe: () => string;
+  readonly handle: RegisteredTool;
 }
 
 /** Registers api_status, volatility_compare and the tools over several names; returns the latter, whose descriptions follow costs. */
