@@ -336,6 +336,68 @@ export function datasetsFromOpenApi(document: unknown, options: ImportOptions = 
 const FIRST_MARGIN = 4;
 const READ_AHEAD = 16;
 
+/** An operation the document lists that could not be read, with its place in the document. */
+interface UnreadableOperation {
+  key: string;
+  path: string;
+  at: number;
+  reason: string;
+}
+
+/**
+ * The document's operations as the import reads them: those of the catalog and the meta
+ * routes first, then what the cap may take, in the document's order, read ahead of need a
+ * crawl at a time. What could not be read is kept with its place, to be reported in order.
+ */
+class OperationCrawl {
+  readonly read = new Map<ListedOperation, DocumentOperation>();
+  readonly unreadable: UnreadableOperation[];
+  private readonly position: Map<string, number>;
+  private readonly candidates: ListedOperation[];
+  private readUpTo = MAX_IMPORTED_DATASETS + FIRST_MARGIN;
+  private candidate = 0;
+
+  constructor(
+    private readonly source: DocumentSource,
+    readonly listed: ReturnType<typeof listOperations>,
+    readonly ours: (entry: ListedOperation) => boolean,
+  ) {
+    this.position = new Map(source.keys.map((key, i) => [key, i]));
+    this.candidates = listed.operations.filter((entry) => !ours(entry));
+    const readFirst = listed.operations.filter(ours);
+    source.prefetch([...readFirst, ...this.candidates.slice(0, this.readUpTo)].map((entry) => entry.key));
+    this.unreadable = listed.skipped.map((s) => ({ ...s, at: this.placeOf(s.key) }));
+    for (const entry of readFirst) this.readOne(entry);
+    this.unreadable.sort((a, b) => a.at - b.at);
+  }
+
+  /** The next operation of the walk: read now if the cap takes it and it was not read yet (a new crawl when past the last). */
+  next(entry: ListedOperation, takes: boolean): DocumentOperation | undefined {
+    if (!this.ours(entry)) this.candidate += 1;
+    if (takes && this.candidate > this.readUpTo) {
+      this.source.prefetch(this.candidates.slice(this.candidate - 1, this.candidate - 1 + READ_AHEAD).map((c) => c.key));
+      this.readUpTo = this.candidate - 1 + READ_AHEAD;
+    }
+    return this.read.get(entry) ?? (takes ? this.readOne(entry) : undefined);
+  }
+
+  private readOne(entry: ListedOperation): DocumentOperation | undefined {
+    try {
+      const op = readListed(this.source, entry);
+      this.read.set(entry, op);
+      return op;
+    } catch (error) {
+      if (!(error instanceof Unusable)) throw error;
+      this.unreadable.push({ key: entry.key, path: entry.path, at: this.placeOf(entry.key), reason: error.message });
+      return undefined;
+    }
+  }
+
+  private placeOf(key: string): number {
+    return this.position.get(key) ?? 0;
+  }
+}
+
 /**
  * Imports a document read an operation at a time (document-source.ts): the catalog's routes
  * and the operations the cap takes are read; an operation the upstream adds beyond the cap
@@ -343,82 +405,85 @@ const READ_AHEAD = 16;
  */
 export function importOperations(source: DocumentSource, options: ImportOptions = {}): ImportReport {
   const catalog = options.catalog ?? DATASETS;
-  const nameOf = options.toolNameOf ?? defaultToolName;
-  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [], retired: [], keptAbsent: [], keys: {} };
   // Bound by route, the one thing the spec fixes for every dataset.
   const byRoute = new Map<string, DatasetDefinition>(catalog.map((d) => [routeOf(d.path), d]));
-  // Tool names belong to the catalog first, then to the first upstream operation that claims one.
-  const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
-  for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
-  const listed = listOperations(source, options.baseUrl);
-  const position = new Map(source.keys.map((key, i) => [key, i]));
   const knownOf = (entry: { path: string }): DatasetDefinition | undefined => byRoute.get(routeOf(entry.path));
   const isMeta = (entry: ListedOperation): boolean =>
     META_PATHS.has(entry.path) || (typeof entry.operationId === 'string' && entry.operationId.startsWith('meta.'));
-  // What the cap may take, in the document's order; read ahead of need, a crawl at a time.
-  const candidates = listed.operations.filter((entry) => !knownOf(entry) && !isMeta(entry));
-  const readFirst = listed.operations.filter((entry) => knownOf(entry) || isMeta(entry));
-  let readUpTo = MAX_IMPORTED_DATASETS + FIRST_MARGIN;
-  source.prefetch([...readFirst, ...candidates.slice(0, readUpTo)].map((entry) => entry.key));
-  /** Operations that could not be read, reported first as they always were, in the document's order. */
-  const unreadable: { key: string; path: string; at: number; reason: string }[] = listed.skipped.map((s) => ({
-    ...s,
-    at: position.get(s.key) ?? 0,
-  }));
-  const read = new Map<ListedOperation, DocumentOperation>();
-  const readOne = (entry: ListedOperation): DocumentOperation | undefined => {
-    try {
-      const op = readListed(source, entry);
-      read.set(entry, op);
-      return op;
-    } catch (error) {
-      if (!(error instanceof Unusable)) throw error;
-      unreadable.push({ key: entry.key, path: entry.path, at: position.get(entry.key) ?? 0, reason: error.message });
-      return undefined;
-    }
-  };
-  for (const entry of readFirst) readOne(entry);
-  unreadable.sort((a, b) => a.at - b.at);
-  const ctx: Context = {
-    report,
-    catalog,
-    byRoute,
-    owners,
-    nameOf,
-    seen: new Set(),
-    converted: new Map(),
-    deferred: [],
-    namespace: namespaceOf(
-      [...read].flatMap(([entry, op]) => {
-        const dataset = knownOf(entry);
-        return dataset ? [{ raw: op.operationId, dataset }] : [];
-      }),
-    ),
-  };
-  deferredOf.set(report, ctx.deferred);
+  const crawl = new OperationCrawl(source, listOperations(source, options.baseUrl), (entry) => Boolean(knownOf(entry)) || isMeta(entry));
+  const ctx = importContext(catalog, byRoute, options, crawl, knownOf);
   /** Catalog routes in the document, usable or not. */
+  const present = keepUnreadableKnown(crawl.unreadable, knownOf, ctx);
+  walkOperations(crawl, knownOf, isMeta, ctx, present);
+  const { report } = ctx;
+  report.skipped = [
+    ...crawl.unreadable.sort((a, b) => a.at - b.at).map((s) => ({ path: registryPath(s.key, 120) || '(unnamed path)', reason: s.reason })),
+    ...report.skipped,
+  ];
+  // A document with no usable operation is broken, not a retirement of every dataset.
+  if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
+  retireAbsent(ctx, present, options);
+  report.datasets = inCatalogOrder(report.datasets, catalog);
+  return report;
+}
+
+/** What every operation's import shares: the report, the tool names taken, the parameters converted, the namespace of ids. */
+function importContext(
+  catalog: readonly DatasetDefinition[],
+  byRoute: ReadonlyMap<string, DatasetDefinition>,
+  options: ImportOptions,
+  crawl: OperationCrawl,
+  knownOf: (entry: { path: string }) => DatasetDefinition | undefined,
+): Context {
+  const nameOf = options.toolNameOf ?? defaultToolName;
+  const report: ImportReport = { datasets: [], added: [], changed: [], skipped: [], accepted: [], retired: [], keptAbsent: [], keys: {} };
+  // Tool names belong to the catalog first, then to the first upstream operation that claims one.
+  const owners = new Map<string, string>(catalog.map((d) => [nameOf(d.operationId), d.operationId]));
+  for (const reserved of options.reservedToolNames ?? []) owners.set(reserved, '');
+  const namespace = namespaceOf(
+    [...crawl.read].flatMap(([entry, op]) => {
+      const dataset = knownOf(entry);
+      return dataset ? [{ raw: op.operationId, dataset }] : [];
+    }),
+  );
+  const ctx: Context = { report, catalog, byRoute, owners, nameOf, seen: new Set(), converted: new Map(), deferred: [], namespace };
+  deferredOf.set(report, ctx.deferred);
+  return ctx;
+}
+
+/** A catalog dataset whose operation cannot be read keeps its tool, which says why; returns the catalog routes so found. */
+function keepUnreadableKnown(
+  unreadable: readonly UnreadableOperation[],
+  knownOf: (entry: { path: string }) => DatasetDefinition | undefined,
+  ctx: Context,
+): Set<string> {
   const present = new Set<string>();
-  // A catalog dataset whose operation cannot be read keeps its tool, which says why.
   for (const skipped of unreadable) {
     const known = knownOf(skipped);
     if (!known) continue;
     present.add(routeOf(known.path));
     ctx.seen.add(known.operationId);
-    report.keys[known.operationId] = skipped.key;
-    report.datasets.push(unreadableDataset(known, skipped.reason));
+    ctx.report.keys[known.operationId] = skipped.key;
+    ctx.report.datasets.push(unreadableDataset(known, skipped.reason));
   }
+  return present;
+}
+
+/** Every operation in the document's order: the catalog's imported, the cap's added, the rest skipped with the reason. */
+function walkOperations(
+  crawl: OperationCrawl,
+  knownOf: (entry: { path: string }) => DatasetDefinition | undefined,
+  isMeta: (entry: ListedOperation) => boolean,
+  ctx: Context,
+  present: Set<string>,
+): void {
+  const { report } = ctx;
   let index = 0;
-  let candidate = 0;
-  for (const entry of listed.operations) {
+  for (const entry of crawl.listed.operations) {
     const known = knownOf(entry);
     const meta = isMeta(entry);
     const takes = !known && !meta && report.added.length < MAX_IMPORTED_DATASETS;
-    if (!known && !meta) candidate += 1;
-    if (takes && candidate > readUpTo) {
-      source.prefetch(candidates.slice(candidate - 1, candidate - 1 + READ_AHEAD).map((c) => c.key));
-      readUpTo = candidate - 1 + READ_AHEAD;
-    }
-    const op = read.get(entry) ?? (takes ? readOne(entry) : undefined);
+    const op = crawl.next(entry, takes);
     // An operation that could not be read is no operation: reported with the others, and not counted.
     if ((known || meta || takes) && op === undefined) continue;
     const at = index;
@@ -433,21 +498,16 @@ export function importOperations(source: DocumentSource, options: ImportOptions 
     // Beyond the cap, an operation the upstream adds is not read at all.
     else report.skipped.push({ path: registryPath(entry.key, 120) || '(unnamed path)', reason: CAP_REASON });
   }
-  report.skipped = [
-    ...unreadable.sort((a, b) => a.at - b.at).map((s) => ({ path: registryPath(s.key, 120) || '(unnamed path)', reason: s.reason })),
-    ...report.skipped,
-  ];
-  // A document with no usable operation is broken, not a retirement of every dataset.
-  if (report.accepted.length === 0) return { ...report, datasets: [...catalog] };
-  retireAbsent(ctx, present, options);
-  // The catalog's order first, then what the upstream added in its document's order: a tool list that does not reshuffle.
+}
+
+/** The catalog's order first, then what the upstream added in its document's order: a tool list that does not reshuffle. */
+function inCatalogOrder(datasets: DatasetDefinition[], catalog: readonly DatasetDefinition[]): DatasetDefinition[] {
   const order = new Map(catalog.map((d, i) => [d.operationId, i]));
   const rank = (d: DatasetDefinition): number => order.get(d.operationId) ?? catalog.length;
-  report.datasets = report.datasets
+  return datasets
     .map((d, i) => ({ d, i }))
     .sort((a, b) => rank(a.d) - rank(b.d) || a.i - b.i)
     .map(({ d }) => d);
-  return report;
 }
 
 const CAP_REASON = `more than ${MAX_IMPORTED_DATASETS} datasets added by the upstream`;
@@ -514,15 +574,7 @@ function standIn(plan: ParamPlan): z.ZodType {
 
 function importOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context): void {
   const { report } = ctx;
-  const skip = (reason: string): void => {
-    report.skipped.push({ path: registryPath(op.key, 120) || '(unnamed path)', reason });
-    // A dataset we know keeps its tool, which says why it cannot be used: never our guesses sent instead.
-    if (known && !ctx.seen.has(known.operationId)) {
-      ctx.seen.add(known.operationId);
-      report.keys[known.operationId] = op.key;
-      report.datasets.push(unreadableDataset(known, reason));
-    }
-  };
+  const skip = (reason: string): void => skipOperation(op, known, ctx, reason);
   // A dataset we know keeps our id (its tool name); another gets a portable one.
   const operationId = known ? known.operationId : portableOperationId(op.operationId, op.path, ctx.namespace);
   if (ctx.seen.has(operationId)) return skip(`operation id ${operationId} appears twice`);
@@ -540,38 +592,67 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   ctx.owners.set(toolName, operationId);
   report.accepted.push(op.key);
   report.keys[operationId] = op.key;
-  // The row fields the document lists, where our catalog has no response schema of its own: read
-  // now for a catalog dataset (they tell whether the document changed it), when first asked for
-  // for one the upstream adds (withFieldsWhenAsked).
+  const wire = wireOf(params, known, op);
+  if (known) report.datasets.push(knownDataset(known, params, wire, report));
+  else {
+    report.added.push(operationId);
+    report.datasets.push(addedDataset(op, operationId, params, wire, ctx));
+  }
+}
+
+/** An operation not taken, with the reason; a dataset we know keeps its tool, which says why it cannot be used: never our guesses sent instead. */
+function skipOperation(op: DocumentOperation, known: DatasetDefinition | undefined, ctx: Context, reason: string): void {
+  const { report } = ctx;
+  report.skipped.push({ path: registryPath(op.key, 120) || '(unnamed path)', reason });
+  if (known && !ctx.seen.has(known.operationId)) {
+    ctx.seen.add(known.operationId);
+    report.keys[known.operationId] = op.key;
+    report.datasets.push(unreadableDataset(known, reason));
+  }
+}
+
+type Wire = Pick<DatasetDefinition, 'upstreamNames' | 'pathParams' | 'wireForms' | 'responseFields'>;
+
+/**
+ * How the operation's requests go on the wire where they differ from our names, and the row
+ * fields the document lists where our catalog has no response schema of its own: read now for
+ * a catalog dataset (they tell whether the document changed it), when first asked for for one
+ * the upstream adds (withFieldsWhenAsked).
+ */
+function wireOf(params: Parsed, known: DatasetDefinition | undefined, op: DocumentOperation): Wire {
   const responseFields = known && !known.response ? rowFieldsOf(op.response) : undefined;
-  const wire = {
+  return {
     ...(Object.keys(params.upstreamNames).length > 0 ? { upstreamNames: params.upstreamNames } : {}),
     ...(params.pathParams.length > 0 ? { pathParams: params.pathParams } : {}),
     ...(Object.keys(params.wireForms).length > 0 ? { wireForms: params.wireForms } : {}),
     ...(responseFields ? { responseFields } : {}),
   };
-  if (!known) {
-    const title = registryText(op.summary ?? '', 60) || operationId;
-    // Short: the tool list is read on every turn, and length is what repetition buys.
-    const text = registryText(op.description ?? op.summary ?? '', 200);
-    report.added.push(operationId);
-    const added = withParamsWhenAsked(
-      {
-        operationId,
-        title: `${title} ${NOT_REVIEWED}`,
-        // Marked, so that the agent weighs it as the registry's word, not ours.
-        description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
-        path: params.path,
-        ...wire,
-        onDemand: op.onDemand === true,
-        cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
-      },
-      params,
-    );
-    report.datasets.push(withFieldsWhenAsked(added, op, ctx.deferred));
-    return;
-  }
-  // A dataset we know: its parameters' zod schemas are made now (what changed is told by them).
+}
+
+/** A dataset the upstream adds: its text marked as the registry's, its schemas and row fields made when first asked for. */
+function addedDataset(op: DocumentOperation, operationId: string, params: Parsed, wire: Wire, ctx: Context): DatasetDefinition {
+  const title = registryText(op.summary ?? '', 60) || operationId;
+  // Short: the tool list is read on every turn, and length is what repetition buys.
+  const text = registryText(op.description ?? op.summary ?? '', 200);
+  const added = withParamsWhenAsked(
+    {
+      operationId,
+      title: `${title} ${NOT_REVIEWED}`,
+      // Marked, so that the agent weighs it as the registry's word, not ours.
+      description: `[Dataset from the API's registry; text not reviewed] ${text || title}`,
+      path: params.path,
+      ...wire,
+      onDemand: op.onDemand === true,
+      cacheClass: CACHE_CLASSES.find((c) => c === op.cacheClass) ?? 'daily',
+    },
+    params,
+  );
+  return withFieldsWhenAsked(added, op, ctx.deferred);
+}
+
+/** A dataset we know, as the document states it: the same object when nothing changed, else the upstream's path and parameters under our reviewed text. */
+function knownDataset(known: DatasetDefinition, params: Parsed, wire: Wire, report: ImportReport): DatasetDefinition {
+  // Its parameters' zod schemas are made now (what changed is told by them).
   const ticker = params.ticker?.zod() as z.ZodType<string> | undefined;
   const shape = { path: params.path, ...(ticker ? { ticker } : {}), query: zodOf(params.query) };
   const local = localParamsOf(known, shape.query);
@@ -582,10 +663,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
     known.ticker === ticker &&
     Object.keys(known.query).length === Object.keys(shape.query).length &&
     Object.entries(shape.query).every(([name, schema]) => known.query[name] === schema);
-  if (unchanged) {
-    report.datasets.push(known);
-    return;
-  }
+  if (unchanged) return known;
   // Upstream wins on path and parameters; reviewed text and behaviour flags stay ours.
   report.changed.push(known.operationId);
   const merged: DatasetDefinition = {
@@ -596,7 +674,7 @@ function importOperation(op: DocumentOperation, known: DatasetDefinition | undef
   };
   // The ticker follows the upstream: one moved to the query is no longer a path parameter.
   if (!params.ticker) delete (merged as { ticker?: unknown }).ticker;
-  report.datasets.push(withHeldExamples(known, merged));
+  return withHeldExamples(known, merged);
 }
 
 /**
