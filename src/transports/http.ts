@@ -16,7 +16,7 @@ import { callerOf, requestOrigin } from '../mcp/request-origin.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { RequestEnds } from './request-ends.js';
-import { exitAfter, shutdownGraceMs } from './exit.js';
+import { exitAfter, shutdownGrace } from './exit.js';
 import { isLoopbackHost } from '../config/secure-url.js';
 import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
 import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
@@ -72,7 +72,9 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions): Promise
   // flight be answered, and only then close the handler (which would abort them) and the
   // runtime. exitAfter (exit.ts) bounds the whole by the grace: a request that does not
   // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
-  const graceMs = shutdownGraceMs(process.env);
+  const grace = shutdownGrace(process.env);
+  const graceMs = grace.ms;
+  if (grace.warning) process.stderr.write(`WARNING: ${grace.warning}\n`);
   const close = async (): Promise<void> => {
     listen.endAll();
     await drain(http, inFlight, ends, graceMs);
@@ -80,7 +82,10 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions): Promise
     await options.closing?.();
     await runtime.close();
   };
-  const shutdown = (): void => exitAfter(close(), 0, graceMs);
+  const shutdown = (): void => {
+    process.stderr.write(`market-data-mcp shutting down: calls in flight have up to ${graceMs} ms to finish\n`);
+    exitAfter(close(), 0, graceMs);
+  };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return { url, close };

@@ -1,13 +1,28 @@
-/** The shutdown grace of --http is read from the environment with its floor, and falls back to the default on anything else. */
+/** The shutdown grace of --http is read from the environment with its floor, and anything else falls back to the default with a warning. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HTTP_ENV } from '../../src/config/env-vars.js';
-import { EXIT_GRACE_MS, shutdownGraceMs } from '../../src/transports/exit.js';
+import { EXIT_GRACE_MS, shutdownGrace } from '../../src/transports/exit.js';
 
-test('MARKET_DATA_HTTP_SHUTDOWN_GRACE_MS sets the grace; below 2 s, not a whole number or unset, the default', () => {
-  const grace = (value: string | undefined): number => shutdownGraceMs(value === undefined ? {} : { [HTTP_ENV.shutdownGraceMs]: value });
-  assert.equal(grace('25000'), 25_000);
-  assert.equal(grace('2000'), 2000);
-  for (const value of [undefined, '', '1999', '0', '-5000', '2.5e3x', 'soon', '2500.5'])
-    assert.equal(grace(value), EXIT_GRACE_MS, `${String(value)} is not a grace`);
+const grace = (value: string | undefined): ReturnType<typeof shutdownGrace> =>
+  shutdownGrace(value === undefined ? {} : { [HTTP_ENV.shutdownGraceMs]: value });
+
+test('MARKET_DATA_HTTP_SHUTDOWN_GRACE_MS sets the grace, silently when it is one', () => {
+  assert.deepEqual(grace('25000'), { ms: 25_000 });
+  assert.deepEqual(grace('2000'), { ms: 2000 });
+  assert.deepEqual(grace(undefined), { ms: EXIT_GRACE_MS });
+  assert.deepEqual(grace(''), { ms: EXIT_GRACE_MS });
+});
+
+test('a grace below 2 s is raised to 2 s, and one that is not a whole number is the default, each said', () => {
+  for (const value of ['1999', '500', '0', '-1']) {
+    const { ms, warning } = grace(value);
+    assert.equal(ms, 2000, value);
+    assert.match(warning ?? '', /MARKET_DATA_HTTP_SHUTDOWN_GRACE_MS .* below 2000 ms.*using 2000/, value);
+  }
+  for (const value of ['abc', '2.5e3x', '2500.5']) {
+    const { ms, warning } = grace(value);
+    assert.equal(ms, EXIT_GRACE_MS, value);
+    assert.match(warning ?? '', /not a whole number of milliseconds; using the default \(3000\)/, value);
+  }
 });
