@@ -69,6 +69,18 @@ test('limit never changes a value: a smaller page is a prefix of a larger one', 
   );
 });
 
+test('the ticker directory names each company once, as a listing does, at its largest page', () => {
+  fc.assert(
+    fc.property(clock, fc.integer({ min: 1, max: 100_000 }), (now, s) => {
+      const tickers = rows(generate('stocks.ticker_exchanges', now, { limit: 3000 }, undefined, s)).map((row) => str(row, 'ticker'));
+      assert.equal(tickers.length, 3000);
+      const twice = tickers.filter((ticker, i) => tickers.indexOf(ticker) !== i);
+      assert.deepEqual(twice, [], `seed ${s}`);
+    }),
+    { numRuns: 12 },
+  );
+});
+
 test('no timestamp outside a session: prints, bars and snapshots, whatever the clock says', () => {
   fc.assert(
     fc.property(clock, seed, (now, s) => {
