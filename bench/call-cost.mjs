@@ -6,7 +6,9 @@
 // Each round prints the load average and every case's p50 beside the same round's floor;
 // the summary gives the median of those per-round ratios, the p50 and the server CPU a call.
 //
-// Cases: the floor's echo; market-data-mcp with each call a cache miss (distinct
+// Cases: the floor's echo; a thin proxy, the least any server answering this call pays (the
+// bare SDK server fetching the same page with node:http, parsing it and returning it as text
+// and structuredContent, checking nothing); market-data-mcp with each call a cache miss (distinct
 // arguments: looked up, sent, stored) and with the cache off, both against a local
 // upstream answering a small page (30 rows, about 10 kB) from memory; `--cached`, the
 // same call answered from the cache; `--default-heap`, the cache miss with V8's own heap
@@ -114,6 +116,27 @@ serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
 s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
 return s; });\n`,
 );
+// The least any server answering this call pays: the same page fetched with node:http over a
+// kept-alive socket, parsed, and returned as text and structuredContent, with nothing checked.
+const thin = join(root, 'dist', `.bench-thin-${process.pid}.mjs`);
+writeFileSync(
+  thin,
+  `import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { Agent, get } from 'node:http';
+import * as z from 'zod';
+const agent = new Agent({ keepAlive: true });
+const fetchPage = (limit) => new Promise((resolve, reject) => {
+  get(process.env.MARKET_DATA_BASE_URL + '${PATH}?limit=' + limit, { agent, headers: { authorization: 'Bearer ' + process.env.MARKET_DATA_API_KEY } }, (res) => {
+    const chunks = []; res.on('data', (c) => chunks.push(c)); res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+  }).on('error', reject);
+});
+serveStdio(() => { const s = new McpServer({ name: 'thin', version: '1.0.0' });
+s.registerTool('${TOOL}', { description: 'Total options volume', inputSchema: z.object({ limit: z.number().int().optional() }) }, async ({ limit }) => {
+  const page = await fetchPage(limit ?? 30); const structuredContent = { data: page.data, meta: page._meta };
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }; });
+return s; });\n`,
+);
 
 /** One server process: warmed up, then `calls` calls timed one after another. */
 async function measure(c, round) {
@@ -155,6 +178,13 @@ try {
   const miss = (i, warmUp) => ({ name: TOOL, arguments: { limit: warmUp ? 500 - (i % 30) : 30 + i } });
   const cases = [
     { key: 'floor', label: 'bare SDK server, echo (floor)', args: [bare], request: () => ({ name: 'echo', arguments: { text: 'hi' } }) },
+    {
+      key: 'thin',
+      label: 'thin proxy (fetch, parse, return)',
+      args: [thin],
+      env,
+      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+    },
     { key: 'miss', label: 'market-data-mcp, cache miss', args: [cli], env, request: miss, profile: true },
     {
       key: 'off',
@@ -219,5 +249,6 @@ try {
 } finally {
   await upstream.close();
   rmSync(bare, { force: true });
+  rmSync(thin, { force: true });
   rmSync(dir, { recursive: true, force: true });
 }
