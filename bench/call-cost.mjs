@@ -19,15 +19,12 @@
 // Usage: node bench/call-cost.mjs [rounds=9] [calls=300] [baseline-cli.js...] [--cached] [--default-heap]
 //        (npm run build first). Add --cpu-prof-dir=DIR to write a CPU profile of every
 //        market-data-mcp case (node --cpu-prof) for a look at where the time goes.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Buffer } from 'node:buffer';
-import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildOpenApiDocument, DATASETS } from '../dist/catalog/index.js';
+import { cli, ECHO, SMALL_PAGE, startUpstream, TOOL, writeReferenceServers } from './small-call.mjs';
 
 const args = process.argv.slice(2);
 const positional = args.filter((a) => !a.startsWith('--'));
@@ -38,10 +35,6 @@ const withCached = args.includes('--cached');
 const withDefaultHeap = args.includes('--default-heap');
 const profileDir = args.find((a) => a.startsWith('--cpu-prof-dir='))?.split('=')[1];
 const WARM_UP = 100;
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli.js');
-const TOOL = 'market_total_options_volume';
-const PATH = '/v1/market/total-options-volume';
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
 /** utime + stime of a process in ms (Linux /proc), or NaN elsewhere. */
@@ -63,80 +56,8 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-/** A small page of daily rows, as the dataset answers (30 rows, about 10 kB), served from memory with the API's headers. */
-async function startUpstream() {
-  const day = (i) => new Date(Date.UTC(2026, 10, 20) - i * 86_400_000).toISOString().slice(0, 10);
-  const rows = Array.from({ length: 30 }, (_, i) => ({
-    date: day(i),
-    call_volume: 21_345_678 + i * 1013,
-    put_volume: 17_654_321 + i * 977,
-    total_volume: 39_000_000 + i * 1990,
-    call_premium_usd: 5_432_109_876.5 + i,
-    put_premium_usd: 4_321_098_765.25 + i,
-    total_premium_usd: 9_753_208_641.75 + i,
-    put_call_ratio: 0.83 + i / 1000,
-    call_open_interest: 312_345_678 + i,
-    put_open_interest: 287_654_321 + i,
-    session_date_et: day(i),
-    source: 'consolidated-options-tape',
-  }));
-  const page = JSON.stringify({ data: rows, _meta: { request_id: 'req-bench', next_cursor: null, data_freshness_seconds: 60 } });
-  const document = JSON.stringify(buildOpenApiDocument(DATASETS));
-  const server = createServer((req, res) => {
-    const isDocument = req.url?.startsWith('/v1/openapi.json');
-    const body = isDocument ? document : req.url?.startsWith(PATH) ? page : '{"error":{"code":"NOT_FOUND","message":"not here"}}';
-    res.writeHead(isDocument || req.url?.startsWith(PATH) ? 200 : 404, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'x-ratelimit-limit': '100000',
-      'x-ratelimit-remaining': '99999',
-      'x-ratelimit-reset': String(Math.floor(Date.now() / 60_000) * 60 + 60),
-      'x-quota-limit': '100000',
-      'x-quota-remaining': '99000',
-      'x-quota-reset-at': '2026-12-01T00:00:00Z',
-    });
-    res.end(body);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    bytes: page.length,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
-  };
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'mdmcp-bench-'));
-const bare = join(root, 'dist', `.bench-bare-${process.pid}.mjs`);
-writeFileSync(
-  bare,
-  `import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import * as z from 'zod';
-serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
-s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-return s; });\n`,
-);
-// The least any server answering this call pays: the same page fetched with node:http over a
-// kept-alive socket, parsed, and returned as text and structuredContent, with nothing checked.
-const thin = join(root, 'dist', `.bench-thin-${process.pid}.mjs`);
-writeFileSync(
-  thin,
-  `import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { Agent, get } from 'node:http';
-import * as z from 'zod';
-const agent = new Agent({ keepAlive: true });
-const fetchPage = (limit) => new Promise((resolve, reject) => {
-  get(process.env.MARKET_DATA_BASE_URL + '${PATH}?limit=' + limit, { agent, headers: { authorization: 'Bearer ' + process.env.MARKET_DATA_API_KEY } }, (res) => {
-    const chunks = []; res.on('data', (c) => chunks.push(c)); res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-  }).on('error', reject);
-});
-serveStdio(() => { const s = new McpServer({ name: 'thin', version: '1.0.0' });
-s.registerTool('${TOOL}', { description: 'Total options volume', inputSchema: z.object({ limit: z.number().int().optional() }) }, async ({ limit }) => {
-  const page = await fetchPage(limit ?? 30); const structuredContent = { data: page.data, meta: page._meta };
-  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }; });
-return s; });\n`,
-);
+const { bare, thin, remove: removeReferenceServers } = writeReferenceServers();
 
 /** One server process: warmed up, then `calls` calls timed one after another. */
 async function measure(c, round) {
@@ -177,13 +98,13 @@ try {
   // Distinct arguments each call, so that each one is a cache miss: the warm-up's apart from the measured ones.
   const miss = (i, warmUp) => ({ name: TOOL, arguments: { limit: warmUp ? 500 - (i % 30) : 30 + i } });
   const cases = [
-    { key: 'floor', label: 'bare SDK server, echo (floor)', args: [bare], request: () => ({ name: 'echo', arguments: { text: 'hi' } }) },
+    { key: 'floor', label: 'bare SDK server, echo (floor)', args: [bare], request: () => ECHO },
     {
       key: 'thin',
       label: 'thin proxy (fetch, parse, return)',
       args: [thin],
       env,
-      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+      request: () => SMALL_PAGE,
     },
     { key: 'miss', label: 'market-data-mcp, cache miss', args: [cli], env, request: miss, profile: true },
     {
@@ -191,7 +112,7 @@ try {
       label: 'market-data-mcp, cache off',
       args: [cli],
       env: { ...env, MARKET_DATA_CACHE_ENTRIES: '0' },
-      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+      request: () => SMALL_PAGE,
       profile: true,
     },
   ];
@@ -201,7 +122,7 @@ try {
       label: 'market-data-mcp, cache hit',
       args: [cli],
       env,
-      request: () => ({ name: TOOL, arguments: { limit: 30 } }),
+      request: () => SMALL_PAGE,
       profile: true,
     });
   if (withDefaultHeap)
@@ -248,7 +169,6 @@ try {
     );
 } finally {
   await upstream.close();
-  rmSync(bare, { force: true });
-  rmSync(thin, { force: true });
+  removeReferenceServers();
   rmSync(dir, { recursive: true, force: true });
 }
