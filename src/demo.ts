@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { NOT_FOR_THIS_KEY } from './mcp/key-reach.js';
 
 interface Snapshot {
   snapshot_at: string;
@@ -57,12 +58,17 @@ export async function runDemo(): Promise<void> {
 async function showToolsets(client: Client): Promise<void> {
   const { tools } = await client.listTools();
   const byToolset = new Map<string, string[]>();
+  // A tool the demo key cannot call says so in its description (mcp/key-reach.ts): starred here.
+  const closed = tools.filter((tool) => tool.description?.startsWith(NOT_FOR_THIS_KEY));
   for (const tool of tools) {
     const toolset = tool.name === 'api_status' ? 'status' : (tool.name.split('_')[0] ?? 'other');
-    byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool.name]);
+    const name = closed.includes(tool) ? `${tool.name}*` : tool.name;
+    byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), name]);
   }
   print(`${tools.length} tools, by toolset:`);
   for (const [toolset, names] of [...byToolset].sort()) print(`  ${toolset.padEnd(14)}${names.join(', ')}`);
+  if (closed.length > 0)
+    print('  * not for the demo key (a standard account): its description says so, and a call answers SCOPE_INSUFFICIENT');
   print();
 }
 

@@ -81,7 +81,10 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
   const selection = selectTools(config);
   const registry = await openRegistry({ config, log, client, simulator, baseUrl, configProblem, warnings, selection, prebuilt, flags });
   const noDataTools = checkSelection(config, log, registry, selection, warnings);
-  const hidden = flags.hideInaccessible ? await inaccessible(client, log) : undefined;
+  // Discover is asked before the first tool list with --hide-inaccessible, and in demo mode (free, the
+  // simulator in process), so that the tools the key cannot call are hidden, or say so (mcp/key-reach.ts).
+  const unreachable = flags.hideInaccessible || simulator ? await inaccessible(client, log) : undefined;
+  const hidden = flags.hideInaccessible ? unreachable : undefined;
   const deps: ServerDeps = {
     client,
     registry,

@@ -17,10 +17,19 @@ export interface DiscoverAnswer {
 
 export class DiscoverMemory {
   private remembered: DiscoverAnswer | undefined;
+  private readonly listeners = new Set<() => void>();
 
-  /** Keeps discover's answer when it is an object, as the spec's is. */
+  /** Keeps discover's answer when it is an object, as the spec's is, and tells who listens. */
   answered(data: unknown, at: number): void {
-    if (typeof data === 'object' && data !== null && !Array.isArray(data)) this.remembered = { at, data: data as Json };
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return;
+    this.remembered = { at, data: data as Json };
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called at every answer kept (a tool list says again what the key can call); returns the way to stop. */
+  onAnswered(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   failed(error: ApiError, at: number): void {

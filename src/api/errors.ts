@@ -199,8 +199,8 @@ function foreignError(status: number, body: unknown, retryAfterHeader: number | 
 export function cancelledError(why: 'caller' | 'shutdown' = 'caller'): ApiError {
   if (why === 'caller') return apiError('CANCELLED', { local: true });
   return apiError('CANCELLED', {
-    message: 'The server is shutting down and stopped this call before the API answered.',
-    hint: 'Call again: another instance, or this one once it is back, will answer.',
+    message: 'Stopped: the server is shutting down.',
+    hint: 'Call again: another instance, or this one once back, will answer.',
     recoverable: true,
     local: true,
   });

@@ -37,6 +37,17 @@ export function inaccessibleOperations(body: unknown): Set<string> {
  * whose scope the key holds is not out of scope (its refusal is another matter).
  */
 export function discoveredOutOfScope(body: unknown, operationId: string): { scope: string | undefined } | undefined {
+  const unreachable = discoveredUnreachable(body, operationId);
+  return unreachable && !unreachable.held ? { scope: unreachable.scope } : undefined;
+}
+
+/**
+ * Why discover says this key cannot call `operationId`: the scope it lacks (undefined when
+ * discover names none), or `held: true` when the key holds that scope and the dataset is
+ * still kept from it (a rule of its own, such as administrator accounts only). Undefined
+ * when discover does not list the dataset as inaccessible: nothing is known against it.
+ */
+export function discoveredUnreachable(body: unknown, operationId: string): { scope: string | undefined; held: boolean } | undefined {
   const parsed = discoverBody.safeParse(body);
   if (!parsed.success) return undefined;
   const held = parsed.data.access_scope ?? [];
@@ -44,7 +55,7 @@ export function discoveredOutOfScope(body: unknown, operationId: string): { scop
     const dataset = discoveredDataset.safeParse(entry);
     if (!dataset.success || dataset.data.operation_id !== operationId || dataset.data.accessible) continue;
     const scope = dataset.data.scope;
-    return scope !== undefined && held.includes(scope) ? undefined : { scope };
+    return { scope, held: scope !== undefined && held.includes(scope) };
   }
   return undefined;
 }

@@ -276,9 +276,9 @@ export const CLIENT_ERROR_CODES = {
     status: null,
     recoverable: true,
     retry: NEVER,
-    action: 'retry; the call ran out of time',
+    action: 'retry, or ask for less data',
     tags: ['deadline'],
-    message: 'The call ran out of time before the API answered.',
+    message: 'Out of time before the API answered.',
   },
   RESPONSE_INVALID: {
     // A 200 whose body broke has already cost a unit: another try would cost one more.
@@ -303,9 +303,9 @@ export const CLIENT_ERROR_CODES = {
     recoverable: false,
     retry: NEVER,
     next: 'do_not_retry',
-    action: 'the caller cancelled the request',
+    action: 'none: the caller cancelled',
     tags: ['cancelled'],
-    message: 'The call was cancelled before it finished.',
+    message: 'Cancelled by the caller.',
   },
   OPERATION_UNREADABLE: {
     status: null,

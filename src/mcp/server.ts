@@ -20,6 +20,7 @@ import { statusTool } from './tools/status-tool.js';
 import { NO_MIDDLEWARE, registerTool, type ToolDefinition, type ToolMiddleware } from './tool.js';
 import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './tools/volatility-compare.js';
 import type { OfferedTool } from './tools/selection.js';
+import { withReach } from './key-reach.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -125,6 +126,8 @@ interface BuiltServer {
   follow(change: CatalogChange): void;
   /** States again what a call spends, in the descriptions of the tools it depends on for (a page size of `operationId` was seen). */
   describeCosts(operationId: string): void;
+  /** States again which tools this key cannot call (discover answered). */
+  describeReach(): void;
 }
 
 function buildServer(deps: ServerDeps): BuiltServer {
@@ -157,6 +160,7 @@ function buildServer(deps: ServerDeps): BuiltServer {
         if (handle.description !== text) handle.update({ description: text });
       }
     },
+    describeReach: () => datasets.describeReach(),
   };
 }
 
@@ -188,15 +192,25 @@ interface DatasetTools {
   follow(change: CatalogChange): void;
   /** States again what a call of `operationId`'s tool spends, in its description. */
   describeCosts(operationId: string): void;
+  /** States again, in each description, whether discover said this key cannot call it. */
+  describeReach(): void;
 }
 
 function datasetTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps): DatasetTools {
   const { server, middleware, contextOf } = wiring;
+  // What a call spends, and first whether discover said this key cannot call it at all.
+  const describe = (dataset: DatasetDefinition): string =>
+    withReach(toolDescription(dataset, deps.client), deps.client, dataset.operationId);
   // What the session's client declared at initialize: whether it renders views, for the older protocol.
   const declared = (): ClientCapabilities | undefined => server.server.getClientCapabilities();
   // A call made before a first start's document arrived waits for it (tools/document-first.ts).
-  const documentTool = (dataset: DatasetDefinition): ToolDefinition =>
-    afterDocument(datasetTool(dataset, toolDeps), deps.registry, { definition: dataset, rebuild: (now) => datasetTool(now, toolDeps) });
+  const documentTool = (dataset: DatasetDefinition): ToolDefinition => {
+    const tool = afterDocument(datasetTool(dataset, toolDeps), deps.registry, {
+      definition: dataset,
+      rebuild: (now) => datasetTool(now, toolDeps),
+    });
+    return { ...tool, config: { ...tool.config, description: describe(dataset) } };
+  };
   const registered = new Map<string, RegisteredTool>();
   const register = (dataset: DatasetDefinition): void => {
     if (deps.hidden?.has(dataset.operationId) || registered.has(dataset.operationId)) return;
@@ -219,8 +233,15 @@ function datasetTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps):
     describeCosts(operationId) {
       const dataset = deps.registry.datasets().find((d) => d.operationId === operationId);
       const tool = registered.get(operationId);
-      const description = dataset ? toolDescription(dataset, deps.client) : undefined;
+      const description = dataset ? describe(dataset) : undefined;
       if (tool && description !== undefined && tool.description !== description) tool.update({ description });
+    },
+    describeReach() {
+      for (const dataset of deps.registry.datasets()) {
+        const tool = registered.get(dataset.operationId);
+        const description = describe(dataset);
+        if (tool && tool.description !== description) tool.update({ description });
+      }
     },
   };
 }
@@ -263,11 +284,14 @@ export function createLiveServer(deps: ServerDeps): LiveServer {
   const built = buildServer(deps);
   const stopFollowing = deps.registry.onChange((change) => built.follow(change));
   const stopCosts = deps.client.onPageRowsSeen((operationId) => built.describeCosts(operationId));
+  // Discover answered (api_status, a scope refusal): the tools this key cannot call say so, one tools/list_changed.
+  const stopReach = deps.client.discovered.onAnswered(() => built.describeReach());
   return {
     server: built.server,
     stop: () => {
       stopFollowing();
       stopCosts();
+      stopReach();
     },
   };
 }

@@ -168,7 +168,8 @@ export function baseMeta(meta: ResultMeta, options: ShapeOptions): ToolMeta {
 /**
  * The API left rows out at the limit asked: say so, or the agent takes the rows shown for
  * all there are. A larger limit is offered only below the maximum, and only filters the
- * call did not already use are named (fields narrows columns, never rows).
+ * call did not already use are named (fields narrows columns, never rows). Said of what the
+ * API sent, never of what this answer shows: an answer cut for the budget shows fewer.
  */
 function moreRowsAdvice(options: ShapeOptions): string {
   const all = options.narrowing ?? [];
@@ -176,15 +177,15 @@ function moreRowsAdvice(options: ShapeOptions): string {
   const filters = all.filter((p) => p !== 'limit' && p !== 'fields' && !used.has(p));
   const narrow = filters.length > 0 ? `narrow with ${filters.join(', ')}` : undefined;
   const asked = options.limit === undefined ? 'the limit' : `limit=${options.limit}`;
-  if (!all.includes('limit')) return `The API holds more rows than it returned; ${narrow ?? 'narrow the request'}.`;
+  if (!all.includes('limit')) return `The API holds more rows than it sent; ${narrow ?? 'narrow the request'}.`;
   const max = options.limitMax;
   if (max !== undefined && options.limit !== undefined && options.limit >= max) {
-    return `The API holds more rows than ${asked} returned, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
+    return `The API holds more rows than it sent at ${asked}, and ${max} is the maximum limit; ${narrow ?? 'it holds more than one call can return'}.`;
   }
   if (options.limitReadsFurther === false)
-    return `The API holds more rows than it returned, and gives no way past them: a larger limit reads no further; ${narrow ?? 'narrow the request'}.`;
+    return `The API holds more rows than it sent, and gives no way past them: a larger limit reads no further; ${narrow ?? 'narrow the request'}.`;
   const larger = max === undefined ? 'ask a larger limit' : `ask a larger limit, up to ${max}`;
-  return `The API holds more rows than ${asked} returned; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
+  return `The API holds more rows than it sent at ${asked}; ${larger}${narrow ? `, or ${narrow}` : ''}.`;
 }
 
 /** Parameters a call can still tighten once set (a lower limit, fewer fields or tickers, a shorter range, a higher minimum). */
@@ -192,11 +193,20 @@ function tightenable(name: string): boolean {
   return ['limit', 'fields', 'from', 'to', 'tickers'].includes(name) || /^(min|max)_/.test(name);
 }
 
-function advice(options: ShapeOptions, withCursor: boolean): string {
+/**
+ * How to get the rows this answer left out. `apiLeft`: the API holds rows past those it sent,
+ * and more_rows says how to reach them; this then speaks only of the rows cut here for the
+ * budget (`left` of them), and names no filter or limit more_rows already names.
+ */
+function advice(options: ShapeOptions, withCursor: boolean, apiLeft?: { left: number }): string {
   const used = new Set(options.used ?? []);
-  const narrowing = (options.narrowing ?? []).filter((p) => !used.has(p) || tightenable(p)).join(', ');
+  const narrowing = (options.narrowing ?? [])
+    .filter((p) => !used.has(p) || tightenable(p))
+    .filter((p) => !apiLeft || p === 'fields')
+    .join(', ');
   const enough = options.takesTicker ? 'ticker and cursor are enough' : 'cursor alone is enough';
-  const follow = withCursor ? `Follow meta.next_cursor (${enough}) for the rest` : 'The rest was left out';
+  const rest = apiLeft ? `the other ${apiLeft.left} the API sent` : 'the rest';
+  const follow = withCursor ? `Follow meta.next_cursor (${enough}) for ${rest}` : 'The rest was left out';
   return narrowing ? `${follow}; or narrow with ${narrowing}.` : `${follow}.`;
 }
 
@@ -324,7 +334,7 @@ function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView)
             trimmed: {
               rows_returned: kept,
               rows_left: rows.length - kept,
-              how_to_get_more: `Cut to ${kept} rows to fit the ${budget}-token result budget. ${advice(options, next !== undefined)}`,
+              how_to_get_more: `Cut to ${kept} rows to fit the ${budget}-token result budget. ${advice(options, next !== undefined, leftByApi ? { left: rows.length - kept } : undefined)}`,
             },
           }
         : {}),

@@ -32,6 +32,7 @@ export function failedError(error: ApiError): Record<string, unknown> {
     retry_after_seconds: error.retryAfterSeconds ?? null,
     action: nextAction(error),
     docs_url: docsUrlOf(error),
+    ...(error.charged === undefined ? {} : { charged: error.charged }),
   };
 }
 
@@ -62,5 +63,11 @@ export function noneAnswered(what: string, failures: readonly FailedPart[], unit
     docsUrl: first.docsUrl,
     requestId: first.requestId,
     local: failures.every((f) => f.error.local),
+    // What the whole call cost, where known: a unit spent, or every part known to have cost none.
+    ...(typeof units === 'number' && units > 0
+      ? { charged: true }
+      : failures.every((f) => f.error.charged === false)
+        ? { charged: false }
+        : {}),
   });
 }

@@ -87,7 +87,8 @@ export class FanOut {
     try {
       result = await callDataset(dataset, args, { ...this.deps.tool, resultTokens: PART_TOKENS, call: part, onProgress: this.onProgress });
     } catch (error) {
-      if (timeout.aborted && !this.context.signal.aborted) throw partDeadlinePassed('name');
+      // Out already: what it cost is not known, so no charge is claimed either way.
+      if (timeout.aborted && !this.context.signal.aborted) throw partDeadlinePassed('name', true);
       throw asApiError(error, this.deps.tool.log, operationId);
     }
     const content = result.structuredContent;
