@@ -123,6 +123,10 @@ test('in one process, a light call waits at most two pacing intervals wherever i
   await assertFairInTime(1, 2);
 });
 
+test('across three nodes taking turns as through Redis, the same: at most two intervals, every window spent', async () => {
+  await assertFairInTime(3, 2);
+});
+
 test('the control: without the pace, the burst takes each window in its first second and a light call waits for the next window', async () => {
   const { lightWaits } = await burstBesideLightCalls(false, 3);
   const slowest = Math.max(...lightWaits);
