@@ -16,7 +16,7 @@ import { turnMissedError } from '../api/gate/too-late.js';
 import { lateInTurns, LateTurns, turnTooLateError } from './late-turns.js';
 import { SharedTurns, type SharedRedis } from './shared-turns.js';
 import { LocalTurns, type Turns } from './turns.js';
-import { WindowPacer, type WindowNow } from './window-pacer.js';
+import { MAX_PACE_SLEEP_MS, WindowPacer, type WindowNow } from './window-pacer.js';
 
 interface Waiter {
   readonly who: string;
@@ -81,8 +81,10 @@ export class FairShareGate extends GateDecorator {
       if (queue) queue.push(waiter);
       else {
         this.queues.set(who, [waiter]);
-        // A user who starts waiting may be the one whose turn comes next.
+        // A user who starts waiting may be the one whose turn comes next: across nodes, said
+        // at once, so that no other node's turn goes first while this pump sleeps on the pace.
         this.again = true;
+        this.turns.waitingChanged(this.waitingUsers());
       }
       this.kick();
       // Told at once when its turn cannot come before its deadline, not at the deadline.
@@ -127,24 +129,28 @@ export class FairShareGate extends GateDecorator {
     try {
       while (!this.closed && this.queues.size > 0) {
         this.again = false;
-        // In one process, the window's pace first: the turn goes to whoever's it is when the
-        // request may go, not before.
-        if (!this.turns.acrossNodes) {
-          const paceMs = await this.paceDelay();
-          if (paceMs > 0) {
-            if (!this.again) await this.sleep(paceMs);
-            continue;
-          }
+        // The window's pace first: the turn goes to whoever's it is when the request may go,
+        // not before. Across nodes too: a turn taken first and held through the pace's sleep
+        // made a member who started waiting on another node wait that sleep and then one of
+        // their own (two intervals, beside a burst, where one process took one).
+        const paceMs = await this.paceDelay();
+        if (paceMs > 0) {
+          if (this.again) continue;
+          const whole = await this.sleep(paceMs);
+          // Across nodes the pace is asked again holding the turn: after a whole sleep, the
+          // turn is asked for at once rather than after one more question to Redis.
+          if (!whole || !this.turns.acrossNodes || paceMs >= MAX_PACE_SLEEP_MS) continue;
         }
         const turn = await this.turns.next([...this.queues.keys()]);
         if ('waitMs' in turn) {
           if (!this.again) await this.sleep(turn.waitMs);
           continue;
         }
-        // Across nodes, the turn first and then the pace, holding the turn: each node plans the
-        // window from its own first sight of it, and a node whose plan was stricter held its
-        // members back (a light member's call 8-9 s) while the others' plans let a burst through.
-        // Who goes next is the shared turns' to say; the pace only says when.
+        // Across nodes, the pace again, holding the turn: each node plans the window from its
+        // own first sight of it, and a node whose plan was stricter held its members back (a
+        // light member's call 8-9 s) while the others' plans let a burst through. Who goes next
+        // is the shared turns' to say (a member waiting here is known there from the moment
+        // they start: acquire); the pace only says when.
         if (this.turns.acrossNodes) await this.pacedHoldingTurn();
         const queue = this.queues.get(turn.user);
         const waiter = queue?.shift();
@@ -232,15 +238,16 @@ export class FairShareGate extends GateDecorator {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = this.clock.after(ms, () => wake());
-      const wake = (): void => {
+  /** Resolves true when the whole time passed, false when woken sooner. */
+  private sleep(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.after(ms, () => wake(true));
+      const wake = (whole: boolean): void => {
         timer.cancel();
         this.wakeUp = undefined;
-        resolve();
+        resolve(whole);
       };
-      this.wakeUp = wake;
+      this.wakeUp = () => wake(false);
     });
   }
 
