@@ -15,7 +15,7 @@ import { wrongBaseUrl } from './api/wrong-base-url.js';
 import { createLogger, type Logger } from './log.js';
 import { importRecordFile, memoisedImport } from './registry/import-memo.js';
 import { rememberDiscover } from './mcp/arguments/discover-memory.js';
-import { DatasetRegistry, defaultCacheDir } from './registry/dataset-registry.js';
+import { DatasetRegistry } from './registry/dataset-registry.js';
 import { primeToolInputJsonSchema } from './mcp/arguments/input-schema.js';
 import { primeDatasetParamJson } from './catalog/param-json-memo.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -175,7 +175,7 @@ async function connectClient(
     config,
     simulator ? DEMO_KEY : config.apiKey,
     log,
-    simulator ? undefined : (config.cacheDir ?? defaultCacheDir()),
+    simulator ? undefined : config.cacheDir,
   );
   const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
   const client = new MarketDataClient({
@@ -213,7 +213,7 @@ interface RegistryInputs extends Settings {
 async function openRegistry(inputs: RegistryInputs): Promise<DatasetRegistry> {
   const { config, log, client, simulator, baseUrl, configProblem, warnings, selection, prebuilt, flags } = inputs;
   // The demo's simulator is in-process: nothing worth keeping on disk.
-  const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
+  const cacheDir = simulator || !baseUrl ? undefined : config.cacheDir;
   // The demo's simulator serves this very catalog: fetching its openapi.json over
   // loopback and importing it again would only repeat work before the first answer.
   // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.
