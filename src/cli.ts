@@ -11,7 +11,9 @@ import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } fro
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { tracingWanted } from './observe/tracing-settings.js';
+import { httpSettings, type HttpSettings } from './config/http.js';
 import { oauthSettings, type OAuthSettings } from './config/oauth.js';
+import type { ConfigProblem } from './config/section.js';
 import type { NetworkTransport, ToolTracing, TracingFailed } from './observe/tracing.js';
 import type { TeamOps } from './team/team.js';
 import { createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
@@ -114,6 +116,7 @@ interface HttpStart {
   readonly port: number;
   readonly host: string;
   readonly access: HttpAccess;
+  readonly limits: HttpSettings;
   readonly oauth: OAuthSettings | undefined;
 }
 
@@ -123,11 +126,18 @@ interface HttpStart {
  */
 function httpStart(portFlag: string, host: string, allowedHosts: string | undefined): HttpStart {
   const httpPort = port(portFlag, '--port');
-  const access = httpAccess(host, process.env, allowedHosts);
-  if (!access.ok) throw new Error(access.problem);
+  const http = httpSettings(process.env);
+  stopOn(http.problems);
   const oauth = oauthSettings(process.env);
   if (!oauth.ok) throw new Error(oauth.problem);
-  return { port: httpPort, host, access: access.access, oauth: oauth.settings };
+  const access = httpAccess(http.settings, { bindHost: host, allowedHostsFlag: allowedHosts, signIn: oauth.settings !== undefined });
+  if (!access.ok) throw new Error(access.problem);
+  for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
+  return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings };
+}
+
+function stopOn(problems: readonly ConfigProblem[]): void {
+  if (problems.length > 0) throw new Error(problems.map((problem) => problem.message).join('; '));
 }
 
 /** OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts). */
@@ -143,6 +153,7 @@ async function serveTeam(runtime: Runtime, team: TeamOps, http: HttpStart): Prom
     port: http.port,
     host: http.host,
     access: http.access,
+    limits: http.limits,
     door: served.door,
     deps: (caller) => served.depsFor(caller),
     closing: () => served.close(),
