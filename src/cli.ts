@@ -14,6 +14,7 @@ import { tracingWanted } from './observe/tracing-settings.js';
 import { httpSettings, type HttpSettings } from './config/http.js';
 import { oauthSettings, type OAuthSettings } from './config/oauth.js';
 import type { ConfigProblem } from './config/section.js';
+import { keyMapPlace, teamSettings, type TeamSettings } from './config/team.js';
 import type { NetworkTransport, ToolTracing, TracingFailed } from './observe/tracing.js';
 import type { TeamOps } from './team/team.js';
 import { createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
@@ -91,7 +92,7 @@ async function runServer(args: string[]): Promise<void> {
   }
   const http = values.http ? httpStart(values.port, values.host, values['allowed-hosts']) : undefined;
   // Metrics, audit and sign-in of the team server (src/observe, src/team, src/auth) load only with --http.
-  const team = http ? (await import('./team/team.js')).createTeamOps(process.env) : undefined;
+  const team = http ? (await import('./team/team.js')).createTeamOps(http.team) : undefined;
   const transport = http ? 'tcp' : 'pipe';
   const tracing = await toolTracing(transport);
   const traced = tracing && !('failed' in tracing) ? tracing : undefined;
@@ -118,6 +119,7 @@ interface HttpStart {
   readonly access: HttpAccess;
   readonly limits: HttpSettings;
   readonly oauth: OAuthSettings | undefined;
+  readonly team: TeamSettings;
 }
 
 /**
@@ -132,8 +134,11 @@ function httpStart(portFlag: string, host: string, allowedHosts: string | undefi
   if (!oauth.ok) throw new Error(oauth.problem);
   const access = httpAccess(http.settings, { bindHost: host, allowedHostsFlag: allowedHosts, signIn: oauth.settings !== undefined });
   if (!access.ok) throw new Error(access.problem);
+  // A key map or a budget that cannot be used stops the start: a node must not spend wrongly.
+  const team = teamSettings(process.env);
+  stopOn(team.problems);
   for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
-  return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings };
+  return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings, team: team.settings };
 }
 
 function stopOn(problems: readonly ConfigProblem[]): void {
@@ -171,7 +176,7 @@ async function main(argv: string[]): Promise<void> {
     readArgs(rest, {}, 'demo');
     return (await import('./demo.js')).runDemo();
   }
-  return (await import('./team/keys-command.js')).keysCommandLine(rest, process.env);
+  return (await import('./team/keys-command.js')).keysCommandLine(rest, keyMapPlace(process.env));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
