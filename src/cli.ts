@@ -11,6 +11,7 @@ import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } fro
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { tracingWanted } from './observe/tracing-settings.js';
+import { developmentSettings } from './config/development.js';
 import { httpSettings, type HttpSettings } from './config/http.js';
 import { oauthSettings, type OAuthSettings } from './config/oauth.js';
 import type { ConfigProblem } from './config/section.js';
@@ -64,7 +65,8 @@ async function runSimulator(args: string[]): Promise<void> {
 }
 
 async function runServer(args: string[]): Promise<void> {
-  favourSmallHeap(process.env);
+  // Its warnings are the runtime's to say, with the other settings'.
+  favourSmallHeap(developmentSettings(process.env).settings);
   const { values } = readArgs(
     args,
     {
