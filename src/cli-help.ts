@@ -4,9 +4,8 @@
  * (`--toolset` → `--toolsets`), in one line on stderr, exit 2, never a stack.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CONCERN_TITLES, ENV, ENV_VARS, TEAM_ENV, type EnvConcern } from './config/env-vars.js';
+import { CONCERN_TITLES, ENV, ENV_VARS, HTTP_ENV, TEAM_ENV, type EnvConcern } from './config/env-vars.js';
 import { nearest } from './mcp/tools/selection.js';
-import { HTTP_ALLOWED_HOSTS_ENV, HTTP_TOKEN_ENV } from './transports/http-auth.js';
 
 export const COMMANDS = ['simulator', 'demo', 'keys', 'help'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -36,10 +35,10 @@ Options:
   --hide-inaccessible     hide the tools the key's scope cannot use (asks /v1/discover, free)
   --redis-url URL         share the account's limits and cache with its other processes (${ENV.redisUrl})
   --http                  Streamable HTTP; every request needs Authorization: Bearer <token>
-                          (${HTTP_TOKEN_ENV}, or one generated and printed at start)
+                          (${HTTP_ENV.token}, or one generated and printed at start)
   --port 3000             --http's port
   --host 127.0.0.1        --http's address; a non-loopback one also needs --allowed-hosts
-  --allowed-hosts a,b     Host names --http answers to (${HTTP_ALLOWED_HOSTS_ENV})
+  --allowed-hosts a,b     Host names --http answers to (${HTTP_ENV.allowedHosts})
   -h, --help              this text
   -v, --version           the version
 

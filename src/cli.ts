@@ -11,7 +11,11 @@ import { isCommand, readArgs, usageOf, UsageError, wantsHelp, type Command } fro
 import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { tracingWanted } from './observe/tracing-settings.js';
+import { developmentSettings } from './config/development.js';
+import { httpSettings, type HttpSettings } from './config/http.js';
 import { oauthSettings, type OAuthSettings } from './config/oauth.js';
+import type { ConfigProblem } from './config/section.js';
+import { keyMapPlace, teamSettings, type TeamSettings } from './config/team.js';
 import type { NetworkTransport, ToolTracing, TracingFailed } from './observe/tracing.js';
 import type { TeamOps } from './team/team.js';
 import { createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
@@ -61,7 +65,8 @@ async function runSimulator(args: string[]): Promise<void> {
 }
 
 async function runServer(args: string[]): Promise<void> {
-  favourSmallHeap(process.env);
+  // Its warnings are the runtime's to say, with the other settings'.
+  favourSmallHeap(developmentSettings(process.env).settings);
   const { values } = readArgs(
     args,
     {
@@ -89,7 +94,7 @@ async function runServer(args: string[]): Promise<void> {
   }
   const http = values.http ? httpStart(values.port, values.host, values['allowed-hosts']) : undefined;
   // Metrics, audit and sign-in of the team server (src/observe, src/team, src/auth) load only with --http.
-  const team = http ? (await import('./team/team.js')).createTeamOps(process.env) : undefined;
+  const team = http ? (await import('./team/team.js')).createTeamOps(http.team) : undefined;
   const transport = http ? 'tcp' : 'pipe';
   const tracing = await toolTracing(transport);
   const traced = tracing && !('failed' in tracing) ? tracing : undefined;
@@ -114,7 +119,9 @@ interface HttpStart {
   readonly port: number;
   readonly host: string;
   readonly access: HttpAccess;
+  readonly limits: HttpSettings;
   readonly oauth: OAuthSettings | undefined;
+  readonly team: TeamSettings;
 }
 
 /**
@@ -123,11 +130,21 @@ interface HttpStart {
  */
 function httpStart(portFlag: string, host: string, allowedHosts: string | undefined): HttpStart {
   const httpPort = port(portFlag, '--port');
-  const access = httpAccess(host, process.env, allowedHosts);
-  if (!access.ok) throw new Error(access.problem);
+  const http = httpSettings(process.env);
+  stopOn(http.problems);
   const oauth = oauthSettings(process.env);
   if (!oauth.ok) throw new Error(oauth.problem);
-  return { port: httpPort, host, access: access.access, oauth: oauth.settings };
+  const access = httpAccess(http.settings, { bindHost: host, allowedHostsFlag: allowedHosts, signIn: oauth.settings !== undefined });
+  if (!access.ok) throw new Error(access.problem);
+  // A key map or a budget that cannot be used stops the start: a node must not spend wrongly.
+  const team = teamSettings(process.env);
+  stopOn(team.problems);
+  for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
+  return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings, team: team.settings };
+}
+
+function stopOn(problems: readonly ConfigProblem[]): void {
+  if (problems.length > 0) throw new Error(problems.map((problem) => problem.message).join('; '));
 }
 
 /** OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts). */
@@ -143,6 +160,7 @@ async function serveTeam(runtime: Runtime, team: TeamOps, http: HttpStart): Prom
     port: http.port,
     host: http.host,
     access: http.access,
+    limits: http.limits,
     door: served.door,
     deps: (caller) => served.depsFor(caller),
     closing: () => served.close(),
@@ -160,7 +178,7 @@ async function main(argv: string[]): Promise<void> {
     readArgs(rest, {}, 'demo');
     return (await import('./demo.js')).runDemo();
   }
-  return (await import('./team/keys-command.js')).keysCommandLine(rest, process.env);
+  return (await import('./team/keys-command.js')).keysCommandLine(rest, keyMapPlace(process.env));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -16,7 +16,6 @@
  * nothing and is set at once.
  */
 import { setFlagsFromString } from 'node:v8';
-import { DEV_ENV } from './config/env-vars.js';
 
 /** When the flag is set without a data call: a start answers its first tools/list well within it. */
 const SIZED_FOR_LOAD_AFTER_MS = 1000;
@@ -24,9 +23,9 @@ const SIZED_FOR_LOAD_AFTER_MS = 1000;
 /** Whether the server process asked for the policy and the first data call has not come yet. */
 let sizedForLoadPending = false;
 
-/** Set once, at start; MARKET_DATA_V8_DEFAULT_HEAP=1 keeps V8's defaults (for comparison). */
-export function favourSmallHeap(env: NodeJS.ProcessEnv): void {
-  if (env[DEV_ENV.v8DefaultHeap] === '1') return;
+/** Set once, at start; `v8DefaultHeap` (MARKET_DATA_V8_DEFAULT_HEAP=1, src/config/development.ts) keeps V8's defaults, for comparison. */
+export function favourSmallHeap({ v8DefaultHeap }: { readonly v8DefaultHeap: boolean }): void {
+  if (v8DefaultHeap) return;
   setFlagsFromString('--semi-space-growth-factor=1');
   sizedForLoadPending = true;
   // Past start-up even with no call: the flag is also what lets V8 give back the heap a start

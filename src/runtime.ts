@@ -9,13 +9,14 @@ import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './redis/factory.js';
 import { DATASETS, inaccessibleOperations, TOOLSETS as CATALOG_TOOLSETS, toolsetOf, type Toolset } from './catalog/index.js';
 import { loadConfig, type Config } from './config/config.js';
-import { DEV_ENV, ENV } from './config/env-vars.js';
+import { developmentSettings, type DevelopmentSettings } from './config/development.js';
+import { ENV } from './config/env-vars.js';
 import { ApiError } from './api/errors.js';
 import { wrongBaseUrl } from './api/wrong-base-url.js';
 import { createLogger, type Logger } from './log.js';
 import { importRecordFile, memoisedImport } from './registry/import-memo.js';
 import { rememberDiscover } from './mcp/arguments/discover-memory.js';
-import { DatasetRegistry, defaultCacheDir } from './registry/dataset-registry.js';
+import { DatasetRegistry } from './registry/dataset-registry.js';
 import { primeToolInputJsonSchema } from './mcp/arguments/input-schema.js';
 import { primeDatasetParamJson } from './catalog/param-json-memo.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -72,8 +73,8 @@ export interface Runtime {
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags = {}): Promise<Runtime> {
-  const { config, log, warnings, configProblem } = readSettings(env, flags);
-  const simulator = config.demo ? await startDemoSimulator(env, flags) : undefined;
+  const { config, development, log, warnings, configProblem } = readSettings(env, flags);
+  const simulator = config.demo ? await startDemoSimulator(development, flags) : undefined;
   const baseUrl = simulator?.url ?? config.baseUrl;
   const { client, account } = await connectClient(config, log, simulator, configProblem, flags);
   const prebuilt = loadPrebuilt();
@@ -120,6 +121,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, flags: RuntimeFlags 
 /** The configuration and what is wrong with it; `warnings` grows later (a wrong base URL found at a refresh) and api_status reads it live. */
 interface Settings {
   readonly config: Config;
+  readonly development: DevelopmentSettings;
   readonly log: Logger;
   readonly warnings: string[];
   /** Set when the data tools must answer CONFIG_INVALID until it is fixed. */
@@ -135,10 +137,12 @@ function readSettings(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Settings {
     redisUrl: flags.redisUrl,
   });
   const config = loaded.config;
+  const { settings: development, warnings: developmentWarnings } = developmentSettings(env);
   const log = createLogger(config.logLevel);
   // What the user should fix but that does not stop the server: shown in the log and in api_status.
-  const warnings = loaded.warnings.map((w) => w.message);
-  for (const warning of loaded.warnings) log.warn({ variable: warning.variable }, warning.message);
+  const said = [...loaded.warnings, ...developmentWarnings];
+  const warnings = said.map((w) => w.message);
+  for (const warning of said) log.warn({ variable: warning.variable }, warning.message);
   const problems = loaded.ok ? [] : loaded.problems;
   // Demo mode needs neither key nor URL, so a bad one only warns there.
   const configProblem = !config.demo && problems.length > 0 ? problems.map((p) => p.message).join('; ') : undefined;
@@ -147,12 +151,12 @@ function readSettings(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Settings {
     warnings.push(...problems.map((p) => `${p.message} (ignored in demo mode)`));
     log.warn({ problems }, 'ignored in demo mode');
   }
-  return { config, log, warnings, configProblem };
+  return { config, development, log, warnings, configProblem };
 }
 
 /** The simulator's module graph (synthetic market, time zones) loads only in demo mode. */
-async function startDemoSimulator(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Promise<RunningSimulator> {
-  const dialect = env[DEV_ENV.simDialect];
+async function startDemoSimulator(development: DevelopmentSettings, flags: RuntimeFlags): Promise<RunningSimulator> {
+  const dialect = development.simDialect;
   const { startSimulator } = await import('./simulator/server.js');
   return startSimulator({
     port: 0,
@@ -174,12 +178,7 @@ async function connectClient(
   flags: RuntimeFlags,
 ): Promise<{ client: MarketDataClient; account: SharedAccount<ApiResult> | undefined }> {
   keyCursorsTo(simulator ? DEMO_KEY : config.apiKey);
-  const account = await sharedAccount(
-    config,
-    simulator ? DEMO_KEY : config.apiKey,
-    log,
-    simulator ? undefined : (config.cacheDir ?? defaultCacheDir()),
-  );
+  const account = await sharedAccount(config, simulator ? DEMO_KEY : config.apiKey, log, simulator ? undefined : config.cacheDir);
   const gate = flags.wrapGate ? flags.wrapGate(account?.gate ?? new InProcessAccountGate(), account?.redis) : account?.gate;
   const client = new MarketDataClient({
     config,
@@ -203,7 +202,7 @@ function primePrebuiltSchemas(prebuilt: Prebuilt | undefined): void {
   }
 }
 
-interface RegistryInputs extends Settings {
+interface RegistryInputs extends Omit<Settings, 'development'> {
   readonly client: MarketDataClient;
   readonly simulator: RunningSimulator | undefined;
   readonly baseUrl: string | undefined;
@@ -216,7 +215,7 @@ interface RegistryInputs extends Settings {
 async function openRegistry(inputs: RegistryInputs): Promise<DatasetRegistry> {
   const { config, log, client, simulator, baseUrl, configProblem, warnings, selection, prebuilt, flags } = inputs;
   // The demo's simulator is in-process: nothing worth keeping on disk.
-  const cacheDir = simulator || !baseUrl ? undefined : (config.cacheDir ?? defaultCacheDir());
+  const cacheDir = simulator || !baseUrl ? undefined : config.cacheDir;
   // The demo's simulator serves this very catalog: fetching its openapi.json over
   // loopback and importing it again would only repeat work before the first answer.
   // A simulator speaking another dialect publishes other ids and parameters: read them as from any upstream.

@@ -1,9 +1,10 @@
 /**
  * Every environment variable the server reads, in one table: its name, the concern it
- * belongs to and what it sets. The modules that read one take its name from here; `--help`
- * prints the table (src/cli-help.ts) and test/docs.test.ts holds README.md to it, both ways.
- * OpenTelemetry's own variables (OTEL_*) are the SDK's, read as its specification names them
- * (src/observe/tracing-settings.ts), and are not listed.
+ * belongs to and what it sets. Each concern's section (config.ts, http.ts, oauth.ts,
+ * team.ts, development.ts) reads its variables by these names; `--help` prints the table
+ * (src/cli-help.ts) and test/docs.test.ts holds README.md to it, both ways. Variables of
+ * other specifications are read as they name them and not listed: OpenTelemetry's OTEL_*
+ * (the SDK's, src/observe/tracing-settings.ts) and XDG_CACHE_HOME (config.ts).
  */
 
 interface EnvVar {
@@ -33,7 +34,7 @@ const TABLE = {
     accountId: { name: 'MARKET_DATA_ACCOUNT_ID', sets: 'the account keys share a gate by' },
     expectedProcesses: { name: 'MARKET_DATA_EXPECTED_PROCESSES', sets: 'processes sharing the account while Redis is away' },
   },
-  /** The --http transport (src/transports/). */
+  /** The --http transport (http.ts). */
   http: {
     token: { name: 'MARKET_DATA_HTTP_TOKEN', sets: 'the bearer token of --http' },
     allowedHosts: { name: 'MARKET_DATA_HTTP_ALLOWED_HOSTS', sets: 'Host names --http answers to' },
@@ -55,7 +56,7 @@ const TABLE = {
     keyMapSecret: { name: 'MARKET_DATA_KEY_MAP_SECRET', sets: "the key map's secret" },
     keyMapUnmapped: { name: 'MARKET_DATA_KEY_MAP_UNMAPPED', sets: 'refuse or team, for a member the map does not name' },
   },
-  /** For tests and benchmarks. */
+  /** For tests and benchmarks (development.ts). */
   development: {
     simDialect: { name: 'MARKET_DATA_SIM_DIALECT', sets: "the simulator's dialect of the API" },
     v8DefaultHeap: { name: 'MARKET_DATA_V8_DEFAULT_HEAP', sets: "1: V8's own heap limit, not ours" },

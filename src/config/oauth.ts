@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { OAUTH_ENV } from './env-vars.js';
+import { readSection, setValues } from './section.js';
 import { secureUrl } from './secure-url.js';
 
 /** The scope a token must carry to call this server, unless the operator names another. */
@@ -27,15 +28,16 @@ export interface OAuthSettings {
 
 const url = secureUrl();
 
+/** Optional here so that a bad value is said as a problem, not thrown; oauthSettings requires both. */
 const schema = z.object({
-  issuer: url,
-  resource: url,
+  issuer: url.optional(),
+  resource: url.optional(),
   scope: z
     .string()
-    .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be one scope token (RFC 6749 section 3.3)')
+    .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'is not one scope token (RFC 6749 section 3.3)')
     .default(DEFAULT_SCOPE),
   jwksUrl: url.optional(),
-  tokenType: z.enum(['at+jwt', 'any'], { error: 'must be at+jwt (RFC 9068, the default) or any' }).default('at+jwt'),
+  tokenType: z.enum(['at+jwt', 'any'], { error: 'is neither at+jwt (RFC 9068, the default) nor any' }).default('at+jwt'),
 });
 
 /**
@@ -43,11 +45,8 @@ const schema = z.object({
  * without the resource URL, a bad value) is a problem: the server must not start open.
  */
 export function oauthSettings(env: NodeJS.ProcessEnv): { ok: true; settings: OAuthSettings | undefined } | { ok: false; problem: string } {
-  const raw: Record<string, string> = {};
-  for (const [field, variable] of Object.entries(OAUTH_ENV)) {
-    const value = env[variable]?.trim();
-    if (value) raw[field] = value;
-  }
+  const raw: Partial<Record<keyof typeof OAUTH_ENV, string>> = {};
+  for (const [field, value] of Object.entries(setValues(env, OAUTH_ENV))) raw[field as keyof typeof OAUTH_ENV] = value.trim();
   if (Object.keys(raw).length === 0) return { ok: true, settings: undefined };
   if (!raw['issuer']) return { ok: false, problem: `${OAUTH_ENV.issuer} is required when any MARKET_DATA_OAUTH_* variable is set.` };
   if (!raw['resource'])
@@ -55,13 +54,17 @@ export function oauthSettings(env: NodeJS.ProcessEnv): { ok: true; settings: OAu
       ok: false,
       problem: `${OAUTH_ENV.resource} is required with ${OAUTH_ENV.issuer}: the public URL of this server's /mcp endpoint.`,
     };
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = String(issue?.path[0] ?? 'issuer') as keyof typeof OAUTH_ENV;
-    return { ok: false, problem: `${OAUTH_ENV[field]} ${issue?.message ?? 'is invalid'}` };
-  }
-  const { resource, scope, jwksUrl, tokenType } = parsed.data;
+  const read = readSection(schema, raw, {
+    names: OAUTH_ENV,
+    shown: { issuer: 'url', resource: 'url', jwksUrl: 'url' },
+    // Any of them wrong and the server would start open, or refuse every member.
+    essential: new Set(['issuer', 'resource', 'scope', 'jwksUrl', 'tokenType']),
+  });
+  const [problem] = read.problems;
+  if (problem) return { ok: false, problem: problem.message };
+  const { resource, scope, jwksUrl, tokenType } = read.settings;
+  // Checked above; the schema cannot say it.
+  if (resource === undefined) return { ok: false, problem: `${OAUTH_ENV.resource} is required with ${OAUTH_ENV.issuer}.` };
   // The issuer identifier is compared with `iss` as a string: kept exactly as configured.
-  return { ok: true, settings: { issuer: raw['issuer'], resource, scope, jwksUrl, tokenType } };
+  return { ok: true, settings: Object.freeze({ issuer: raw['issuer'], resource, scope, jwksUrl, tokenType }) };
 }

@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MarketDataClient } from '../api/client.js';
 import { DATASETS, type DatasetDefinition } from '../catalog/index.js';
@@ -100,10 +99,6 @@ const SKIPPED_NAMED = 5;
 
 /** A larger document is refused whole: ours is about 60 kB. */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
-
-export function defaultCacheDir(): string {
-  return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'market-data-mcp');
-}
 
 /**
  * How long the upstream's document may take to arrive. It is free and read once a refresh, and

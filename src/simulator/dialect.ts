@@ -270,13 +270,22 @@ export function dialectNamed(name: string | undefined): Dialect {
   const seeded = SEEDED.exec(name);
   if (seeded) return composeDialect(Number(seeded[1]));
   if (!(DIALECT_NAMES as readonly string[]).includes(name))
-    throw new Error(`Unknown simulator dialect "${name}"; one of ${DIALECT_NAMES.join(', ')}, or seed:<n>.`);
+    // Quoted as JSON, cut: the name comes from the environment. (config/said.ts is not imported:
+    // it would make the simulator and the server share one more chunk, read at every start.)
+    throw new Error(
+      `${DIALECT_ENV}=${JSON.stringify(name.slice(0, 40))} is not a simulator dialect: one of ${DIALECT_NAMES.join(', ')}, or seed:<n>.`,
+    );
   return { name, traits: NAMED[name as DialectName] };
 }
 
-/** The dialect MARKET_DATA_SIM_DIALECT names (the spec's own when unset). */
+/**
+ * The dialect MARKET_DATA_SIM_DIALECT names (the spec's own when unset): the simulator's
+ * default when its starter names none, so that the dialect suites run every in-process
+ * simulator of the tests in the dialect the runner's environment names. The server's own
+ * start reads it once, in src/config/development.ts, and hands it to the simulator.
+ */
 export function dialectFromEnv(env: NodeJS.ProcessEnv = process.env): Dialect {
-  return dialectNamed(env[DIALECT_ENV]);
+  return dialectNamed(env[DIALECT_ENV]?.trim() || undefined);
 }
 
 function describePaging(paging: Paging): string {

@@ -1,5 +1,5 @@
 /**
- * A per-user daily budget in units (MARKET_DATA_USER_DAILY_UNITS): each signed-in subject
+ * A per-user daily budget in units (MARKET_DATA_USER_DAILY_UNITS, read in src/config/team.ts): each signed-in subject
  * may spend that many units of the account a day (UTC), so one member cannot use up the
  * month's quota for the desk. A unit is reserved when a data request is let through and
  * given back unless the answer was charged (a 200), so the count is exact under
@@ -18,19 +18,7 @@ import { digestOf } from '../auth/caller.js';
 import type { CallRecord } from '../api/call-context.js';
 import { TEAM_ENV } from '../config/env-vars.js';
 
-export const DAILY_UNITS_ENV = TEAM_ENV.dailyUnits;
-
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Undefined when unset (no budget); a value that is not a positive integer stops the start. */
-export function dailyUnits(env: NodeJS.ProcessEnv): { ok: true; units: number | undefined } | { ok: false; problem: string } {
-  const raw = env[DAILY_UNITS_ENV]?.trim();
-  if (!raw) return { ok: true, units: undefined };
-  const units = Number(raw);
-  if (!Number.isSafeInteger(units) || units < 1)
-    return { ok: false, problem: `${DAILY_UNITS_ENV} must be a whole number of units, 1 or more.` };
-  return { ok: true, units };
-}
 
 /** Where the day's spending is counted: per subject and UTC day. */
 export interface BudgetLedger {
@@ -139,7 +127,7 @@ function budgetSpent(units: number, resetAtMs: number, now: number): ApiError {
   return apiError('QUOTA_EXHAUSTED', {
     code: 'USER_BUDGET_EXHAUSTED',
     message: `Your daily budget of ${units} units on this server is spent; it resets at ${resetAt} (midnight UTC).`,
-    hint: `This call was refused at its first charged request and spent no units. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${DAILY_UNITS_ENV}.`,
+    hint: `This call was refused at its first charged request and spent no units. Cached answers and api_status stay free; calls resume after ${resetAt}, or ask the operator to raise ${TEAM_ENV.dailyUnits}.`,
     retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
     local: true,
   });

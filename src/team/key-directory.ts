@@ -3,43 +3,19 @@
  * (MARKET_DATA_KEY_MAP_FILE, opened with MARKET_DATA_KEY_MAP_SECRET) and what happens to
  * a subject the map does not name (MARKET_DATA_KEY_MAP_UNMAPPED: `refuse`, the default,
  * or `team`, the team's key). The map is read again when its file changes, so
- * `market-data-mcp keys set` takes effect on running nodes without a restart.
+ * `market-data-mcp keys set` takes effect on running nodes without a restart. The settings
+ * are read at start by src/config/team.ts.
  */
 import { statSync } from 'node:fs';
 import type { Logger } from '../log.js';
 import { TEAM_ENV } from '../config/env-vars.js';
+import type { KeyMapSettings, UnmappedPolicy } from '../config/team.js';
 import { KeyMapError, readKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
 
-export const KEY_MAP_ENV = { file: TEAM_ENV.keyMapFile, secret: TEAM_ENV.keyMapSecret, unmapped: TEAM_ENV.keyMapUnmapped } as const;
-
-export type UnmappedPolicy = 'refuse' | 'team';
-
-export interface KeyMapSettings {
-  file: string;
-  secret: string;
-  unmapped: UnmappedPolicy;
-}
+export type { KeyMapSettings, UnmappedPolicy } from '../config/team.js';
 
 /** How often, at most, a lookup looks at the file's modification time. */
 const RECHECK_MS = 2000;
-
-/** Undefined when no map is configured (the team's key pays for everyone); a problem stops the start. */
-export function keyMapSettings(
-  env: NodeJS.ProcessEnv,
-): { ok: true; settings: KeyMapSettings | undefined } | { ok: false; problem: string } {
-  const file = env[KEY_MAP_ENV.file]?.trim();
-  const secret = env[KEY_MAP_ENV.secret];
-  const unmapped = env[KEY_MAP_ENV.unmapped]?.trim() || 'refuse';
-  if (!file) {
-    if (secret || env[KEY_MAP_ENV.unmapped])
-      return { ok: false, problem: `${KEY_MAP_ENV.file} is required with ${KEY_MAP_ENV.secret} or ${KEY_MAP_ENV.unmapped}.` };
-    return { ok: true, settings: undefined };
-  }
-  if (!secret) return { ok: false, problem: `${KEY_MAP_ENV.secret} is required to open ${KEY_MAP_ENV.file}.` };
-  if (unmapped !== 'refuse' && unmapped !== 'team')
-    return { ok: false, problem: `${KEY_MAP_ENV.unmapped} must be "refuse" or "team" (what a subject the key map does not name gets).` };
-  return { ok: true, settings: { file, secret, unmapped } };
-}
 
 export class KeyDirectory {
   private map: KeyMap;
@@ -92,7 +68,7 @@ export class KeyDirectory {
     try {
       return statSync(this.settings.file).mtimeMs;
     } catch {
-      throw new KeyMapError(`${KEY_MAP_ENV.file} names a file that cannot be read`);
+      throw new KeyMapError(`${TEAM_ENV.keyMapFile} names a file that cannot be read`);
     }
   }
 
@@ -100,8 +76,8 @@ export class KeyDirectory {
     try {
       return readKeyMap(this.settings.file, this.settings.secret);
     } catch (error) {
-      if (error instanceof KeyMapError) throw new KeyMapError(`${KEY_MAP_ENV.file}: ${error.message}`);
-      throw new KeyMapError(`${KEY_MAP_ENV.file} names a file that cannot be read`);
+      if (error instanceof KeyMapError) throw new KeyMapError(`${TEAM_ENV.keyMapFile}: ${error.message}`);
+      throw new KeyMapError(`${TEAM_ENV.keyMapFile} names a file that cannot be read`);
     }
   }
 }

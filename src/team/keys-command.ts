@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { digestOf } from '../auth/caller.js';
-import { KEY_MAP_ENV } from './key-directory.js';
+import { TEAM_ENV } from '../config/env-vars.js';
+import type { KeyMapPlace } from '../config/team.js';
 import { KeyMapError, readKeyMap, writeKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
 
 // Not the MCP server: a command whose output (a secret, a listing) is meant for a pipe or `$( )`.
@@ -20,10 +21,10 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-function location(env: NodeJS.ProcessEnv): { file: string; secret: string } {
-  const file = env[KEY_MAP_ENV.file]?.trim();
-  const secret = env[KEY_MAP_ENV.secret];
-  if (!file || !secret) throw new KeyMapError(`set ${KEY_MAP_ENV.file} and ${KEY_MAP_ENV.secret} (the same values the server gets)`);
+/** Asked only by the commands that open the map: `new-secret` needs neither. */
+function location(place: KeyMapPlace): { file: string; secret: string } {
+  const { file, secret } = place;
+  if (!file || !secret) throw new KeyMapError(`set ${TEAM_ENV.keyMapFile} and ${TEAM_ENV.keyMapSecret} (the same values the server gets)`);
   return { file, secret };
 }
 
@@ -43,9 +44,9 @@ function describe(map: KeyMap): string {
  * The `keys` command as the shell sees it: an operator's mistake is one line on stderr and
  * exit 2, a file that cannot be read or written exit 1; never a stack or a start-up failure.
  */
-export async function keysCommandLine(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+export async function keysCommandLine(args: string[], place: KeyMapPlace): Promise<void> {
   try {
-    await runKeysCommand(args, env);
+    await runKeysCommand(args, place);
   } catch (error) {
     const usage = error instanceof KeyMapError || isParseArgsError(error);
     const message = error instanceof Error ? error.message : String(error);
@@ -58,7 +59,7 @@ function isParseArgsError(error: unknown): boolean {
   return error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS_');
 }
 
-async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+async function runKeysCommand(args: string[], place: KeyMapPlace): Promise<void> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { account: { type: 'string' } }, strict: true });
   const [command, subject, ...extra] = positionals;
   if (command === 'new-secret') {
@@ -73,7 +74,7 @@ async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv): Promise<v
     throw new KeyMapError(
       `keys ${command} takes ${command === 'list' ? 'no' : 'one'} subject; unexpected: ${[...(command === 'list' ? [subject] : []), ...extra].join(' ')}`,
     );
-  const { file, secret } = location(env);
+  const { file, secret } = location(place);
   const map = current(file, secret);
   if (command === 'list') {
     output.write(describe(map));

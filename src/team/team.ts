@@ -8,6 +8,7 @@ import type { Caller } from '../auth/caller.js';
 import { createFrontDoor, type FrontDoor } from '../auth/front-door.js';
 import { JwtAccessTokenVerifier } from '../auth/jwt-verifier.js';
 import type { OAuthSettings } from '../config/oauth.js';
+import type { TeamSettings } from '../config/team.js';
 import { createLogger } from '../log.js';
 import type { ServerDeps } from '../mcp/server.js';
 import { composeMiddleware, NO_MIDDLEWARE, type ToolMiddleware } from '../mcp/tool.js';
@@ -22,8 +23,8 @@ import { observeToolCalls } from '../observe/tool-observer.js';
 import { shareCatalog } from './catalog-sync.js';
 import { UnitsLedger } from './units-ledger.js';
 import { sealFor } from '../redis/sealed-values.js';
-import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from './daily-budget.js';
-import { KeyDirectory, keyMapSettings } from './key-directory.js';
+import { BudgetGate, InProcessLedger, type BudgetLedger } from './daily-budget.js';
+import { KeyDirectory } from './key-directory.js';
 import { RedisBudgetLedger } from '../redis/budget-ledger.js';
 import { accountNameOf, userAccounts, type UserAccounts } from './user-accounts.js';
 
@@ -44,15 +45,12 @@ export interface TeamServer {
   close(): Promise<void>;
 }
 
-/** Throws when the key map or the daily budget is configured but cannot be used: a node must not start spending wrongly. */
-export function createTeamOps(env: NodeJS.ProcessEnv): TeamOps {
+/** Throws when the key map cannot be opened: a node must not start spending wrongly. */
+export function createTeamOps(settings: TeamSettings): TeamOps {
   const metrics = new TeamMetrics();
-  const keyMap = keyMapSettings(env);
-  if (!keyMap.ok) throw new Error(keyMap.problem);
   // Opened before anything starts: a map that does not open stops the start with its reason.
-  const directory = keyMap.settings ? new KeyDirectory(keyMap.settings, createLogger()) : undefined;
-  const budget = dailyUnits(env);
-  if (!budget.ok) throw new Error(budget.problem);
+  const directory = settings.keyMap ? new KeyDirectory(settings.keyMap, createLogger()) : undefined;
+  const budget = { units: settings.dailyUnits };
   // Where the day's spending is counted: in process, until attach opens the team's own Redis link.
   let ledger: BudgetLedger = new InProcessLedger();
   /** The team key's account on Redis, when shared (set as its gate is made): the tool list is shared through it too. */

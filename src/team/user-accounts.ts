@@ -15,7 +15,8 @@ import { digestOf, type Caller } from '../auth/caller.js';
 import type { ServerDeps } from '../mcp/server.js';
 import type { ToolMiddleware } from '../mcp/tool.js';
 import { inaccessible, packageVersion, type Runtime } from '../runtime.js';
-import { KEY_MAP_ENV, type KeyDirectory } from './key-directory.js';
+import { TEAM_ENV } from '../config/env-vars.js';
+import type { KeyDirectory } from './key-directory.js';
 import type { UserKey } from './key-map-file.js';
 
 export interface UserAccountsDeps {
@@ -151,7 +152,7 @@ function refusedDeps(runtime: Runtime, teamDeps: ServerDeps, subject: string, wa
   const client = new MarketDataClient({
     config: runtime.config,
     log: runtime.log,
-    configProblem: `No API key is assigned to your sign-in (subject "${subject}") on this server, and it refuses signed-in users without one (${KEY_MAP_ENV.unmapped}=refuse). Ask the operator to run: market-data-mcp keys set ${subject}`,
+    configProblem: `No API key is assigned to your sign-in (subject "${subject}") on this server, and it refuses signed-in users without one (${TEAM_ENV.keyMapUnmapped}=refuse). Ask the operator to run: market-data-mcp keys set ${subject}`,
   });
   if (!warned.has(subject)) runtime.log.warn({ subject }, 'a subject the key map does not name signed in; its data calls are refused');
   warned.add(subject);

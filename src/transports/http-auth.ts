@@ -5,12 +5,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HTTP_ENV, OAUTH_ENV } from '../config/env-vars.js';
+import { HTTP_ENV } from '../config/env-vars.js';
+import type { HttpSettings } from '../config/http.js';
 import { isLoopbackHost } from '../config/secure-url.js';
-
-export const HTTP_TOKEN_ENV = HTTP_ENV.token;
-export const HTTP_ALLOWED_HOSTS_ENV = HTTP_ENV.allowedHosts;
-const MIN_TOKEN_LENGTH = 16;
 
 export interface HttpAccess {
   token: string;
@@ -20,28 +17,36 @@ export interface HttpAccess {
   allowedHosts: string[];
 }
 
+/** Where --http is asked to serve, besides its settings. */
+export interface AccessRequest {
+  readonly bindHost: string;
+  /** --allowed-hosts, which wins over MARKET_DATA_HTTP_ALLOWED_HOSTS. */
+  readonly allowedHostsFlag: string | undefined;
+  /** With OAuth sign-in (src/auth) every request carries a token of its own user instead of the static one. */
+  readonly signIn: boolean;
+}
+
 /** The access rules for a bind address, or a message saying what is missing. */
 export function httpAccess(
-  bindHost: string,
-  env: NodeJS.ProcessEnv,
-  allowedHostsFlag: string | undefined,
+  settings: Pick<HttpSettings, 'token' | 'allowedHosts'>,
+  { bindHost, allowedHostsFlag, signIn }: AccessRequest,
 ): { ok: true; access: HttpAccess } | { ok: false; problem: string } {
-  const given = env[HTTP_TOKEN_ENV]?.trim();
-  if (given !== undefined && given !== '' && given.length < MIN_TOKEN_LENGTH)
-    return { ok: false, problem: `${HTTP_TOKEN_ENV} must be at least ${MIN_TOKEN_LENGTH} characters.` };
-  const listed = (allowedHostsFlag ?? env[HTTP_ALLOWED_HOSTS_ENV] ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
+  const given = settings.token;
+  const listed =
+    allowedHostsFlag === undefined
+      ? settings.allowedHosts
+      : allowedHostsFlag
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean);
   const loopback = isLoopbackHost(bindHost.replace(/^\[|\]$/g, ''));
   if (!loopback) {
-    // With OAuth sign-in (src/auth) every request carries a token of its own user instead.
-    if (!given && !env[OAUTH_ENV.issuer]?.trim())
-      return { ok: false, problem: `--host ${bindHost} is not a loopback address: set ${HTTP_TOKEN_ENV} (a token of your choosing).` };
+    if (!given && !signIn)
+      return { ok: false, problem: `--host ${bindHost} is not a loopback address: set ${HTTP_ENV.token} (a token of your choosing).` };
     if (listed.length === 0)
       return {
         ok: false,
-        problem: `--host ${bindHost} is not a loopback address: list the host names clients use with --allowed-hosts (or ${HTTP_ALLOWED_HOSTS_ENV}).`,
+        problem: `--host ${bindHost} is not a loopback address: list the host names clients use with --allowed-hosts (or ${HTTP_ENV.allowedHosts}).`,
       };
   }
   const allowedHosts = loopback ? [...new Set(['localhost', '127.0.0.1', '[::1]', ...listed])] : listed;
@@ -71,7 +76,7 @@ export function bearerGuard(token: string): (req: IncomingMessage, res: ServerRe
         JSON.stringify({
           jsonrpc: '2.0',
           id: null,
-          error: { code: -32001, message: `Unauthorized: send "Authorization: Bearer <token>" (${HTTP_TOKEN_ENV}).` },
+          error: { code: -32001, message: `Unauthorized: send "Authorization: Bearer <token>" (${HTTP_ENV.token}).` },
         }),
       );
     return false;

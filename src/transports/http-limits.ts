@@ -7,17 +7,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { listeningTime, type ListeningTime } from './listening-time.js';
-import { HTTP_ENV } from '../config/env-vars.js';
-
-export const HTTP_MAX_CONNECTIONS_ENV = HTTP_ENV.maxConnections;
-/** Enough for a team's agents and their streams; a flood beyond it is refused at accept. */
-export const DEFAULT_MAX_CONNECTIONS = 256;
-
-/** The connection cap from the environment (a positive integer), or the default. */
-export function maxConnections(env: NodeJS.ProcessEnv): number {
-  const value = Number(env[HTTP_MAX_CONNECTIONS_ENV]);
-  return Number.isInteger(value) && value > 0 ? value : DEFAULT_MAX_CONNECTIONS;
-}
 
 /** Sending its request's headers takes a client this long at most; Node's default (60 s) let slow clients hold connections for a minute each. */
 export const HEADERS_TIMEOUT_MS = 10_000;

@@ -16,10 +16,12 @@ import { callerOf, requestOrigin } from '../mcp/request-origin.js';
 import { createServer, type ServerDeps } from '../mcp/server.js';
 import type { Runtime } from '../runtime.js';
 import { RequestEnds } from './request-ends.js';
-import { exitAfter, shutdownGrace } from './exit.js';
+import { exitAfter } from './exit.js';
+import { HTTP_ENV } from '../config/env-vars.js';
+import type { HttpSettings } from '../config/http.js';
 import { isLoopbackHost } from '../config/secure-url.js';
-import { closeAfterRefusal, connectionTimeouts, limitConnections, maxConnections, refusalsClose } from './http-limits.js';
-import { bearerGuard, HTTP_TOKEN_ENV, type HttpAccess } from './http-auth.js';
+import { closeAfterRefusal, connectionTimeouts, limitConnections, refusalsClose } from './http-limits.js';
+import { bearerGuard, type HttpAccess } from './http-auth.js';
 import { ListenStreams } from './http-listen.js';
 import { auditWhenAnswered, rpcOf, type AuditEntry } from '../observe/http-audit.js';
 
@@ -34,6 +36,8 @@ interface HttpOptions {
   port: number;
   host: string;
   access: HttpAccess;
+  /** The connection cap and the shutdown grace (src/config/http.ts). */
+  limits: Pick<HttpSettings, 'maxConnections' | 'shutdownGraceMs'>;
   door?: FrontDoor | undefined;
   /** The dependencies of a request of this caller (the caller's own key: src/team/user-accounts.ts). */
   deps?: ((caller: Caller | undefined) => Promise<ServerDeps>) | undefined;
@@ -65,16 +69,14 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions): Promise
     const ended = ends.watch(req, res);
     void door.admit(req, res).then((admission) => routeRequest(route, { req, res, admission, started, ended, admitted }));
   });
-  limitConnections(http, maxConnections(process.env));
+  limitConnections(http, options.limits.maxConnections);
   const url = await listenOn(http, options.host, options.port);
   announce(url, door, options);
   // Graceful: stop accepting connections, end the idle keep-alive ones, let the requests in
   // flight be answered, and only then close the handler (which would abort them) and the
   // runtime. exitAfter (exit.ts) bounds the whole by the grace: a request that does not
   // finish in time (a stream left open, an upstream that hangs) cannot keep the process up.
-  const grace = shutdownGrace(process.env);
-  const graceMs = grace.ms;
-  if (grace.warning) process.stderr.write(`WARNING: ${grace.warning}\n`);
+  const graceMs = options.limits.shutdownGraceMs;
   const close = async (): Promise<void> => {
     listen.endAll();
     await drain(http, inFlight, ends, graceMs);
@@ -226,8 +228,8 @@ function announce(url: string, door: FrontDoor, options: HttpOptions): void {
   if (door.describe().length === 0)
     lines.push(
       options.access.generated
-        ? `Bearer token (generated for this run; set ${HTTP_TOKEN_ENV} to choose one): ${options.access.token}`
-        : `Bearer token: the value of ${HTTP_TOKEN_ENV}`,
+        ? `Bearer token (generated for this run; set ${HTTP_ENV.token} to choose one): ${options.access.token}`
+        : `Bearer token: the value of ${HTTP_ENV.token}`,
     );
   lines.push(`Clients send: Authorization: Bearer <token>. Allowed Host names: ${options.access.allowedHosts.join(', ')}.`);
   if (!isLoopbackHost(options.host))

@@ -4,7 +4,7 @@ import type { PermitOutcome, PermitRequest } from '../../src/api/gate/account-ga
 import { ApiError } from '../../src/api/errors.js';
 import { RedisLink } from '../../src/redis/connection.js';
 import { InProcessAccountGate } from '../../src/api/gate/in-process-gate.js';
-import { BudgetGate, dailyUnits, InProcessLedger, type BudgetLedger } from '../../src/team/daily-budget.js';
+import { BudgetGate, InProcessLedger, type BudgetLedger } from '../../src/team/daily-budget.js';
 import { RedisBudgetLedger } from '../../src/redis/budget-ledger.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFakeUpstream } from '../helpers/fake-upstream.js';
@@ -73,12 +73,6 @@ describe('a per-user daily budget in units', () => {
 
     now = Date.parse(MIDNIGHT) + 1;
     assert.equal(await send(gate, 'alice'), undefined, 'a new day, a new budget');
-  });
-
-  test('MARKET_DATA_USER_DAILY_UNITS must be a whole number of units', () => {
-    assert.deepEqual(dailyUnits({}), { ok: true, units: undefined });
-    assert.deepEqual(dailyUnits({ MARKET_DATA_USER_DAILY_UNITS: '500' }), { ok: true, units: 500 });
-    for (const bad of ['0', '-3', '2.5', 'lots']) assert.equal(dailyUnits({ MARKET_DATA_USER_DAILY_UNITS: bad }).ok, false, bad);
   });
 
   redisTest('on Redis, two nodes count one budget per subject', {}, async () => {

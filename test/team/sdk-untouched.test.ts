@@ -23,7 +23,7 @@ test('a team server with audit, metrics and traces patches no SDK object and lea
   assert.ok(registerTool && connect);
   const exporter = new InMemorySpanExporter();
   const tracing = startTracing({ version: 'test', processor: new SimpleSpanProcessor(exporter) });
-  const team = createTeamOps({});
+  const team = createTeamOps({ dailyUnits: undefined, keyMap: undefined });
   const runtime = await createRuntime(
     { MARKET_DATA_LOG_LEVEL: 'silent', MARKET_DATA_CACHE_DIR: freshCacheDir() },
     {
