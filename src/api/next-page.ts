@@ -18,8 +18,9 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { takesRowId, upstreamRoles } from '../catalog/param-roles.js';
+import type { DatasetDefinition } from '../catalog/index.js';
+import { takesRowId } from '../catalog/param-roles.js';
+import { withValues, type DatasetQuery } from './dataset-query.js';
 import { upstreamName } from '../catalog/upstream-names.js';
 import { paramJsonSchema } from '../catalog/openapi.js';
 import type { PagingEvidence } from './paging-evidence.js';
@@ -90,14 +91,13 @@ const numeric = (value: string | number | undefined): number | undefined => {
  * page reached by the upstream's own next token or URL that names none is its last.
  */
 export function followPaging(
-  dataset: DatasetDefinition,
-  query: QueryValues,
+  asked: DatasetQuery,
   evidence: PagingEvidence | undefined,
   sameRequest: SameRequest,
   reached?: NextPage,
 ): FollowedPaging {
+  const { dataset, values: query, roles } = asked;
   const found = evidence ?? {};
-  const roles = upstreamRoles(dataset);
   const rows = found.rows;
   const more = found.more;
   const url = found.url !== undefined ? sameRequest(found.url) : undefined;
@@ -167,11 +167,11 @@ function byFlags(next: NextPage, more: boolean | undefined, short: boolean, slot
 }
 
 /** The query that asks for `next` (token, page or offset under the dataset's own parameter); undefined for a URL. */
-export function queryAt(dataset: DatasetDefinition, query: QueryValues, next: NextPage): QueryValues | undefined {
-  const roles = upstreamRoles(dataset);
-  if (next.kind === 'token' && roles.cursor) return { ...query, [roles.cursor]: next.token };
-  if (next.kind === 'page' && roles.page) return { ...query, [roles.page]: next.page };
-  if (next.kind === 'offset' && roles.offset) return { ...query, [roles.offset]: next.offset };
+export function queryAt(asked: DatasetQuery, next: NextPage): DatasetQuery | undefined {
+  const { values, roles } = asked;
+  if (next.kind === 'token' && roles.cursor) return withValues(asked, { ...values, [roles.cursor]: next.token });
+  if (next.kind === 'page' && roles.page) return withValues(asked, { ...values, [roles.page]: next.page });
+  if (next.kind === 'offset' && roles.offset) return withValues(asked, { ...values, [roles.offset]: next.offset });
   return undefined;
 }
 

@@ -106,9 +106,9 @@ test('rows read here over the upstream pages keep the context beside them, and f
 test('a bug in a tool handler is logged with its stack and answered as a non-recoverable INTERNAL_ERROR, never kept', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime, logs) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let calls = 0;
-      runtime.deps.client.dataset = (...args) => {
+      runtime.deps.client.readPage = (...args) => {
         calls += 1;
         if (calls === 1) throw new TypeError('cannot read properties of undefined (reading "rows")');
         return real(...args);
@@ -153,9 +153,9 @@ test('an error of a tool with an outputSchema carries no structuredContent; its 
 test('a result that fails shaping is not kept: the same call asks the API anew and succeeds', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let poisoned = false;
-      runtime.deps.client.dataset = async (...args) => {
+      runtime.deps.client.readPage = async (...args) => {
         const result = await real(...args);
         if (!poisoned) {
           poisoned = true;
@@ -182,9 +182,9 @@ test('a result that fails shaping is not kept: the same call asks the API anew a
 test('a row that fails shaping is not kept either, also when the rows were read over several pages here', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let poisoning = true;
-      runtime.deps.client.dataset = async (...args) => {
+      runtime.deps.client.readPage = async (...args) => {
         const result = await real(...args);
         const row = (rowsIn(result.data) ?? [])[0];
         if (poisoning && typeof row === 'object' && row !== null) {
