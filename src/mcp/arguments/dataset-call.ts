@@ -12,7 +12,7 @@ import type { MarketDataClient } from '../../api/client.js';
 import { datasetQuery, type DatasetQuery } from '../../api/dataset-query.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { upstreamRoles } from '../../catalog/param-roles.js';
-import { planLocalRead, type LocalPlan } from '../reading/read-dataset.js';
+import { planLocalRead, type LocalPlan } from '../reading/local-plan.js';
 import { refusalError, unreadableOperation } from '../answers/tool-errors.js';
 import { isOurCursor, pagingOf, serverDrivenParams, type Paging } from './cursor.js';
 import { parseFields, refuseUnknownFields } from './fields.js';

@@ -21,9 +21,8 @@ import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import type { DatasetCall } from '../arguments/dataset-call.js';
 import { withScopeAlternatives } from '../arguments/scope.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyWindow, type KnownEmpty } from './known-empty.js';
-import { localValues } from './local-filters.js';
-import { readLocally, readsLocally, type LocalRead } from './local-pages.js';
-import { readWindow, rowFilterOf, type RowFilter } from './row-filters.js';
+import { readLocally, type LocalRead } from './local-pages.js';
+import { readWindow } from './row-filters.js';
 
 export interface ReadDeps {
   client: MarketDataClient;
@@ -49,24 +48,6 @@ export type DatasetRead =
       /** Milliseconds the first page read stays in this process's cache: the same call again is free for that long. */
       cachedForMs: () => number;
     };
-
-/** What the read does here over the upstream's pages, planned as the call is screened (its refusals before any request). */
-export interface LocalPlan {
-  /** Ours the upstream does not offer, applied here over its pages; undefined when the upstream's page is the answer. */
-  readonly local: QueryValues | undefined;
-  /** The tool's own row filter (dark-pool size and time window, lit-print tickers, OI direction). */
-  readonly rowFilter: RowFilter | undefined;
-}
-
-/** The reading stage's part of a call's plan, from its arguments as screened (arguments/dataset-call.ts). */
-export function planLocalRead(dataset: DatasetDefinition, args: Readonly<Record<string, unknown>>): LocalPlan {
-  const rowFilter = rowFilterOf(dataset, args);
-  // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
-  // So is a row filter of the tool's own, in every dialect: `limit` then counts the rows that
-  // match, as it does for a filter the upstream applies, whoever does the filtering.
-  const local = readsLocally(dataset) ? localValues(dataset, args) : rowFilter ? {} : undefined;
-  return { local, rowFilter };
-}
 
 /** A call that takes no cursor: read from the first page, no cursor handed back. */
 const FIRST_PAGE = { base: undefined, upstreamPage: undefined, skip: 0 };
