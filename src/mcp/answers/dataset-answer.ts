@@ -11,7 +11,7 @@ import type { DatasetCall } from '../arguments/dataset-call.js';
 import { rememberFields, unknownFieldsError, unknownFieldsNotice } from '../arguments/fields.js';
 import { FIELDS_PARAM, supportsFields } from '../arguments/input-schema.js';
 import type { DatasetRead } from '../reading/read-dataset.js';
-import { knownEmptyResult } from '../reading/known-empty.js';
+import { knownEmptyResult } from './known-empty-answer.js';
 import type { Logger } from '../../log.js';
 import { adviceOf } from './advice.js';
 import { coversReached, shapingCovers } from './covers.js';
