@@ -18,8 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { DatasetDefinition } from '../catalog/index.js';
-import { takesRowId } from '../catalog/param-roles.js';
+import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import type { RoleNames } from '../catalog/param-roles.js';
 import { withValues, type DatasetQuery } from './dataset-query.js';
 import { upstreamName } from '../catalog/upstream-names.js';
 import { paramJsonSchema } from '../catalog/openapi.js';
@@ -113,8 +113,7 @@ export function followPaging(
   if ((found.token !== undefined || found.url !== undefined) && !roles.page && !roles.offset)
     return { cut: true, end_unknown: false, why: 'elsewhere' };
   // Stripe: `has_more` and no token; the next page is the rows after the last one's id, where the document takes one.
-  const afterId = roles.cursor !== undefined && takesRowId(upstreamName(dataset, roles.cursor));
-  if (afterId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
+  if (asked.cursorTakesRowId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
     return followed({ kind: 'token', token: found.last_id });
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
@@ -168,10 +167,15 @@ function byFlags(next: NextPage, more: boolean | undefined, short: boolean, slot
 
 /** The query that asks for `next` (token, page or offset under the dataset's own parameter); undefined for a URL. */
 export function queryAt(asked: DatasetQuery, next: NextPage): DatasetQuery | undefined {
-  const { values, roles } = asked;
-  if (next.kind === 'token' && roles.cursor) return withValues(asked, { ...values, [roles.cursor]: next.token });
-  if (next.kind === 'page' && roles.page) return withValues(asked, { ...values, [roles.page]: next.page });
-  if (next.kind === 'offset' && roles.offset) return withValues(asked, { ...values, [roles.offset]: next.offset });
+  const placed = positionOfPage(asked.roles, next);
+  return placed && withValues(asked, { ...asked.values, ...placed });
+}
+
+/** `next` as the one parameter that asks for it (the cursor, page or offset the roles name); undefined for a URL. */
+export function positionOfPage(roles: RoleNames, next: NextPage): QueryValues | undefined {
+  if (next.kind === 'token' && roles.cursor) return { [roles.cursor]: next.token };
+  if (next.kind === 'page' && roles.page) return { [roles.page]: next.page };
+  if (next.kind === 'offset' && roles.offset) return { [roles.offset]: next.offset };
   return undefined;
 }
 

@@ -20,8 +20,7 @@ import type { ApiError } from '../../api/errors.js';
 import { invalidArguments } from '../answers/tool-errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import type { RoleNames } from '../../catalog/param-roles.js';
-import { datasetQuery } from '../../api/dataset-query.js';
-import { PAGES_REMEMBERED, pageKey, queryAt, type NextPage } from '../../api/next-page.js';
+import { PAGES_REMEMBERED, pageKey, positionOfPage, type NextPage } from '../../api/next-page.js';
 import { FIELDS_PARAM } from './input-schema.js';
 
 const PREFIX = 'mc1-';
@@ -257,7 +256,7 @@ export function pagingOf(
     delete args[FIELDS_PARAM];
     const at = upstreamPageOf(decoded);
     // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
-    const placed = at ? queryAt(datasetQuery(dataset, undefined, {}, roles), at)?.values : undefined;
+    const placed = at ? positionOfPage(roles, at) : undefined;
     if (placed) Object.assign(args, placed);
     return {
       args: withTicker(args),
