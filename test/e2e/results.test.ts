@@ -210,3 +210,36 @@ test('a row that fails shaping is not kept either, also when the rows were read 
     });
   });
 });
+
+test("a row that fails shaping is not kept when only the tool's own row filter read it, on a larger page than the call's limit", async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client, runtime) => {
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
+      let poisoning = true;
+      runtime.deps.client.readPage = async (...args) => {
+        const result = await real(...args);
+        const row = (rowsIn(result.data) ?? [])[0];
+        if (poisoning && typeof row === 'object' && row !== null) {
+          // min_size reads the size, not the ticker: the read goes through, shaping the row breaks.
+          Object.defineProperty(row, 'ticker', {
+            enumerable: true,
+            get: () => {
+              throw new TypeError('cannot read the row');
+            },
+          });
+        }
+        return result;
+      };
+      const upstream = (): number => sim.api.requests.filter((r) => r.operationId === 'darkpool.by_ticker').length;
+      const args = { ticker: 'AAPL', min_size: 1, limit: 5 };
+      const broken = await client.callTool({ name: 'darkpool_by_ticker', arguments: args });
+      assert.equal(errorOf(broken).code, 'INTERNAL_ERROR');
+      poisoning = false;
+      const spent = upstream();
+      assert.ok(spent > 0);
+      const again = await client.callTool({ name: 'darkpool_by_ticker', arguments: args });
+      assert.notEqual(again.isError, true, textOf(again));
+      assert.equal(upstream(), 2 * spent, 'the pages read for the filter asked anew, not served from the cache that failed shaping');
+    });
+  });
+});
