@@ -2,7 +2,7 @@
 // Writes what is derived from the code: the README tool table and manifest.json's tools (from
 // the catalog), and the README's layout (from each source folder's README.md).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { manifestTools, withToolTable } from '../dist/mcp/docs.js';
+import { manifestTools, withToolTable } from '../dist/mcp/sync-docs.js';
 import { withLayout } from './layout.mjs';
 
 const readme = readFileSync('README.md', 'utf8');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ENV, ENV_VARS } from '../src/config/env-vars.js';
-import { manifestTools, toolTableMarkdown } from '../src/mcp/docs.js';
+import { manifestTools, toolTableMarkdown } from '../src/mcp/sync-docs.js';
 import { InFlightCap } from '../src/api/gate/in-flight-cap.js';
 import { SNAPSHOT_STATES } from '../src/catalog/index.js';
 import { tokens, withSession } from './helpers/answers-harness.js';

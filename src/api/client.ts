@@ -29,9 +29,18 @@ import { DiscoverMemory } from './discover-memory.js';
 import { FieldsSeen } from './fields-seen.js';
 import type { ResultMeta } from './result-meta.js';
 import { rowsIn } from './payload-parts.js';
-import { roleOf } from '../catalog/param-roles.js';
+import { datasetQuery, withValues, type DatasetQuery } from './dataset-query.js';
 
 export type { ApiResult };
+
+/** One page of a dataset call as a request (MarketDataClient.pageOf): read, forgotten and timed in the cache by the one target. */
+export interface DatasetPage {
+  /** The query the page is asked with, its position placed (the call's own roles, no values, for a URL the upstream issued). */
+  readonly query: DatasetQuery;
+  /** The page: a token, URL, page number or offset; undefined for the first. */
+  readonly at: NextPage | undefined;
+  readonly target: RequestTarget;
+}
 
 export interface ProgressEvent {
   /** What the call waits for, in words an agent or a person can read. */
@@ -117,76 +126,16 @@ export class MarketDataClient {
   }
 
   /**
-   * Drops this process's cached answer of a dataset call: a result the MCP layer could not
-   * shape (a bug of ours) must not be served again as if it were good.
+   * The page `at` of a dataset call (the first page when undefined) as a request, its target
+   * worked out once: a token, page number or offset under the parameter the dataset's document
+   * gives it, or a URL the upstream issued for the same request. Nothing the document does not
+   * list is added. `query` must already be validated against the catalog.
    */
-  forget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): void {
-    const target = datasetTarget(dataset, ticker, query);
-    this.cache.delete(requestKey(buildPath(target), target.query));
-  }
-
-  /** forget() for the page `at` of a dataset call (a token, page, offset or URL; the first page when undefined). */
-  forgetAt(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, at: NextPage | undefined): void {
-    const asked = at === undefined ? query : queryAt(dataset, query, at);
-    const target = asked
-      ? datasetTarget(dataset, ticker, asked)
-      : at?.kind === 'url'
-        ? this.pageUrlTarget(dataset, ticker, at.url)
-        : undefined;
-    if (target) this.cache.delete(requestKey(buildPath(target), target.query));
-  }
-
-  /** Milliseconds an identical dataset call is still answered from this process's cache (0: it would be sent). */
-  cachedForMs(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): number {
-    const target = datasetTarget(dataset, ticker, query);
-    return this.cache.remainingMs(requestKey(buildPath(target), target.query));
-  }
-
-  /**
-   * A dataset call; `ticker` and `query` must already be validated against the catalog. Its
-   * meta names the next page in a form this dataset can ask for (next-page.ts).
-   */
-  async dataset(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
-    heapBeforeLoad();
-    return this.datasetReached(dataset, ticker, query, undefined, options);
-  }
-
-  private async datasetReached(
-    dataset: DatasetDefinition,
-    ticker: string | undefined,
-    query: QueryValues,
-    at: NextPage | undefined,
-    options: CallOptions,
-  ): Promise<ApiResult> {
-    const target = datasetTarget(dataset, ticker, query);
-    const result = this.followed(dataset, query, target, await this.request(target, options), at);
-    // A page whose size we asked says nothing of the upstream's own.
-    const sized = Object.entries(target.query).some(
-      ([name, value]) => roleOf(name, typeof value === 'number' ? 'integer' : 'string') === 'pageSize',
-    );
-    if (!sized) this.notePage(dataset.operationId, result);
-    return result;
-  }
-
-  /**
-   * The page `at` of a dataset call (the first page when undefined): a token, page number or
-   * offset under the parameter the dataset's document gives it, or a URL the upstream issued
-   * for the same request. Nothing the document does not list is added.
-   */
-  async datasetAt(
-    dataset: DatasetDefinition,
-    ticker: string | undefined,
-    query: QueryValues,
-    at: NextPage | undefined,
-    options: CallOptions = {},
-  ): Promise<ApiResult> {
-    if (at === undefined) return this.dataset(dataset, ticker, query, options);
-    const asked = queryAt(dataset, query, at);
-    if (asked) {
-      heapBeforeLoad();
-      return this.datasetReached(dataset, ticker, asked, at, options);
-    }
-    const given = at.kind === 'url' ? this.pageUrlTarget(dataset, ticker, at.url) : undefined;
+  pageOf(query: DatasetQuery, at?: NextPage): DatasetPage {
+    if (at === undefined) return { query, at, target: datasetTarget(query) };
+    const asked = queryAt(query, at);
+    if (asked) return { query: asked, at, target: datasetTarget(asked) };
+    const given = at.kind === 'url' ? this.pageUrlTarget(query, at.url) : undefined;
     if (!given) {
       throw apiError('VALIDATION_ERROR', {
         message: 'The cursor names a page this dataset can no longer ask for (its document changed since).',
@@ -194,13 +143,46 @@ export class MarketDataClient {
         local: true,
       });
     }
+    return { query: withValues(query, {}), at, target: given };
+  }
+
+  /** A page of a dataset call, read; its meta names the next page in a form this dataset can ask for (next-page.ts). */
+  async readPage(page: DatasetPage, options: CallOptions = {}): Promise<ApiResult> {
     heapBeforeLoad();
-    return this.followed(dataset, {}, given, await this.request(given, options), at);
+    const result = this.followed(page, await this.request(page.target, options));
+    // A page whose size we asked says nothing of the upstream's own; nor does one at a URL the upstream issued.
+    const { roles, values } = page.query;
+    const sized = roles.pageSize !== undefined && values[roles.pageSize] !== undefined;
+    if (!sized && page.at?.kind !== 'url') this.notePage(page.query.dataset.operationId, result);
+    return result;
+  }
+
+  /** The page `at` of a dataset call (the first page when undefined), read: pageOf, then readPage. */
+  async datasetAt(query: DatasetQuery, at: NextPage | undefined, options: CallOptions = {}): Promise<ApiResult> {
+    return this.readPage(this.pageOf(query, at), options);
+  }
+
+  /** A dataset call's first page, for a caller that reads one page and plans nothing else (its roles worked out here). */
+  dataset(dataset: DatasetDefinition, ticker: string | undefined, values: QueryValues, options: CallOptions = {}): Promise<ApiResult> {
+    return this.datasetAt(datasetQuery(dataset, ticker, values), undefined, options);
+  }
+
+  /**
+   * Drops this process's cached answer of a page read: a result the MCP layer could not
+   * shape (a bug of ours) must not be served again as if it were good.
+   */
+  forget(page: DatasetPage): void {
+    this.cache.delete(requestKey(buildPath(page.target), page.target.query));
+  }
+
+  /** Milliseconds the page is still answered from this process's cache (0: it would be sent). */
+  cachedForMs(page: DatasetPage): number {
+    return this.cache.remainingMs(requestKey(buildPath(page.target), page.target.query));
   }
 
   /** A next-page URL as a request: checked again to be the dataset's own path on the base origin. */
-  private pageUrlTarget(dataset: DatasetDefinition, ticker: string | undefined, url: string): RequestTarget | undefined {
-    const base = datasetTarget(dataset, ticker, {});
+  private pageUrlTarget(query: DatasetQuery, url: string): RequestTarget | undefined {
+    const base = datasetTarget(withValues(query, {}));
     const same = this.transport?.sameRequest(url, buildPath(base));
     if (same === undefined) return undefined;
     const search = new URL(same, 'http://request.invalid').searchParams;
@@ -208,9 +190,9 @@ export class MarketDataClient {
   }
 
   /** The answer with the next page this dataset can follow, its cut or its unknown end (next-page.ts); a new object, the cached one untouched. */
-  private followed(dataset: DatasetDefinition, query: QueryValues, target: RequestTarget, result: ApiResult, at?: NextPage): ApiResult {
-    const path = buildPath(target);
-    const paging = followPaging(dataset, query, result.meta.paging, (url) => this.transport?.sameRequest(url, path), at);
+  private followed(page: DatasetPage, result: ApiResult): ApiResult {
+    const path = buildPath(page.target);
+    const paging = followPaging(page.query, result.meta.paging, (url) => this.transport?.sameRequest(url, path), page.at);
     const meta = { ...result.meta };
     delete meta.next_page;
     delete meta.end_unknown;

@@ -12,7 +12,7 @@
  * leaving the three the dealer history retains, the next disclosure or filing).
  */
 import { nextTradingDay, sessionOn, toEt, tradingDayOnOrBefore, type EtDate } from '../catalog/market-calendar.js';
-import { upstreamRoles } from '../catalog/param-roles.js';
+import type { RoleNames } from '../catalog/param-roles.js';
 import type { DatasetDefinition } from '../catalog/index.js';
 import { rowsIn } from './payload-parts.js';
 
@@ -61,7 +61,7 @@ const positional = (cursor: unknown): boolean => typeof cursor === 'number' || (
  * its sessions leaves the three the history retains. A cursor that is an offset is not
  * trusted to name the same snapshots later.
  */
-function dealerPage(dataset: DatasetDefinition, query: SentQuery, data: unknown, now: number): number | undefined {
+function dealerPage(roles: RoleNames, query: SentQuery, data: unknown, now: number): number | undefined {
   const rows = (rowsIn(data) ?? []).filter(isRow);
   if (rows.length === 0) return undefined;
   let oldest: EtDate | undefined;
@@ -74,7 +74,7 @@ function dealerPage(dataset: DatasetDefinition, query: SentQuery, data: unknown,
     if (oldest === undefined || date < oldest) oldest = date;
   }
   if (oldest === undefined) return undefined;
-  const cursorName = upstreamRoles(dataset).cursor;
+  const cursorName = roles.cursor;
   const cursor = cursorName === undefined ? undefined : query[cursorName];
   if (cursor === undefined || positional(cursor)) {
     // In a session's first minutes the newest page still holds the day before: today's first
@@ -87,8 +87,7 @@ function dealerPage(dataset: DatasetDefinition, query: SentQuery, data: unknown,
 }
 
 /** The day a dated query is settled by: its session, or the end of its range (a range with no end reaches today). */
-function settledDate(dataset: DatasetDefinition, query: SentQuery): EtDate | undefined {
-  const roles = upstreamRoles(dataset);
+function settledDate(roles: RoleNames, query: SentQuery): EtDate | undefined {
   const session = roles.session === undefined ? undefined : query[roles.session];
   if (isDate(session)) return session;
   const end = roles.rangeEnd === undefined ? undefined : query[roles.rangeEnd];
@@ -116,10 +115,19 @@ function sharedValue(rows: readonly Row[], field: string): unknown {
   return values.size === 1 ? [...values][0] : undefined;
 }
 
-/** Milliseconds this answer may be kept because it can no longer change, or undefined when it may. */
-export function immutableForMs(dataset: DatasetDefinition, query: SentQuery, data: unknown, now: number): number | undefined {
+/**
+ * Milliseconds this answer may be kept because it can no longer change, or undefined when it
+ * may; `roles` are the dataset's parameter roles as the call's query names them (dataset-query.ts).
+ */
+export function immutableForMs(
+  dataset: DatasetDefinition,
+  roles: RoleNames,
+  query: SentQuery,
+  data: unknown,
+  now: number,
+): number | undefined {
   const keep = ((): number | undefined => {
-    if (dataset.path === DEALER_PATH) return dealerPage(dataset, query, data, now);
+    if (dataset.path === DEALER_PATH) return dealerPage(roles, query, data, now);
     const rows = (rowsIn(data) ?? (isRow(data) ? [data] : [])).filter(isRow);
     if (dataset.path === SHORT_SCREENER_PATH) {
       const settlement = sharedValue(rows, 'settlement_date');
@@ -135,7 +143,7 @@ export function immutableForMs(dataset: DatasetDefinition, query: SentQuery, dat
       return newest === undefined ? undefined : Date.parse(`${newest}T12:00:00Z`) + (92 + 7) * DAY_MS - now;
     }
     // A closed session's prints, a range of settled days: nothing more will be added to them.
-    const date = settledDate(dataset, query);
+    const date = settledDate(roles, query);
     const session = date === undefined ? undefined : sessionOn(tradingDayOnOrBefore(date));
     if (!session || session.closeAt + SETTLE_MS > now || rows.length === 0) return undefined;
     const retention = dataset.retentionDays;

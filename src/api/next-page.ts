@@ -19,7 +19,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
-import { takesRowId, upstreamRoles } from '../catalog/param-roles.js';
+import type { RoleNames } from '../catalog/param-roles.js';
+import { withValues, type DatasetQuery } from './dataset-query.js';
 import { upstreamName } from '../catalog/upstream-names.js';
 import { paramJsonSchema } from '../catalog/openapi.js';
 import type { PagingEvidence } from './paging-evidence.js';
@@ -90,14 +91,13 @@ const numeric = (value: string | number | undefined): number | undefined => {
  * page reached by the upstream's own next token or URL that names none is its last.
  */
 export function followPaging(
-  dataset: DatasetDefinition,
-  query: QueryValues,
+  asked: DatasetQuery,
   evidence: PagingEvidence | undefined,
   sameRequest: SameRequest,
   reached?: NextPage,
 ): FollowedPaging {
+  const { dataset, values: query, roles } = asked;
   const found = evidence ?? {};
-  const roles = upstreamRoles(dataset);
   const rows = found.rows;
   const more = found.more;
   const url = found.url !== undefined ? sameRequest(found.url) : undefined;
@@ -113,8 +113,7 @@ export function followPaging(
   if ((found.token !== undefined || found.url !== undefined) && !roles.page && !roles.offset)
     return { cut: true, end_unknown: false, why: 'elsewhere' };
   // Stripe: `has_more` and no token; the next page is the rows after the last one's id, where the document takes one.
-  const afterId = roles.cursor !== undefined && takesRowId(upstreamName(dataset, roles.cursor));
-  if (afterId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
+  if (asked.cursorTakesRowId && more === true && found.last_id !== undefined && rows !== undefined && rows > 0)
     return followed({ kind: 'token', token: found.last_id });
   const perPage = found.per_page ?? numeric(roles.pageSize ? query[roles.pageSize] : undefined);
   const short = rows !== undefined && (rows === 0 || (perPage !== undefined && rows < perPage));
@@ -167,11 +166,16 @@ function byFlags(next: NextPage, more: boolean | undefined, short: boolean, slot
 }
 
 /** The query that asks for `next` (token, page or offset under the dataset's own parameter); undefined for a URL. */
-export function queryAt(dataset: DatasetDefinition, query: QueryValues, next: NextPage): QueryValues | undefined {
-  const roles = upstreamRoles(dataset);
-  if (next.kind === 'token' && roles.cursor) return { ...query, [roles.cursor]: next.token };
-  if (next.kind === 'page' && roles.page) return { ...query, [roles.page]: next.page };
-  if (next.kind === 'offset' && roles.offset) return { ...query, [roles.offset]: next.offset };
+export function queryAt(asked: DatasetQuery, next: NextPage): DatasetQuery | undefined {
+  const placed = positionOfPage(asked.roles, next);
+  return placed && withValues(asked, { ...asked.values, ...placed });
+}
+
+/** `next` as the one parameter that asks for it (the cursor, page or offset the roles name); undefined for a URL. */
+export function positionOfPage(roles: RoleNames, next: NextPage): QueryValues | undefined {
+  if (next.kind === 'token' && roles.cursor) return { [roles.cursor]: next.token };
+  if (next.kind === 'page' && roles.page) return { [roles.page]: next.page };
+  if (next.kind === 'offset' && roles.offset) return { [roles.offset]: next.offset };
   return undefined;
 }
 

@@ -3,6 +3,7 @@
  * its cache key never disagree.
  */
 import type { DatasetDefinition, QueryValues } from '../catalog/index.js';
+import type { DatasetQuery } from './dataset-query.js';
 import { upstreamQuery } from '../catalog/upstream-names.js';
 import { CACHE_TTL_MS } from './cache.js';
 import { apiError } from './errors.js';
@@ -46,7 +47,8 @@ function tickerFieldOf(dataset: DatasetDefinition): string | undefined {
 }
 
 /** What a dataset call asks of the API. */
-export function datasetTarget(dataset: DatasetDefinition, ticker: string | undefined, query: QueryValues): RequestTarget {
+export function datasetTarget(asked: DatasetQuery): RequestTarget {
+  const { dataset, ticker, values: query, roles } = asked;
   const inPath = new Set(dataset.pathParams ?? []);
   let path: string = dataset.path;
   for (const name of inPath) path = path.split(`{${name}}`).join(pathSegment(query[name]));
@@ -59,7 +61,7 @@ export function datasetTarget(dataset: DatasetDefinition, ticker: string | undef
     ticker,
     query: sent,
     cacheTtlMs: CACHE_TTL_MS[dataset.cacheClass],
-    keepFor: (data, now) => immutableForMs(dataset, sent, data, now),
+    keepFor: (data, now) => immutableForMs(dataset, roles, sent, data, now),
     capability: dataset.capability ?? dataset.operationId,
     ...(tickerFieldOf(dataset) ? { tickerField: tickerFieldOf(dataset) } : {}),
   };

@@ -162,9 +162,8 @@ export function upstreamRoles(dataset: DatasetDefinition): RoleNames {
   return roles;
 }
 
-/** The largest page the upstream takes, from its page-size parameter's schema. */
-export function pageSizeMaximum(dataset: DatasetDefinition): number | undefined {
-  const name = upstreamRoles(dataset).pageSize;
+/** The largest page the upstream takes, from the schema of its page-size parameter `name` (the role's, from upstreamRoles). */
+export function pageSizeMaximum(dataset: DatasetDefinition, name: string | undefined): number | undefined {
   const schema = name ? dataset.query[name] : undefined;
   const max = schema ? paramJsonSchemaOnce(schema).schema['maximum'] : undefined;
   const meant = meantBound(max);

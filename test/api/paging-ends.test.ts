@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import * as z from 'zod';
+import { datasetQuery } from '../../src/api/dataset-query.js';
 import { followPaging, pageKey, PAGES_REMEMBERED, type NextPage } from '../../src/api/next-page.js';
 import { payloadParts } from '../../src/api/payload-parts.js';
 import type { DatasetDefinition } from '../../src/catalog/index.js';
@@ -36,7 +37,7 @@ const OFFSET = dataset({ limit, offset: z.coerce.number().int().min(0).optional(
 const rowsOf = (n: number): { id: number }[] => Array.from({ length: n }, (_, id) => ({ id }));
 const ownPath = (url: string): string | undefined => (url.startsWith('/v1/congress/recent-trades') ? url : undefined);
 const follow = (ds: DatasetDefinition, body: unknown, reached?: NextPage, headers?: Parameters<typeof payloadParts>[1]) =>
-  followPaging(ds, {}, payloadParts(body, headers).paging, ownPath, reached);
+  followPaging(datasetQuery(ds, undefined, {}), payloadParts(body, headers).paging, ownPath, reached);
 
 const ended = (paging: ReturnType<typeof followPaging>, why: string): void => {
   assert.equal(paging.next_page, undefined, `${why}: no next page`);
@@ -100,15 +101,19 @@ test('a next link this server cannot send back as given (elsewhere, or repeating
       const repeats = (url: string): string | undefined =>
         new URL(url, 'http://h').searchParams.getAll('tickers').length > 1 ? undefined : ownPath(url);
       const paging = followPaging(
-        PAGED,
-        { limit: n, page: current },
+        datasetQuery(PAGED, undefined, { limit: n, page: current }),
+
         payloadParts(rows, { link: `<${next}>; rel="next"` }).paging,
         repeats,
       );
       assert.deepEqual(paging.next_page, { kind: 'page', page: current + 1 }, 'the next page by its number');
       assert.equal(paging.cut, false, 'no rows left out');
       // Without a page number or offset to ask by, the same link leaves the rest out of reach, saying why.
-      const sizeOnly = followPaging(SIZE_ONLY, { limit: n }, payloadParts(rows, { link: `<${next}>; rel="next"` }).paging, repeats);
+      const sizeOnly = followPaging(
+        datasetQuery(SIZE_ONLY, undefined, { limit: n }),
+        payloadParts(rows, { link: `<${next}>; rel="next"` }).paging,
+        repeats,
+      );
       assert.equal(sizeOnly.cut, true);
       assert.equal(sizeOnly.why, 'elsewhere');
     }),
@@ -141,12 +146,16 @@ test("a next link this server cannot send back as given that names the document'
             : form === 'Link'
               ? [rows, { link: `<${next}>; rel="next"` }]
               : [{ data: rows, links: { next } }, undefined];
-        const paging = followPaging(CURSOR, { limit: n }, payloadParts(body, headers).paging, repeats);
+        const paging = followPaging(datasetQuery(CURSOR, undefined, { limit: n }), payloadParts(body, headers).paging, repeats);
         assert.deepEqual(paging.next_page, { kind: 'token', token }, 'the next page by the cursor the link names');
         assert.equal(paging.cut, false, 'no rows left out');
         // A link naming no cursor of the document's leaves the rest out of reach, saying why.
         const other = next.replace(`${encodeURIComponent(wire)}=`, 'other=');
-        const unnamed = followPaging(CURSOR, { limit: n }, payloadParts({ results: rows, next_url: other }).paging, repeats);
+        const unnamed = followPaging(
+          datasetQuery(CURSOR, undefined, { limit: n }),
+          payloadParts({ results: rows, next_url: other }).paging,
+          repeats,
+        );
         assert.equal(unnamed.cut, true);
         assert.equal(unnamed.why, 'elsewhere');
       },
@@ -162,7 +171,11 @@ test('a total in the headers pages an offset list to its end: X-Total-Count, X-T
         const rows = rowsOf(Math.max(0, Math.min(size, total - offset)));
         const end = offset + rows.length - 1;
         const headers = [{ total: String(total) }, { total: ` ${total}` }, { contentRange: `items ${offset}-${end}/${total}` }][form];
-        const paging = followPaging(OFFSET, { offset, limit: size + 1 }, payloadParts(rows, headers).paging, ownPath);
+        const paging = followPaging(
+          datasetQuery(OFFSET, undefined, { offset, limit: size + 1 }),
+          payloadParts(rows, headers).paging,
+          ownPath,
+        );
         if (!paging.next_page) break;
         assert.equal(paging.next_page.kind, 'offset');
         if (paging.next_page.kind === 'offset') offset = paging.next_page.offset;

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { datasetQuery } from '../../src/api/dataset-query.js';
 import { followPaging, pageKey, queryAt, type NextPage } from '../../src/api/next-page.js';
 import { payloadParts } from '../../src/api/payload-parts.js';
 import { datasetTarget } from '../../src/api/request-target.js';
@@ -80,7 +81,7 @@ for (const form of ['bracketed names', 'deepObject'] as const)
       const roles = upstreamRoles(dataset);
       assert.equal(roles.pageSize, 'limit', 'the tool keeps its limit, mapped to the page size');
       assert.ok(position === 'number' ? roles.page : position === 'cursor' ? roles.cursor : roles.offset, `page[${at}] plays its role`);
-      const sent = datasetTarget(dataset, undefined, { limit: 7 }).query;
+      const sent = datasetTarget(datasetQuery(dataset, undefined, { limit: 7 })).query;
       assert.deepEqual(sent, { [`page[${size}]`]: 7 });
       assert.equal(
         new URLSearchParams(Object.entries(sent).map(([k, v]): [string, string] => [k, String(v)])).toString(),
@@ -102,15 +103,20 @@ function readAll(
   let at: NextPage | undefined;
   const seen = new Set<string>();
   for (let guard = 0; guard < 1000; guard += 1) {
-    const asked = at === undefined ? query : at.kind === 'url' ? undefined : queryAt(dataset, query, at);
+    const asked = at === undefined ? query : at.kind === 'url' ? undefined : queryAt(datasetQuery(dataset, undefined, query), at)?.values;
     const wire: Record<string, unknown> =
       asked !== undefined
-        ? { ...datasetTarget(dataset, undefined, asked).query }
+        ? { ...datasetTarget(datasetQuery(dataset, undefined, asked)).query }
         : Object.fromEntries(new URL(at?.kind === 'url' ? at.url : '', 'http://upstream.invalid').searchParams);
     sent.push(Object.keys(wire));
     const parts = payloadParts(serve(wire));
     for (const row of parts.rows ?? []) rows.push(String((row as { id: unknown }).id));
-    const paging = followPaging(dataset, asked ?? {}, parts.paging, (url) => (url.startsWith(PATH) ? url : undefined), at);
+    const paging = followPaging(
+      datasetQuery(dataset, undefined, asked ?? {}),
+      parts.paging,
+      (url) => (url.startsWith(PATH) ? url : undefined),
+      at,
+    );
     assert.equal(paging.cut, false, 'no rows said to be out of reach');
     if (!paging.next_page) break;
     assert.ok(!seen.has(pageKey(paging.next_page)), 'no page named twice');
@@ -216,7 +222,8 @@ test('Stripe has_more whose rows carry no id, or whose cursor is opaque, stays o
     { name: 'limit', in: 'query', schema: int(100) },
     { name: 'starting_after', in: 'query', schema: { type: 'string' } },
   ]);
-  const follow = (dataset: DatasetDefinition, body: unknown) => followPaging(dataset, {}, payloadParts(body).paging, () => undefined);
+  const follow = (dataset: DatasetDefinition, body: unknown) =>
+    followPaging(datasetQuery(dataset, undefined, {}), payloadParts(body).paging, () => undefined);
   const noIds = follow(stripe, { object: 'list', data: [{ amount: 1 }, { amount: 2 }], has_more: true });
   assert.equal(noIds.next_page, undefined);
   assert.equal(noIds.cut, true, 'rows without ids: the rest is said to be out of reach');

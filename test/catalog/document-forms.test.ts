@@ -16,6 +16,7 @@ import { screenToolArguments } from '../../src/mcp/arguments/screen.js';
 import { dereferenceDocument } from '../../src/registry/openapi/dereference.js';
 import { openDocument } from '../../src/registry/openapi/document-source.js';
 import { datasetsFromOpenApi, importOperations, type ImportOptions, type ImportReport } from '../../src/registry/openapi/import.js';
+import { datasetQuery } from '../../src/api/dataset-query.js';
 import { datasetTarget } from '../../src/api/request-target.js';
 import { requestKey } from '../../src/api/cache.js';
 import { payloadParts } from '../../src/api/payload-parts.js';
@@ -144,7 +145,7 @@ function rewrite(f: Forms): Json {
 
 /** What a tool shows and what it sends for the same arguments: the parts a user would notice. */
 function observed(dataset: DatasetDefinition): unknown {
-  const target = datasetTarget(dataset, dataset.ticker ? 'SPY' : undefined, {});
+  const target = datasetTarget(datasetQuery(dataset, dataset.ticker ? 'SPY' : undefined, {}));
   return {
     path: dataset.path,
     input: toolInputJsonSchema(dataset),
@@ -234,10 +235,10 @@ test("a dataset the registry adds with an enum by $ref, a dotted range, a list p
   assert.ok(!('x_trace' in input.properties) && !('X-Trace' in input.properties), 'an optional header is not offered');
   // What goes on the wire: the path variable in the path, the dotted name as the document spells it, the list exploded.
   const query = { fund: 'SPY', venue: 'NYSE', date_gte: '2026-11-02', symbols: 'AAPL,MSFT' };
-  const target = datasetTarget(flows, undefined, query);
+  const target = datasetTarget(datasetQuery(flows, undefined, query));
   assert.equal(requestKey(buildPath(target), target.query), '/v1/etf/SPY/flows?date.gte=2026-11-02&symbols=AAPL&symbols=MSFT&venue=NYSE');
   // A value that would open another path segment never reaches a URL.
-  assert.throws(() => datasetTarget(flows, undefined, { ...query, fund: '..' }), /path parameter/);
+  assert.throws(() => datasetTarget(datasetQuery(flows, undefined, { ...query, fund: '..' })), /path parameter/);
 });
 
 test('a parameter of a known dataset the document writes otherwise (a tighter maximum, another pattern) is checked as the document says', async () => {
@@ -347,7 +348,7 @@ test('rows keyed by ticker whose documented row names it `symbol` get their key 
   const dataset = report.datasets.find((d) => d.operationId === 'stocks.sector_tickers');
   assert.ok(dataset);
   assert.deepEqual(dataset.responseFields, ['symbol', 'name'], 'the row schema behind additionalProperties');
-  const target = datasetTarget(dataset, undefined, { sector: 'Energy' });
+  const target = datasetTarget(datasetQuery(dataset, undefined, { sector: 'Energy' }));
   assert.equal(target.tickerField, 'symbol');
   const parts = payloadParts({ XOM: { name: 'Exxon Mobil' }, CVX: { name: 'Chevron' } }, undefined, target.tickerField);
   assert.deepEqual(parts.rows, [

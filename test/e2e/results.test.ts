@@ -106,9 +106,9 @@ test('rows read here over the upstream pages keep the context beside them, and f
 test('a bug in a tool handler is logged with its stack and answered as a non-recoverable INTERNAL_ERROR, never kept', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime, logs) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let calls = 0;
-      runtime.deps.client.dataset = (...args) => {
+      runtime.deps.client.readPage = (...args) => {
         calls += 1;
         if (calls === 1) throw new TypeError('cannot read properties of undefined (reading "rows")');
         return real(...args);
@@ -153,9 +153,9 @@ test('an error of a tool with an outputSchema carries no structuredContent; its 
 test('a result that fails shaping is not kept: the same call asks the API anew and succeeds', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let poisoned = false;
-      runtime.deps.client.dataset = async (...args) => {
+      runtime.deps.client.readPage = async (...args) => {
         const result = await real(...args);
         if (!poisoned) {
           poisoned = true;
@@ -182,9 +182,9 @@ test('a result that fails shaping is not kept: the same call asks the API anew a
 test('a row that fails shaping is not kept either, also when the rows were read over several pages here', async () => {
   await withSimulator({}, async (sim) => {
     await withServer(sim, async (client, runtime) => {
-      const real = runtime.deps.client.dataset.bind(runtime.deps.client);
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
       let poisoning = true;
-      runtime.deps.client.dataset = async (...args) => {
+      runtime.deps.client.readPage = async (...args) => {
         const result = await real(...args);
         const row = (rowsIn(result.data) ?? [])[0];
         if (poisoning && typeof row === 'object' && row !== null) {
@@ -207,6 +207,39 @@ test('a row that fails shaping is not kept either, also when the rows were read 
       const again = await client.callTool({ name: 'shorts_short_screener', arguments: { limit: 30 } });
       assert.notEqual(again.isError, true, textOf(again));
       assert.equal(upstream(), 2 * spent, 'every page asked anew, none served from a cache whose rows had failed shaping');
+    });
+  });
+});
+
+test("a row that fails shaping is not kept when only the tool's own row filter read it, on a larger page than the call's limit", async () => {
+  await withSimulator({}, async (sim) => {
+    await withServer(sim, async (client, runtime) => {
+      const real = runtime.deps.client.readPage.bind(runtime.deps.client);
+      let poisoning = true;
+      runtime.deps.client.readPage = async (...args) => {
+        const result = await real(...args);
+        const row = (rowsIn(result.data) ?? [])[0];
+        if (poisoning && typeof row === 'object' && row !== null) {
+          // min_size reads the size, not the ticker: the read goes through, shaping the row breaks.
+          Object.defineProperty(row, 'ticker', {
+            enumerable: true,
+            get: () => {
+              throw new TypeError('cannot read the row');
+            },
+          });
+        }
+        return result;
+      };
+      const upstream = (): number => sim.api.requests.filter((r) => r.operationId === 'darkpool.by_ticker').length;
+      const args = { ticker: 'AAPL', min_size: 1, limit: 5 };
+      const broken = await client.callTool({ name: 'darkpool_by_ticker', arguments: args });
+      assert.equal(errorOf(broken).code, 'INTERNAL_ERROR');
+      poisoning = false;
+      const spent = upstream();
+      assert.ok(spent > 0);
+      const again = await client.callTool({ name: 'darkpool_by_ticker', arguments: args });
+      assert.notEqual(again.isError, true, textOf(again));
+      assert.equal(upstream(), 2 * spent, 'the pages read for the filter asked anew, not served from the cache that failed shaping');
     });
   });
 });

@@ -13,6 +13,7 @@ import { etInstant } from '../../src/catalog/market-calendar.js';
 import type { MarketDataClient } from '../../src/api/client.js';
 import { callDataset } from '../../src/mcp/tools/dataset-tool.js';
 import { immutableForMs } from '../../src/api/immutable-answers.js';
+import { upstreamRoles } from '../../src/catalog/param-roles.js';
 import { withSimulator } from '../helpers/http.js';
 import { dataset, withClient } from '../helpers/client.js';
 import { fakeTime, type FakeTime } from '../helpers/fake-time.js';
@@ -84,29 +85,45 @@ test('what is kept as settled, and for how long, by the calendar', () => {
   const closed = (date: string, at: string) => ({ ticker: 'SPY', snapshot_at: at, session_date_et: date, state: 'closed' });
   const page = [closed('2026-11-20', '2026-11-20T15:55:00-05:00'), closed('2026-11-19', '2026-11-19T15:55:00-05:00')];
   // The newest page: until Monday's open. Behind a cursor: until Thursday's session leaves the three held (Tuesday's open).
-  assert.equal(immutableForMs(dealer, { limit: 60 }, page, saturday), etInstant('2026-11-23', 9 * 60 + 30) - saturday);
   assert.equal(
-    immutableForMs(dealer, { limit: 60, cursor: 'eyJ2IjoyfQ' }, page, saturday),
+    immutableForMs(dealer, upstreamRoles(dealer), { limit: 60 }, page, saturday),
+    etInstant('2026-11-23', 9 * 60 + 30) - saturday,
+  );
+  assert.equal(
+    immutableForMs(dealer, upstreamRoles(dealer), { limit: 60, cursor: 'eyJ2IjoyfQ' }, page, saturday),
     etInstant('2026-11-24', 9 * 60 + 30) - saturday,
   );
   // An offset cursor names other snapshots once new ones arrive: kept only until the next open.
-  assert.equal(immutableForMs(dealer, { limit: 60, cursor: '120' }, page, saturday), etInstant('2026-11-23', 9 * 60 + 30) - saturday);
+  assert.equal(
+    immutableForMs(dealer, upstreamRoles(dealer), { limit: 60, cursor: '120' }, page, saturday),
+    etInstant('2026-11-23', 9 * 60 + 30) - saturday,
+  );
   // 09:32 on a trading day: the newest page still holds yesterday's closed snapshots, but today's first is due at 09:35.
   const monday = etInstant('2026-11-23', 9 * 60 + 32);
-  assert.equal(immutableForMs(dealer, { limit: 1 }, [closed('2026-11-20', '2026-11-20T16:00:00-05:00')], monday), undefined);
+  assert.equal(
+    immutableForMs(dealer, upstreamRoles(dealer), { limit: 1 }, [closed('2026-11-20', '2026-11-20T16:00:00-05:00')], monday),
+    undefined,
+  );
   // A live snapshot on the page: not settled.
   const tuesday = etInstant('2026-11-24', 11 * 60);
-  assert.equal(immutableForMs(dealer, {}, [{ ...closed('2026-11-24', '2026-11-24T11:00:00-05:00'), state: 'live' }], tuesday), undefined);
+  assert.equal(
+    immutableForMs(dealer, upstreamRoles(dealer), {}, [{ ...closed('2026-11-24', '2026-11-24T11:00:00-05:00'), state: 'live' }], tuesday),
+    undefined,
+  );
   // A closed session's prints are settled an hour after the close; today's are not.
   const prints = dataset('darkpool.by_ticker');
-  assert.ok((immutableForMs(prints, { session_date: '2026-11-23' }, [{ size: 100 }], tuesday) ?? 0) > 24 * 60 * MINUTE);
-  assert.equal(immutableForMs(prints, { session_date: '2026-11-24' }, [{ size: 100 }], tuesday), undefined);
+  assert.ok(
+    (immutableForMs(prints, upstreamRoles(prints), { session_date: '2026-11-23' }, [{ size: 100 }], tuesday) ?? 0) > 24 * 60 * MINUTE,
+  );
+  assert.equal(immutableForMs(prints, upstreamRoles(prints), { session_date: '2026-11-24' }, [{ size: 100 }], tuesday), undefined);
   // A short-interest disclosure settled on the 13th: kept until the next one (settling the 30th) can be out.
   const screener = dataset('shorts.short_screener');
-  const kept = immutableForMs(screener, {}, [{ ticker: 'GME', settlement_date: '2026-11-13' }], tuesday) ?? 0;
+  const kept = immutableForMs(screener, upstreamRoles(screener), {}, [{ ticker: 'GME', settlement_date: '2026-11-13' }], tuesday) ?? 0;
   assert.ok(kept > 0 && tuesday + kept <= etInstant('2026-12-08', 9 * 60 + 30), `kept ${kept / 3_600_000} h`);
   // A company's filed quarters: kept while its next quarter cannot have been reported yet.
   const fundamentals = dataset('fundamentals.fundamental_breakdown');
-  assert.ok((immutableForMs(fundamentals, {}, [{ period_end: '2026-10-25' }], tuesday) ?? 0) > 24 * 60 * MINUTE);
-  assert.equal(immutableForMs(fundamentals, {}, [{ period_end: '2026-06-30' }], tuesday), undefined);
+  assert.ok(
+    (immutableForMs(fundamentals, upstreamRoles(fundamentals), {}, [{ period_end: '2026-10-25' }], tuesday) ?? 0) > 24 * 60 * MINUTE,
+  );
+  assert.equal(immutableForMs(fundamentals, upstreamRoles(fundamentals), {}, [{ period_end: '2026-06-30' }], tuesday), undefined);
 });

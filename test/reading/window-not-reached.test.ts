@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { datasetQuery } from '../../src/api/dataset-query.js';
 import { readLocally } from '../../src/mcp/reading/local-pages.js';
 import { decodePageCursor, upstreamPageOf } from '../../src/mcp/arguments/cursor.js';
 import { rowFilterOf } from '../../src/mcp/reading/row-filters.js';
@@ -26,17 +27,23 @@ test('a window past the pages one answer reads says so and how to read on; the c
     const q = { session_date: day, limit: 500 };
     const deps = { client, call: testCall(), onProgress: undefined, windowBudget: { rows: 500, pages: 1 } };
     const base = { o: darkpool.operationId, t: 'AAPL', q: { ...q, from_time: '09:30', to_time: '10:00' } };
-    const first = await readLocally(darkpool, 'AAPL', q, {}, { base, upstreamPage: undefined, skip: 0 }, filter, deps);
+    const first = await readLocally(datasetQuery(darkpool, 'AAPL', q), {}, { base, upstreamPage: undefined, skip: 0 }, filter, deps);
     const rows = first.result.data as Record<string, unknown>[];
     assert.equal(rows.length, 0, 'the newest 500 prints of a full session lie after 10:00 ET');
     assert.match(String(first.result.meta.notice), /window 09:30 to 10:00 ET is not fully read.*1 page\(s\).*next_cursor/);
     const cursor = first.cursorAfter(0);
     assert.ok(cursor, 'a cursor to read on');
     const at = decodePageCursor(cursor, darkpool.operationId, 'AAPL');
-    const rest = await readLocally(darkpool, 'AAPL', q, {}, { base, upstreamPage: upstreamPageOf(at), skip: at.s ?? 0 }, filter, {
-      ...deps,
-      windowBudget: { rows: 2000, pages: 20 },
-    });
+    const rest = await readLocally(
+      datasetQuery(darkpool, 'AAPL', q),
+      {},
+      { base, upstreamPage: upstreamPageOf(at), skip: at.s ?? 0 },
+      filter,
+      {
+        ...deps,
+        windowBudget: { rows: 2000, pages: 20 },
+      },
+    );
     const found = rest.result.data as Record<string, unknown>[];
     assert.ok(found.length > 0, 'following the cursor reaches the window');
     for (const row of found) {

@@ -11,7 +11,7 @@ import type { DatasetCall } from '../arguments/dataset-call.js';
 import { rememberFields, unknownFieldsError, unknownFieldsNotice } from '../arguments/fields.js';
 import { FIELDS_PARAM, supportsFields } from '../arguments/input-schema.js';
 import type { DatasetRead } from '../reading/read-dataset.js';
-import { knownEmptyResult } from '../reading/known-empty.js';
+import { knownEmptyResult } from './known-empty-answer.js';
 import type { Logger } from '../../log.js';
 import { adviceOf } from './advice.js';
 import { coversReached, shapingCovers } from './covers.js';
@@ -26,7 +26,7 @@ export interface AnswerDeps {
 }
 
 export async function answerDataset(request: DatasetCall, read: DatasetRead, deps: AnswerDeps): Promise<CallToolResult> {
-  if (read.kind === 'known-empty') return knownEmptyResult(request.dataset.operationId, read.empty, deps.simulated);
+  if (read.kind === 'known-empty') return knownEmptyResult(request.query.dataset.operationId, read.empty, deps.simulated);
   try {
     return await shapeRead(request, read, deps);
   } catch (error) {
@@ -37,16 +37,16 @@ export async function answerDataset(request: DatasetCall, read: DatasetRead, dep
 }
 
 async function shapeRead(request: DatasetCall, read: Extract<DatasetRead, { kind: 'read' }>, deps: AnswerDeps): Promise<CallToolResult> {
-  const { dataset, fields } = request;
+  const { fields } = request;
+  const { dataset } = request.query;
   const work = newShapingWork();
   const shaping: ShapeOptions = { ...shapeOptions(request, read, deps), work };
   let result = read.result;
   if (supportsFields(dataset)) {
     const available = await fieldNamesOf(result.data);
-    rememberFields(deps.client, dataset, request.upstream, available);
+    rememberFields(deps.client, dataset, request.query.values, available);
     const unknown = fields && available.length > 0 ? fields.filter((f) => !available.includes(f)) : [];
-    if (fields && unknown.length === fields.length)
-      throw unknownFieldsError(unknown, available, 'after', deps.client.cachedForMs(dataset, request.ticker, request.upstream));
+    if (fields && unknown.length === fields.length) throw unknownFieldsError(unknown, available, 'after', read.cachedForMs());
     if (unknown.length > 0) {
       const notice = [result.meta.notice, unknownFieldsNotice(unknown, available)].filter(Boolean).join(' ');
       result = { ...result, meta: { ...result.meta, notice } };
@@ -66,7 +66,7 @@ function shapeOptions(request: DatasetCall, read: Extract<DatasetRead, { kind: '
   const { asked, paging, fields } = request;
   const pages = read.pages;
   // The limit asked: the local reader may have asked the upstream for a larger page than the call set.
-  const limitAsked = (request.local ? asked : request.upstream)['limit'];
+  const limitAsked = (request.local ? asked : request.query.values)['limit'];
   const limit = typeof limitAsked === 'number' ? limitAsked : undefined;
   return {
     budgetTokens: deps.budgetTokens,
@@ -76,7 +76,7 @@ function shapeOptions(request: DatasetCall, read: Extract<DatasetRead, { kind: '
     // Rows that never reached back to the range's start cover only what was read.
     covers:
       pages?.reachedBackTo !== undefined ? coversReached(pages.reachedBackTo, asked['to'] ?? asked['session_date']) : shapingCovers(asked),
-    ...adviceOf(request.dataset),
+    ...adviceOf(request.query.dataset),
     used: [...Object.keys(asked).filter((name) => asked[name] !== undefined), ...(fields ? [FIELDS_PARAM] : [])],
     limit,
     // An upstream that sends more rows than the limit asked: the agent gets what it asked for.

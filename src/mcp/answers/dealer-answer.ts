@@ -12,8 +12,9 @@ import { LEVEL_COLUMNS, type DealerSnapshot } from '../../catalog/index.js';
 import { encodePageCursor, positionOf } from '../arguments/cursor.js';
 import type { DealerCall, DealerWindow } from '../arguments/dealer-call.js';
 import type { Collected, DealerRead } from '../reading/dealer-read.js';
-import { beforeRetention } from '../reading/dealer-retention.js';
-import { knownEmptyResult, type KnownEmpty } from '../reading/known-empty.js';
+import { beforeRetention } from './dealer-retention.js';
+import type { KnownEmpty } from '../reading/known-empty.js';
+import { knownEmptyResult } from './known-empty-answer.js';
 import { summariseSessions } from './dealer-sessions.js';
 import { baseMeta, toolResult, unknownEndNotice, type ToolMeta } from './results.js';
 import { PAGING_REPEATED } from '../../api/next-page.js';
@@ -34,7 +35,8 @@ export async function answerDealerRead(
   read: DealerRead | { kind: 'known-empty'; empty: KnownEmpty },
   deps: DealerAnswerDeps,
 ): Promise<CallToolResult> {
-  if (read.kind === 'known-empty') return knownEmptyResult(request.dataset.operationId, read.empty, deps.simulated, viewOf(request, []));
+  if (read.kind === 'known-empty')
+    return knownEmptyResult(request.query.dataset.operationId, read.empty, deps.simulated, viewOf(request, []));
   const { meta, covered } = windowNotices(request, read, leftOutNotices(request, read, dealerMeta(request, read, deps)));
   return fitToBudget({ request, read, meta, covered, budgetTokens: deps.budgetTokens });
 }
@@ -42,7 +44,7 @@ export async function answerDealerRead(
 /** The client's meta of the first page, with the quota and rate left after the last request and the units spent. */
 function dealerMeta(request: DealerCall, read: DealerRead, deps: DealerAnswerDeps): ToolMeta {
   const { firstMeta, lastMeta, units } = read;
-  const upstream = firstMeta ?? { operation_id: request.dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
+  const upstream = firstMeta ?? { operation_id: request.query.dataset.operationId, cache_hit: false, age_seconds: 0, truncated: false };
   const { quota_remaining: quotaLeft, rate_limit_remaining: rateLeft, quota_remaining_pct: quotaPct } = lastMeta ?? upstream;
   return {
     ...baseMeta({ ...upstream, cache_hit: units === 0 && firstMeta !== undefined }, deps),
@@ -78,7 +80,7 @@ function leftOutNotices(request: DealerCall, read: DealerRead, meta: ToolMeta): 
     out = withNotice(out, `${unrecognised} row(s) of the API's answer were not dealer snapshots (no snapshot_at) and were left out.`);
   if (foreign > 0 && collected.length === 0)
     throw nothing(
-      `The API answered ${foreign} snapshot(s) of another ticker than ${request.ticker ?? 'the one asked'}; none were passed on.`,
+      `The API answered ${foreign} snapshot(s) of another ticker than ${request.query.ticker ?? 'the one asked'}; none were passed on.`,
       // Each such answer was a charged 200: the same arguments at once would likely be charged for the same.
       "Nothing usable came back for this ticker, and the request was charged: do not repeat it unchanged at once; try another ticker or view, or report it with request_id to the API's provider.",
     );
@@ -194,7 +196,8 @@ function built(shaping: Shaping, kept: number, last?: DealerSnapshot, brief = fa
  * into older sessions.
  */
 function cursorAfter(request: DealerCall, shown: Collected): string {
-  const { dataset, ticker, view, window, limit } = request;
+  const { view, window, limit } = request;
+  const { dataset, ticker } = request.query;
   const query: Record<string, string | number> = {
     view,
     ...(window.session ? { session_date: window.session } : {}),

@@ -3,7 +3,7 @@
  * dist/o200k.ranks (written at build time by scripts/build-ranks.mjs) into one byte array
  * and an open-addressing hash table, instead of the ~56 MiB of strings and maps that
  * gpt-tokenizer's encoder keeps. Text is split by o200k's own pattern and each piece is
- * merged by rank, as tiktoken does; test/mcp/o200k.test.ts checks the counts against
+ * merged by rank, as tiktoken does; test/mcp/answers/o200k.test.ts checks the counts against
  * gpt-tokenizer's. The work is sliced so that no count holds the event loop for long.
  */
 import { readFile } from 'node:fs/promises';

@@ -19,8 +19,8 @@ import * as z from 'zod';
 import type { ApiError } from '../../api/errors.js';
 import { invalidArguments } from '../answers/tool-errors.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
-import { upstreamRoles } from '../../catalog/param-roles.js';
-import { PAGES_REMEMBERED, pageKey, queryAt, type NextPage } from '../../api/next-page.js';
+import type { RoleNames } from '../../catalog/param-roles.js';
+import { PAGES_REMEMBERED, pageKey, positionOfPage, type NextPage } from '../../api/next-page.js';
 import { FIELDS_PARAM } from './input-schema.js';
 
 const PREFIX = 'mc1-';
@@ -189,9 +189,8 @@ export function argumentsOf(cursor: PageCursor, given: Record<string, unknown>, 
  * advertises nor takes them, whatever the document calls them; a cursor of ours places them.
  * An optional one only: a position the document requires is the agent's to give.
  */
-export function serverDrivenParams(dataset: DatasetDefinition): ReadonlySet<string> {
+export function serverDrivenParams(dataset: DatasetDefinition, roles: RoleNames): ReadonlySet<string> {
   if (dataset.toolOutput) return NONE;
-  const roles = upstreamRoles(dataset);
   const driven = [roles.page, roles.offset].filter(
     (name): name is string => name !== undefined && dataset.query[name]?.safeParse(undefined).success === true,
   );
@@ -232,11 +231,11 @@ const fieldsText = (fields: unknown): string | undefined =>
  */
 export function pagingOf(
   dataset: DatasetDefinition,
+  roles: RoleNames,
   given: Record<string, unknown>,
 ): { args: Record<string, unknown>; paging: Paging | undefined; fields: unknown } {
   const { cursor: raw, ticker, [FIELDS_PARAM]: fields, ...rest } = given;
   // The upstream's cursor, under whatever name its document gives that role (page_token...).
-  const roles = upstreamRoles(dataset);
   const takesCursor =
     roles.cursor !== undefined || roles.page !== undefined || roles.offset !== undefined || 'cursor' in (dataset.shaping ?? {});
   const withTicker = (args: Record<string, unknown>): Record<string, unknown> => (ticker === undefined ? args : { ticker, ...args });
@@ -257,7 +256,7 @@ export function pagingOf(
     delete args[FIELDS_PARAM];
     const at = upstreamPageOf(decoded);
     // A token, page or offset is an argument under the document's own name, checked as any; a URL the upstream issued is asked as it is.
-    const placed = at ? queryAt(dataset, {}, at) : undefined;
+    const placed = at ? positionOfPage(roles, at) : undefined;
     if (placed) Object.assign(args, placed);
     return {
       args: withTicker(args),

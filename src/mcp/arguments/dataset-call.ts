@@ -9,10 +9,10 @@
  * by discover, `fields` that name nothing the dataset is known to have.
  */
 import type { MarketDataClient } from '../../api/client.js';
+import { datasetQuery, type DatasetQuery } from '../../api/dataset-query.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
-import { localValues } from '../reading/local-filters.js';
-import { readsLocally } from '../reading/local-pages.js';
-import { rowFilterOf, type RowFilter } from '../reading/row-filters.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
+import { planLocalRead, type LocalPlan } from '../reading/local-plan.js';
 import { refusalError, unreadableOperation } from '../answers/tool-errors.js';
 import { isOurCursor, pagingOf, serverDrivenParams, type Paging } from './cursor.js';
 import { parseFields, refuseUnknownFields } from './fields.js';
@@ -20,15 +20,12 @@ import { FIELDS_PARAM, supportsFields, type ToolArguments } from './input-schema
 import { knownScopeRefusal } from './scope.js';
 import { checkScreenedArguments, screenToolArguments } from './screen.js';
 
-export interface DatasetCall {
-  readonly dataset: DatasetDefinition;
-  readonly ticker: string | undefined;
-  /** What is sent upstream: the document's parameters (MCP-side names), the cursor's page among them. */
-  readonly upstream: QueryValues;
-  /** Ours the upstream does not offer, applied here over its pages; undefined when the upstream's page is the answer. */
-  readonly local: QueryValues | undefined;
-  /** The tool's own row filter (dark-pool size and time window, lit-print tickers, OI direction). */
-  readonly rowFilter: RowFilter | undefined;
+export interface DatasetCall extends LocalPlan {
+  /**
+   * What is sent upstream, named once: the dataset, the ticker, the document's parameters
+   * (MCP-side names, the cursor's page among them) and the roles they play, worked out here.
+   */
+  readonly query: DatasetQuery;
   /** Everything asked, upstream and local alike: what the answer covers, and what advice does not suggest again. */
   readonly asked: QueryValues;
   readonly fields: readonly string[] | undefined;
@@ -41,34 +38,32 @@ export function screenDatasetCall(dataset: DatasetDefinition, args: ToolArgument
   // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
   if (dataset.unreadable !== undefined) throw unreadableOperation(dataset.unreadable);
   const projectable = supportsFields(dataset);
+  // Which of the document's parameters is the page size, the cursor, the page, a session...:
+  // worked out once, here, and handed on in `query` to every later stage.
+  const roles = upstreamRoles(dataset);
   // One screening for every tool: nulls, host control properties, unknown and prototype names.
-  const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [] });
+  const screened = screenToolArguments(dataset, args, { extraParams: projectable ? [FIELDS_PARAM] : [], roles });
   if (!screened.ok) throw refusalError(screened.refusal);
   // Out of scope by discover: answered here, for every tool alike, before any request.
   const outOfScope = knownScopeRefusal(client, dataset.operationId);
   if (outOfScope) throw outOfScope;
   // The cursor of an earlier page brings back its `fields` too (cursor.ts).
-  const { args: paged, paging, fields: rawFields } = pagingOf(dataset, screened.args);
+  const { args: paged, paging, fields: rawFields } = pagingOf(dataset, roles, screened.args);
   // A cursor of ours brings back the query of its first page: input from the agent again, screened as it is opened.
   // Its page number or offset, which no agent gives, is the cursor's own (cursor.ts serverDrivenParams).
   const reopened = isOurCursor(screened.args['cursor'])
-    ? screenToolArguments(dataset, paged, { extraParams: [...serverDrivenParams(dataset)] })
+    ? screenToolArguments(dataset, paged, { extraParams: [...serverDrivenParams(dataset, roles)], roles })
     : { ok: true as const, args: paged };
   if (!reopened.ok) throw refusalError(reopened.refusal);
   const resolved = reopened.args;
   const checked = checkScreenedArguments(dataset, resolved);
   if (!checked.ok) throw refusalError(checked.refusal);
-  const rowFilter = rowFilterOf(dataset, resolved);
-  // Ours the upstream does not offer (a page size, tickers, a session...): applied here over its pages.
-  // So is a row filter of the tool's own, in every dialect: `limit` then counts the rows that
-  // match, as it does for a filter the upstream applies, whoever does the filtering.
-  const local = readsLocally(dataset) ? localValues(dataset, resolved) : rowFilter ? {} : undefined;
+  // What the read does here over the upstream's pages (its refusals, too, before any request).
+  const { local, rowFilter } = planLocalRead(dataset, resolved);
   const fields = projectable ? parseFields(rawFields) : undefined;
   refuseUnknownFields(client, dataset, checked.query, fields);
   return {
-    dataset,
-    ticker: checked.ticker,
-    upstream: checked.query,
+    query: datasetQuery(dataset, checked.ticker, checked.query, roles),
     local,
     rowFilter,
     asked: local ? { ...checked.query, ...local } : checked.query,

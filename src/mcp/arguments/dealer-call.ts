@@ -7,6 +7,8 @@
  * where the next answer starts.
  */
 import type { MarketDataClient } from '../../api/client.js';
+import { datasetQuery, type DatasetQuery } from '../../api/dataset-query.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
 import type { NextPage } from '../../api/next-page.js';
 import { dealerShaping, validateAgentParam, validateRequest, type DatasetDefinition } from '../../catalog/index.js';
 import { invalidArguments, refusalError, unreadableOperation } from '../answers/tool-errors.js';
@@ -24,8 +26,11 @@ export interface DealerWindow {
 }
 
 export interface DealerCall {
-  readonly dataset: DatasetDefinition;
-  readonly ticker: string | undefined;
+  /**
+   * The history's query, named once: the dataset, the ticker and the roles its document's
+   * parameters play, worked out here; its values are the reader's (a page size, a position).
+   */
+  readonly query: DatasetQuery;
   readonly view: DealerView;
   /** The session or range asked (none: the newest, or all three for `sessions`). */
   readonly window: DealerWindow;
@@ -37,7 +42,9 @@ export interface DealerCall {
 export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments, client: MarketDataClient): DealerCall {
   // Listed by the document in a form this server cannot read: nothing is sent on our guesses.
   if (dataset.unreadable !== undefined) throw unreadableOperation(dataset.unreadable);
-  const screened = screenToolArguments(dataset, args);
+  // The roles of the document's parameters (page size, cursor), worked out once and handed on in `query`.
+  const roles = upstreamRoles(dataset);
+  const screened = screenToolArguments(dataset, args, { roles });
   if (!screened.ok) throw refusalError(screened.refusal);
   const outOfScope = knownScopeRefusal(client, dataset.operationId);
   if (outOfScope) throw outOfScope;
@@ -58,7 +65,7 @@ export function screenDealerCall(dataset: DatasetDefinition, args: ToolArguments
     // Anything but a cursor of ours is not one the agent was given: refused here rather than sent upstream to fail there.
     throw invalidCursor('not one this server issued');
   }
-  return { dataset, ticker: checked.ticker, ...parseShaping(dataset, shaping), position };
+  return { query: datasetQuery(dataset, checked.ticker, {}, roles), ...parseShaping(dataset, shaping), position };
 }
 
 /** Checks the MCP-side arguments against the catalog's shaping schemas, typed as agent input. */

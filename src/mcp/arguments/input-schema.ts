@@ -7,6 +7,7 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { isRequiredParam, type DatasetDefinition } from '../../catalog/index.js';
 import { paramJsonSchemaOnce } from '../../catalog/param-json-memo.js';
+import { upstreamRoles } from '../../catalog/param-roles.js';
 import { serverDrivenParams } from './cursor.js';
 import { portableProperty } from './portable-constraints.js';
 
@@ -48,7 +49,7 @@ function buildInputJsonSchema(dataset: DatasetDefinition): JsonSchemaObject {
   // A tool that answers with its own shape (the dealer history) takes only its shaping: the
   // upstream's paging parameters are ours to drive, under whatever names the upstream gives them.
   // So are the upstream's page number and offset, which this server drives behind its cursor (cursor.ts).
-  const driven = serverDrivenParams(dataset);
+  const driven = serverDrivenParams(dataset, upstreamRoles(dataset));
   const upstream = dataset.toolOutput ? {} : Object.fromEntries(Object.entries(dataset.query).filter(([name]) => !driven.has(name)));
   for (const [name, zodSchema] of Object.entries({ ...upstream, ...dataset.shaping })) {
     // Once per zod schema: the parameters an upstream repeats across its datasets share one.

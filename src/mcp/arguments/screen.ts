@@ -14,6 +14,7 @@ import {
   type ParamRefusal,
   type ValidatedRequest,
 } from '../../catalog/index.js';
+import { upstreamRoles, type RoleNames } from '../../catalog/param-roles.js';
 import { serverDrivenParams } from './cursor.js';
 import { PROTO_ARGUMENT } from './prototype-guard.js';
 
@@ -27,6 +28,8 @@ export const HOST_CONTROL_PROPERTIES: readonly string[] = ['wait_for_previous'];
 export interface ToolArgumentsOptions {
   /** Parameters the tool adds beyond the dataset's own (e.g. `fields`), taken out before the check. */
   readonly extraParams?: readonly string[];
+  /** The dataset's parameter roles, where the call's plan has worked them out already (dataset-call.ts). */
+  readonly roles?: RoleNames;
 }
 
 /** An agent's arguments after screening: what the dataset and the tool take, nulls and host properties gone. */
@@ -47,7 +50,7 @@ export function screenToolArguments(
 ): ScreenedArguments {
   const extra = localParams(dataset, options);
   // Positions the server drives itself are refused from an agent, and not named among those taken (cursor.ts).
-  const driven = serverDrivenParams(dataset);
+  const driven = serverDrivenParams(dataset, options.roles ?? upstreamRoles(dataset));
   const accepted = (): string[] => acceptedParams(dataset, [...extra]).filter((name) => !driven.has(name) || extra.has(name));
   // A `__proto__` key sent as JSON becomes the prototype once a schema copies the object
   // (the SDK parses arguments as a record): a foreign prototype means one was sent.

@@ -12,8 +12,8 @@ import type { CallContext } from '../../api/call-context.js';
 import { pageKey, type NextPage } from '../../api/next-page.js';
 import { rowsIn } from '../../api/payload-parts.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
-import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
-import type { DatasetDefinition, DealerSnapshot } from '../../catalog/index.js';
+import { withValues, type DatasetQuery } from '../../api/dataset-query.js';
+import type { DealerSnapshot } from '../../catalog/index.js';
 import type { DealerCall, DealerWindow } from '../arguments/dealer-call.js';
 import { withScopeAlternatives } from '../arguments/scope.js';
 import { readSnapshot } from './dealer-snapshot.js';
@@ -72,28 +72,29 @@ export interface DealerReadDeps {
 }
 
 /** A page's query, its position aside (client.datasetAt adds it); a role the document does not list is not sent. */
-function pageQuery(dataset: DatasetDefinition, size: number): Record<string, string | number> {
-  const roles = upstreamRoles(dataset);
-  const max = pageSizeMaximum(dataset);
-  return roles.pageSize ? { [roles.pageSize]: Math.min(size, max ?? size) } : {};
+function pageQuery(query: DatasetQuery, size: number): DatasetQuery {
+  const name = query.roles.pageSize;
+  const max = query.largestPage;
+  return withValues(query, name ? { [name]: Math.min(size, max ?? size) } : {});
 }
 
 export async function readDealer(
   request: DealerCall,
   deps: DealerReadDeps,
 ): Promise<DealerRead | { kind: 'known-empty'; empty: KnownEmpty }> {
-  const { dataset, ticker, view, window, limit, position } = request;
+  const { view, window, limit, position } = request;
+  const { dataset } = request.query;
   const empty = position.a ? undefined : knownEmptyDealer(window, Date.now());
   if (empty) return { kind: 'known-empty', empty };
   const asOne = view === 'latest' && !window.session && !window.from && !window.to && !position.at && !position.a;
-  const query = pageQuery(dataset, asOne ? 1 : PAGE);
+  const query = pageQuery(request.query, asOne ? 1 : PAGE);
   const walk = newWalk(request, limit ?? (view === 'latest' ? 1 : HISTORY_SNAPSHOTS));
   let at = position.at;
   // Pages this read asked for: one the upstream names again is never followed (its paging went round in a circle).
   const read: NextPage[] = at ? [at] : [];
   for (let page = 0; page < MAX_PAGES; page += 1) {
     const result = await deps.client
-      .datasetAt(dataset, ticker, query, at, { call: deps.call, onProgress: deps.onProgress })
+      .datasetAt(query, at, { call: deps.call, onProgress: deps.onProgress })
       .catch(async (error: unknown) => {
         throw await withScopeAlternatives(deps.client, dataset.operationId, error, deps.call);
       });
@@ -164,7 +165,7 @@ function newWalk(request: DealerCall, wanted: number): Walk {
     wanted,
     // Without a session or range, levels and full cover the newest session not yet shown; older ones remain (sessions covers all three).
     implicit: view !== 'latest' && view !== 'sessions' && !window.session && !window.from && !window.to,
-    ticker: request.ticker,
+    ticker: request.query.ticker,
     after: request.position.a,
   };
 }

@@ -9,7 +9,6 @@
  * The trading calendar is catalog/market-calendar.ts: pure date arithmetic (NYSE holidays,
  * half days), shared with the simulator rather than kept twice.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import {
   holidayName,
@@ -22,7 +21,6 @@ import {
   tradingDaysBetween,
   weekday,
 } from '../../catalog/market-calendar.js';
-import { toolResult } from '../answers/results.js';
 
 export interface KnownEmpty {
   notice: string;
@@ -142,25 +140,6 @@ export function knownEmptyDealer(window: { session?: string; from?: string; to?:
     };
   }
   return undefined;
-}
-
-/** The answer itself: no rows, not charged, and why, shaped as every result is. */
-export function knownEmptyResult(operationId: string, empty: KnownEmpty, simulated: boolean, data: unknown = []): CallToolResult {
-  return toolResult({
-    data,
-    meta: {
-      operation_id: operationId,
-      cache_hit: false,
-      age_seconds: 0,
-      truncated: false,
-      has_more: false,
-      // Answered here from the calendar: no request was sent.
-      units: 0,
-      notice: empty.notice,
-      covers: empty.covers,
-      ...(simulated ? { simulated: true } : {}),
-    },
-  });
 }
 
 /** Whether a dataset's rows fall only on exchange sessions (filings and disclosures may land on any day). */

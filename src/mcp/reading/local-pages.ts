@@ -9,13 +9,13 @@
  * any answer reads the whole set once: no row skipped, none repeated.
  */
 import type { CallContext } from '../../api/call-context.js';
-import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
+import type { ApiResult, DatasetPage, MarketDataClient, ProgressEvent } from '../../api/client.js';
+import { withValues, type DatasetQuery } from '../../api/dataset-query.js';
 import { ApiError } from '../../api/errors.js';
 import { rowsPlace } from '../../api/payload-parts.js';
 import { PAGING_REPEATED, type NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
-import { pageSizeMaximum, upstreamRoles } from '../../catalog/param-roles.js';
 import { encodePageCursor, pageRepeats, positionOf, visitedThrough, type Paging } from '../arguments/cursor.js';
 import { readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
 import { BackStop, filterWords, localFilter } from './local-filters.js';
@@ -52,6 +52,8 @@ export interface LocalRead {
   cutBeforeLimit?: true;
   /** Drops the pages read from the cache: a bug of ours shaping them must not be served again. */
   forget: () => void;
+  /** Milliseconds the first page read stays in this process's cache (0: none was read). */
+  cachedForMs: () => number;
 }
 
 export interface LocalReadDeps {
@@ -78,20 +80,19 @@ interface Position {
  * filter of the tool's own (src/mcp/reading/row-filters.ts).
  */
 export async function readLocally(
-  dataset: DatasetDefinition,
-  ticker: string | undefined,
-  query: QueryValues,
+  query: DatasetQuery,
   local: QueryValues,
   paging: Paging,
   extra: RowFilter | undefined,
   deps: LocalReadDeps,
 ): Promise<LocalRead> {
-  const answered: (NextPage | undefined)[] = [];
+  const answered: DatasetPage[] = [];
   const forget = (): void => {
-    for (const at of answered) deps.client.forgetAt(dataset, ticker, sentQuery(dataset, query, local), at);
+    for (const page of answered) deps.client.forget(page);
   };
+  const cachedForMs = (): number => (answered[0] ? deps.client.cachedForMs(answered[0]) : 0);
   try {
-    return { ...(await readPages(dataset, ticker, query, local, paging, extra, deps, answered)), forget };
+    return { ...(await readPages(query, local, paging, extra, deps, answered)), forget, cachedForMs };
   } catch (error) {
     // Pages that made a bug of ours throw are not kept: the same call asks the upstream anew.
     if (!(error instanceof ApiError)) forget();
@@ -100,12 +101,12 @@ export async function readLocally(
 }
 
 /** The query every page is read with (its position aside): a large page where rows are picked here from what the upstream sizes. */
-function sentQuery(dataset: DatasetDefinition, query: QueryValues, local: QueryValues, extra?: RowFilter): QueryValues {
-  const roles = upstreamRoles(dataset);
+function sentQuery(query: DatasetQuery, local: QueryValues, extra: RowFilter | undefined): DatasetQuery {
+  const { roles } = query;
   const filtered = localFilter(local) !== undefined || extra !== undefined;
-  const sent: Record<string, string | number> = { ...query };
-  if (roles.pageSize && filtered) sent[roles.pageSize] = Math.min(pageSizeMaximum(dataset) ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
-  return sent;
+  if (!roles.pageSize || !filtered) return query;
+  const size = Math.min(query.largestPage ?? FILTER_PAGE_ROWS, FILTER_PAGE_ROWS);
+  return withValues(query, { ...query.values, [roles.pageSize]: size });
 }
 
 /** What a read looks for, fixed before its first page. */
@@ -115,7 +116,7 @@ interface ReadPlan {
   /** Rows the answer gathers at most. */
   wanted: number;
   /** The query every page is read with. */
-  sent: QueryValues;
+  sent: DatasetQuery;
   /** The oldest date a row may have, from the session or range asked. */
   earliest: string | undefined;
   /** Whether a time window is read (dark-pool prints): it reads back a budget of rows and pages, whatever the page size (README). */
@@ -124,23 +125,17 @@ interface ReadPlan {
   maxRows: number;
 }
 
-function readPlan(
-  dataset: DatasetDefinition,
-  query: QueryValues,
-  local: QueryValues,
-  extra: RowFilter | undefined,
-  deps: LocalReadDeps,
-): ReadPlan {
-  const roles = upstreamRoles(dataset);
+function readPlan(query: DatasetQuery, local: QueryValues, extra: RowFilter | undefined, deps: LocalReadDeps): ReadPlan {
+  const { roles } = query;
   const filters = [localFilter(local), extra].filter((f): f is RowFilter => f !== undefined);
-  const limit = local['limit'] ?? (roles.pageSize ? query[roles.pageSize] : undefined);
+  const limit = local['limit'] ?? (roles.pageSize ? query.values[roles.pageSize] : undefined);
   const timed = extra?.fromTime !== undefined || extra?.toTime !== undefined;
   const budget = deps.windowBudget ?? WINDOW_BUDGET;
   return {
     filters,
     keep: (row) => filters.length === 0 || (typeof row === 'object' && row !== null && filters.every((f) => f.keep(row as Row))),
     wanted: typeof limit === 'number' ? limit : ROWS_WITHOUT_LIMIT,
-    sent: sentQuery(dataset, query, local, extra),
+    sent: sentQuery(query, local, extra),
     earliest:
       typeof local['session_date'] === 'string' ? local['session_date'] : typeof local['from'] === 'string' ? local['from'] : undefined,
     timed,
@@ -203,24 +198,23 @@ function startWalk(paging: Paging): Walked {
   };
 }
 
-/** The read itself; `answered` collects each page's position as it is answered. */
+/** The read itself; `answered` collects each page as it is answered. */
 async function readPages(
-  dataset: DatasetDefinition,
-  ticker: string | undefined,
-  query: QueryValues,
+  query: DatasetQuery,
   local: QueryValues,
   paging: Paging,
   extra: RowFilter | undefined,
   deps: LocalReadDeps,
-  answered: (NextPage | undefined)[],
-): Promise<Omit<LocalRead, 'forget'>> {
-  const plan = readPlan(dataset, query, local, extra, deps);
+  answered: DatasetPage[],
+): Promise<Omit<LocalRead, 'forget' | 'cachedForMs'>> {
+  const plan = readPlan(query, local, extra, deps);
   const back = new BackStop(plan.earliest, extra?.before);
   const walk = startWalk(paging);
   for (let index = 0; index < plan.maxPages; index += 1) {
     walk.endUnknown = false;
-    const result = await deps.client.datasetAt(dataset, ticker, plan.sent, walk.page.at, { call: deps.call, onProgress: deps.onProgress });
-    answered.push(walk.page.at);
+    const page = deps.client.pageOf(plan.sent, walk.page.at);
+    const result = await deps.client.readPage(page, { call: deps.call, onProgress: deps.onProgress });
+    answered.push(page);
     walk.pagesRead += 1;
     walk.first ??= result.meta;
     walk.last = result.meta;
@@ -232,7 +226,7 @@ async function readPages(
     if (scanPage(place.rows, plan, back, walk)) break;
     if (stopsAfterPage(result.meta, plan, walk, index === plan.maxPages - 1)) break;
   }
-  return localAnswer(dataset, plan, back, walk, paging, extra);
+  return localAnswer(query.dataset, plan, back, walk, paging, extra);
 }
 
 /** After a page read to its end: moves `walk` to the next page, or says (true) why the read stops here. */
@@ -375,7 +369,7 @@ function localAnswer(
   walk: Walked,
   paging: Paging,
   extra: RowFilter | undefined,
-): Omit<LocalRead, 'forget'> {
+): Omit<LocalRead, 'forget' | 'cachedForMs'> {
   const { gathered, resume } = walk;
   const shortfall = shortfallOf(plan, back, walk, extra);
   const { reachedBackTo, moreRows } = shortfall;

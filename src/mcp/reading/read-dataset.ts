@@ -15,8 +15,8 @@
  */
 import type { CallContext } from '../../api/call-context.js';
 import type { ApiResult, MarketDataClient, ProgressEvent } from '../../api/client.js';
+import { withValues, type DatasetQuery } from '../../api/dataset-query.js';
 import type { NextPage } from '../../api/next-page.js';
-import { upstreamRoles } from '../../catalog/param-roles.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import type { DatasetCall } from '../arguments/dataset-call.js';
 import { withScopeAlternatives } from '../arguments/scope.js';
@@ -45,13 +45,16 @@ export type DatasetRead =
       pages: LocalRead | undefined;
       /** Drops what was read from the cache: a bug of ours shaping it must not be served again. */
       forget: () => void;
+      /** Milliseconds the first page read stays in this process's cache: the same call again is free for that long. */
+      cachedForMs: () => number;
     };
 
 /** A call that takes no cursor: read from the first page, no cursor handed back. */
 const FIRST_PAGE = { base: undefined, upstreamPage: undefined, skip: 0 };
 
 export async function readDataset(request: DatasetCall, deps: ReadDeps): Promise<DatasetRead> {
-  const { dataset, ticker, upstream, local, rowFilter, paging } = request;
+  const { query, local, rowFilter, paging } = request;
+  const { dataset } = query;
   // Known empty by the calendar: answered here, for free, saying why (a time window after a
   // half day's early close among them).
   const now = deps.now ?? Date.now();
@@ -65,33 +68,35 @@ export async function readDataset(request: DatasetCall, deps: ReadDeps): Promise
     throw await withScopeAlternatives(deps.client, dataset.operationId, error, deps.call);
   };
   if (local) {
-    const pages = await readLocally(dataset, ticker, withoutCursor(dataset, upstream), local, paging ?? FIRST_PAGE, rowFilter, {
+    const pages = await readLocally(withoutCursor(query), local, paging ?? FIRST_PAGE, rowFilter, {
       client: deps.client,
       ...options,
     }).catch(withAlternatives);
-    const result = noticed(dataset, upstream, pages.result, deps.now);
-    return { kind: 'read', result, units: pages.units, onePage: false, pages, forget: pages.forget };
+    const result = noticed(dataset, query.values, pages.result, deps.now);
+    return { kind: 'read', result, units: pages.units, onePage: false, pages, forget: pages.forget, cachedForMs: pages.cachedForMs };
   }
   // The page the cursor names (a URL the upstream issued is asked as it is); a time window
   // past it is read on with the upstream's next page, in whatever form the answers give it.
-  const fetchAt = (at: NextPage | undefined): Promise<ApiResult> =>
-    deps.client.datasetAt(dataset, ticker, upstream, at, options).catch(withAlternatives);
-  const read = await readWindow(await fetchAt(paging?.upstreamPage), rowFilter, fetchAt);
+  const fetchAt = (at: NextPage | undefined): Promise<ApiResult> => deps.client.datasetAt(query, at, options).catch(withAlternatives);
+  const first = deps.client.pageOf(query, paging?.upstreamPage);
+  const firstResult = await deps.client.readPage(first, options).catch(withAlternatives);
+  const read = await readWindow(firstResult, rowFilter, fetchAt);
   return {
     kind: 'read',
-    result: noticed(dataset, upstream, read.result, deps.now),
+    result: noticed(dataset, query.values, read.result, deps.now),
     units: read.units,
     onePage: read.pages === 1,
     pages: undefined,
-    forget: () => deps.client.forgetAt(dataset, ticker, upstream, paging?.upstreamPage),
+    forget: () => deps.client.forget(first),
+    cachedForMs: () => deps.client.cachedForMs(first),
   };
 }
 
 /** The query less the upstream's cursor: the local reader sets it page by page. */
-function withoutCursor(dataset: DatasetDefinition, query: QueryValues): QueryValues {
-  const name = upstreamRoles(dataset).cursor;
+function withoutCursor(query: DatasetQuery): DatasetQuery {
+  const name = query.roles.cursor;
   if (name === undefined) return query;
-  return Object.fromEntries(Object.entries(query).filter(([key]) => key !== name));
+  return withValues(query, Object.fromEntries(Object.entries(query.values).filter(([key]) => key !== name)));
 }
 
 /** A session asked before it opened: said beside the upstream's own notice. */

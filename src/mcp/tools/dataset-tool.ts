@@ -3,13 +3,14 @@
  * definition. A call goes through stages, each a module of its own, each handing the next
  * a typed value:
  *
- *   screen  arguments/dataset-call.ts   the arguments checked and sorted by where each goes (DatasetCall)
+ *   screen  arguments/dataset-call.ts   the arguments checked and sorted by where each goes, and the
+ *                                       query planned: named once, its parameter roles worked out (DatasetCall)
  *   read    reading/read-dataset.ts     the upstream's pages through the client (DatasetRead)
  *   shape   answers/dataset-answer.ts   rows, fields, budget, cursor and meta (the result)
  *   answer  here                        checked against the output schema, or the error as a tool error
  *
  * The dealer history has the same stages for its views (arguments/dealer-call.ts,
- * reading/dealer-read.ts, answers/dealer-answer.ts).
+ * reading/dealer-read.ts, answers/dealer-answer.ts). Both walked, file by file: src/mcp/README.md.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CallContext } from '../../api/call-context.js';

@@ -20,7 +20,8 @@ const plural = (n: number): string => `${n} request${n === 1 ? '' : 's'}`;
 
 /** Rows of one upstream page of `dataset` as this server reads it: the size it asks, or the upstream's own once seen. */
 export function pageRows(client: MarketDataClient, dataset: DatasetDefinition, asked?: number): number | undefined {
-  if (upstreamRoles(dataset).pageSize !== undefined && asked !== undefined) return Math.min(asked, pageSizeMaximum(dataset) ?? asked);
+  const pageSize = upstreamRoles(dataset).pageSize;
+  if (pageSize !== undefined && asked !== undefined) return Math.min(asked, pageSizeMaximum(dataset, pageSize) ?? asked);
   return client.pageRowsSeen(dataset.operationId);
 }
 

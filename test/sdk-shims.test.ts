@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DefaultJsonSchemaValidator } from '../../src/sdk-shims.js';
+import { DefaultJsonSchemaValidator } from '../src/sdk-shims.js';
 
 const FORM = {
   type: 'object',

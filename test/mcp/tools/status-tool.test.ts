@@ -1,7 +1,7 @@
 /** api_status says why a tool cannot be used, in words that send the agent the right way. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { unusableTools } from '../../src/mcp/tools/status-tool.js';
+import { unusableTools } from '../../../src/mcp/tools/status-tool.js';
 
 test('a dataset the key has the scope for but cannot call is named as administrator-only, not as out of scope', () => {
   const discovered = {

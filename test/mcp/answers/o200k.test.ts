@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { MAX_MERGED_PIECE_BYTES, o200kCounter } from '../../src/mcp/answers/o200k.js';
+import { MAX_MERGED_PIECE_BYTES, o200kCounter } from '../../../src/mcp/answers/o200k.js';
 
 /** mulberry32: a fixed sequence, so a failure repeats. */
 function seeded(seed: number): () => number {

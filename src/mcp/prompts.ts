@@ -1,45 +1,10 @@
-/** Resources (the API's own descriptions) and prompts that show an agent a good path. */
+/**
+ * Prompts that show an agent a good path: each names the calls to make, with their
+ * arguments, for a question traders ask.
+ */
 import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { MarketDataClient } from '../api/client.js';
-import { buildOpenApiDocument, DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, SECTORS, TICKER_LIST } from '../catalog/index.js';
-import type { DatasetRegistry } from '../registry/dataset-registry.js';
-import { callContextOf } from './call-context.js';
-
-export function registerResources(server: McpServer, client: MarketDataClient, registry: DatasetRegistry): void {
-  server.registerResource(
-    'openapi',
-    'market-data://openapi.json',
-    {
-      title: 'Market Data Read API: OpenAPI document',
-      description: "The upstream's /v1/openapi.json (the built-in catalog's when the upstream is unreachable).",
-      mimeType: 'application/json',
-    },
-    (uri) => ({
-      contents: [
-        {
-          uri: uri.href,
-          mimeType: 'application/json',
-          text: JSON.stringify(registry.document() ?? buildOpenApiDocument(registry.datasets())),
-        },
-      ],
-    }),
-  );
-  server.registerResource(
-    'discover',
-    'market-data://discover',
-    {
-      title: 'Market Data Read API: discover',
-      description: "The key's access scope, datasets with coverage, and quota (free).",
-      mimeType: 'application/json',
-    },
-    async (uri, ctx) => {
-      // Over --http the reader's own call: its turn among the account's users, and it stops when they hang up.
-      const result = await client.meta('/v1/discover', { deadlineMs: 10_000, call: callContextOf(ctx, 10_000) });
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result.data) }] };
-    },
-  );
-}
+import { DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, SECTORS, TICKER_LIST } from '../catalog/index.js';
 
 /**
  * Prompt arguments are checked by the tools' own patterns: a prompt's text is read by the

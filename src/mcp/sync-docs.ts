@@ -1,6 +1,7 @@
 /**
- * Text derived from the catalog for the README tool table and the MCPB manifest's tool
- * list. `npm run sync-docs` writes both; tests fail when either drifts.
+ * Build-time text, never loaded by the server: the README tool table and the MCPB
+ * manifest's tool list, derived from the catalog. `npm run sync-docs` (scripts/sync-docs.mjs)
+ * writes both; test/docs.test.ts fails when either drifts.
  */
 import { DATASETS, isRequiredParam, toolsetOf, type DatasetDefinition } from '../catalog/index.js';
 import { toolNameOf } from './tools/dataset-tool.js';

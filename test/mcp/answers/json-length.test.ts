@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { jsonMayBeLongerThan } from '../../src/mcp/answers/json-length.js';
+import { jsonMayBeLongerThan } from '../../../src/mcp/answers/json-length.js';
 
 test('a value the bound calls short is short: its JSON is within the limit', () => {
   fc.assert(
