@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fieldName } from '../../src/simulator/dialect-body.js';
 import { dialectList } from '../helpers/answers-harness.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf } from '../helpers/mcp.js';
@@ -27,11 +28,15 @@ test('volatility_compare: a sector in one call, steepest put skew first, agreein
         [...skews].sort((a, b) => a - b),
         'most negative rr25 first',
       );
+      // The skew tool answers the upstream's rows as it sends them: its name for the 25-delta
+      // risk reversal, its numbers as JSON or as text. The batch reads them as a number under ours.
+      const rr25 = fieldName(sim.api.dialect, 'volatility.risk_reversal_skew', 'rr25');
       for (const row of rows.slice(0, 2)) {
         const single = await client.callTool({ name: 'volatility_risk_reversal_skew', arguments: { ticker: row['ticker'] } });
         const series = (single.structuredContent as { data: Row[] }).data;
         const newest = [...series].sort((a, b) => String(b['date']).localeCompare(String(a['date'])))[0];
-        assert.equal(row['rr25'], newest?.['rr25'], `${String(row['ticker'])}: the batch agrees with the skew tool`);
+        assert.equal(typeof row['rr25'], 'number');
+        assert.equal(row['rr25'], Number(newest?.[rr25]), `${String(row['ticker'])}: the batch agrees with the skew tool`);
       }
 
       const mixed = await client.callTool({ name: 'volatility_compare', arguments: { tickers: 'AAPL,ZZZZ,MSFT' } });

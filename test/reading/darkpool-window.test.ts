@@ -1,9 +1,10 @@
 /**
  * A dark-pool time window against the prints the upstream returns, newest first and cut at
- * the limit: a window before the first page is read back with the upstream's cursor until
- * covered, units counting the pages; a window the prints read reach past is complete and
- * says so. Without an upstream cursor, the part not read is named, and a larger limit is
- * offered only when it would reach further.
+ * the limit: a window before the first page is read back with the upstream's own way on (its
+ * cursor, page number or next link) until covered, units counting the pages, or said to be
+ * out of reach where the upstream serves only its newest prints; a window the prints read
+ * reach past is complete and says so. Without an upstream cursor, the part not read is named,
+ * and a larger limit is offered only when it would reach further.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,6 +12,7 @@ import { previousTradingDay, toEt, tradingDayOnOrBefore } from '../../src/catalo
 import type { ApiResult } from '../../src/api/client.js';
 import { DATASETS, type DatasetDefinition } from '../../src/catalog/index.js';
 import { applyRowFilter, rowFilterOf, type RowFilter } from '../../src/mcp/reading/row-filters.js';
+import { listPaging } from '../../src/simulator/dialect-lists.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { clockOf, sessionPages, type Row } from '../helpers/darkpool-session.js';
 import { withSimulator } from '../helpers/http.js';
@@ -27,12 +29,6 @@ interface Answer {
 }
 /** A session that has closed, whatever the time of day the test runs. */
 const closedSession = (): string => previousTradingDay(tradingDayOnOrBefore(toEt(Date.now()).date));
-/** HH:MM `minutes` after `clock`. */
-const later = (clock: string, minutes: number): string => {
-  const [h = 0, m = 0] = clock.split(':').map(Number);
-  const total = h * 60 + m + minutes;
-  return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
-};
 
 /** Upstream pages read, newest first, until one reaches before `from` (the window is then covered), or all of them. */
 const pagesToCover = (pages: readonly Row[][], from: string): number => {
@@ -78,7 +74,12 @@ async function windowsReadBack(sim: RunningSimulator): Promise<void> {
     const oldest = newest.map(clockOf).reduce((a, b) => (b < a ? b : a));
     assert.ok(oldest > '10:30', `the newest 500 prints reach back to ${oldest}: the early window below must lie before them`);
 
-    const from = later(oldest, 30);
+    // The window starts at a large print the newest ones hold, after the oldest of them: those
+    // reach past it (an upstream may serve only its newest 20 prints, minutes of a session).
+    const large = newest.filter((r) => Number(r['notional_usd']) >= 1_000_000 && clockOf(r) > oldest);
+    const middle = large[Math.floor((large.length - 1) / 2)];
+    assert.ok(middle, 'a print of $1M or more among the newest, after the oldest of them');
+    const from = clockOf(middle);
     const covered = await window({ from_time: from, min_notional_usd: 1_000_000 });
     assert.equal(covered.units, pagesToCover(pages, from), 'the pages that reach back to the window, none past it');
     assert.equal(covered.last.meta.has_more, false, 'the prints read reach past the window: nothing of it is left');
@@ -90,11 +91,29 @@ async function windowsReadBack(sim: RunningSimulator): Promise<void> {
       'exactly the prints of the window',
     );
 
-    const early = await window({ from_time: '09:30', to_time: '10:30', min_size: 5000 });
-    assert.ok(
-      sim.api.requests.some((r) => r.path.startsWith('/v1/darkpool/') && /(^|[?&])cursor=/.test(r.query)),
-      "read back past the first page with the upstream's cursor",
-    );
+    const earlyWindow = { from_time: '09:30', to_time: '10:30', min_size: 5000 };
+    const reach = session.map(clockOf).reduce((a, b) => (b < a ? b : a));
+    if (reach > '10:30') {
+      // The upstream serves only its newest prints of a session (its list ends, or is cut with or
+      // without saying so, after the window): nothing of the window can be read, and the answer
+      // says how far back the prints reach rather than offering a page that does not exist.
+      const early = await window(earlyWindow);
+      assert.deepEqual(early.rows, [], 'no print of the window was read');
+      assert.equal(early.last.meta.next_cursor, undefined, 'no way on is offered');
+      assert.match(
+        `${early.last.meta.more_rows ?? ''} ${early.last.meta.notice ?? ''}`,
+        new RegExp(`None of the window 09:30 to 10:30 ET was read|older rows cannot be read through this API|back to ${reach} ET`),
+        'how far back the prints read reach is said',
+      );
+      return;
+    }
+    const paging = listPaging(sim.api.dialect, darkpool);
+    const early = await window(earlyWindow);
+    if (paging?.kind === 'cursor')
+      assert.ok(
+        sim.api.requests.some((r) => r.path.startsWith('/v1/darkpool/') && new RegExp(`(^|[?&])${paging.cursor}=`).test(r.query)),
+        "read back past the first page with the upstream's cursor",
+      );
     assert.equal(early.last.meta.has_more, false, 'the window is complete');
     const inEarly = session.filter((r) => clockOf(r) >= '09:30' && clockOf(r) <= '10:30' && Number(r['size']) >= 5000);
     assert.ok(inEarly.length > 0);
@@ -108,7 +127,7 @@ async function windowsReadBack(sim: RunningSimulator): Promise<void> {
   }
 }
 
-test('dark-pool time windows: read back with the upstream cursor until covered, complete, units counted; no page read past the window', async () => {
+test("dark-pool time windows: read back with the upstream's way on until covered, complete, units counted; no page read past the window; out of reach said", async () => {
   await withSimulator({}, windowsReadBack);
 });
 

@@ -7,6 +7,7 @@
  */
 import type { ApiResult } from '../../api/client.js';
 import type { NextPage } from '../../api/next-page.js';
+import { numberOf } from '../../api/paging-evidence.js';
 import { rowsLeftOut } from '../../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition } from '../../catalog/index.js';
 import { refusalError } from '../answers/tool-errors.js';
@@ -31,9 +32,16 @@ export interface RowFilter {
 
 const ET_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
-/** The first of `names` the row has as a number. */
+/**
+ * The first of `names` the row has as a number: a JSON number or numeric text, as an
+ * upstream that writes its numbers as strings (`"size": "5000"`) sends them; read as
+ * numbers only, such an upstream's prints all failed a size or notional filter.
+ */
 function numberField(row: Row, names: readonly string[]): number | undefined {
-  for (const name of names) if (typeof row[name] === 'number') return row[name];
+  for (const name of names) {
+    const value = numberOf(row[name]);
+    if (value !== undefined) return value;
+  }
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import type { CallContext } from '../../api/call-context.js';
 import type { ProgressEvent } from '../../api/client.js';
 import { apiError } from '../../api/errors.js';
 import { partDeadlinePassed } from '../../api/deadline-error.js';
+import { numberOf } from '../../api/paging-evidence.js';
 import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/index.js';
 import { quoteValue } from '../../sanitize.js';
 import { withinBudget } from '../answers/results.js';
@@ -23,8 +24,12 @@ export const MAX_NAMES = 10;
 
 export type Row = Record<string, unknown>;
 export const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The first of `names` the row has as a number: a JSON number or numeric text, as an upstream writing its numbers as strings sends them. */
 export const num = (row: Row | undefined, ...names: string[]): number | undefined => {
-  for (const name of names) if (typeof row?.[name] === 'number') return row[name];
+  for (const name of names) {
+    const value = numberOf(row?.[name]);
+    if (value !== undefined) return value;
+  }
   return undefined;
 };
 export const str = (row: Row | undefined, ...names: string[]): string | undefined => {
