@@ -49,6 +49,17 @@ const nameList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** What MARKET_DATA_DEMO may say, either way; any other word is said at start, not read as off. */
+const DEMO_WORDS = { on: ['1', 'true', 'yes', 'on'], off: ['0', 'false', 'no', 'off'] } as const;
+
+/** The variable's word as a switch; a word that is neither is left as given, for the section to say. */
+function demoSwitch(value: string): boolean | string {
+  const word = value.trim().toLowerCase();
+  if ((DEMO_WORDS.on as readonly string[]).includes(word)) return true;
+  if ((DEMO_WORDS.off as readonly string[]).includes(word)) return false;
+  return value;
+}
+
 export const ConfigSchema = z.object({
   /** Never printed. Absent: the server still starts and data tools answer CONFIG_INVALID. */
   apiKey: z
@@ -70,7 +81,7 @@ export const ConfigSchema = z.object({
   /** Tools left out of whatever the toolsets and tools above offer. */
   excludeTools: nameList.optional(),
   resultTokens: wholeNumber('tokens', 500, 200_000).default(8000),
-  demo: z.boolean().default(false),
+  demo: z.boolean({ error: `is neither on (${DEMO_WORDS.on.join(', ')}) nor off (${DEMO_WORDS.off.join(', ')})` }).default(false),
   /** Where the upstream's document is kept; loadConfig fills in the user's cache folder when unset. */
   cacheDir: z.string().optional(),
   redisUrl: redisUrl.optional(),
@@ -112,7 +123,7 @@ const RULES: SectionRules<keyof Config> = {
 /** Flags win over the environment. Empty variables and unsubstituted placeholders count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof Config, unknown>> = {}): ConfigResult {
   const raw: Record<string, unknown> = setValues(env, ENV);
-  if (typeof raw['demo'] === 'string') raw['demo'] = ['1', 'true', 'yes'].includes(raw['demo'].trim().toLowerCase());
+  if (typeof raw['demo'] === 'string') raw['demo'] = demoSwitch(raw['demo']);
   for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
   const read = readSection(ConfigSchema, raw, RULES);
   const config: Config = Object.freeze({ ...read.settings, cacheDir: read.settings.cacheDir ?? userCacheDir(env) });

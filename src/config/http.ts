@@ -18,6 +18,9 @@ export const MIN_GRACE_MS = 2000;
 /** The longest a timer waits (2^31 - 1 ms): a longer one would fire at once. */
 const MAX_GRACE_MS = 2_147_483_647;
 
+/** A DNS name or an IPv4 address, or an IPv6 address in brackets, as a Host header names it without its port. */
+const HOST_NAME = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/;
+
 const schema = z.object({
   token: z.string().trim().min(MIN_TOKEN_LENGTH, `is shorter than ${MIN_TOKEN_LENGTH} characters`).optional(),
   /** Host names (no port) a request's Host header may name, besides loopback's when bound to it. */
@@ -29,6 +32,11 @@ const schema = z.object({
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
     )
+    // A Host header names only such characters; anything else is a mistake (a port, a URL)
+    // or a value that would act on the terminal where the start-up lines list the names.
+    .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+      error: 'is not a list of host names (letters, digits, dots and dashes, or an [IPv6] address; no port)',
+    })
     .default([]),
   maxConnections: wholeNumber('connections', 1, 1_000_000).default(DEFAULT_MAX_CONNECTIONS),
   /**

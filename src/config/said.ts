@@ -29,9 +29,14 @@ export function shownValue(value: string): string {
   return `"${kept.replace(ESCAPED, escaped)}"${tail}`;
 }
 
-/** A URL as a warning shows it: whatever it carries that may be a secret (a password, a query that may hold a key) is left out. */
+/**
+ * A URL as a warning shows it: whatever it carries that may be a secret (a password, a query
+ * that may hold a key) is left out. The credentials are everything before the last `@`: a URL
+ * quoted back is often one that did not parse (`redis:/:pw@host`, a password with an unescaped
+ * `/` or `#`), so neither the scheme's `//` nor the end of the userinfo can be relied on.
+ */
 export function shownUrl(value: string): string {
-  return shownValue(value.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@').replace(/[?#].*$/s, '?…'));
+  return shownValue(value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/*)?.*@/s, '$1…@').replace(/[?#].*$/s, '?…'));
 }
 
 /** How the value is to be shown: as given, as a URL with its secrets left out, or not at all. */

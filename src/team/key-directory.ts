@@ -9,10 +9,19 @@
 import { statSync } from 'node:fs';
 import type { Logger } from '../log.js';
 import { TEAM_ENV } from '../config/env-vars.js';
+import { given } from '../config/said.js';
 import type { KeyMapSettings, UnmappedPolicy } from '../config/team.js';
 import { KeyMapError, readKeyMap, type KeyMap, type UserKey } from './key-map-file.js';
 
 export type { KeyMapSettings, UnmappedPolicy } from '../config/team.js';
+
+/** The reasons a file cannot be read that an operator meets, in their words; another is named by its code. */
+const UNREADABLE_BECAUSE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+};
 
 /** How often, at most, a lookup looks at the file's modification time. */
 const RECHECK_MS = 2000;
@@ -67,8 +76,8 @@ export class KeyDirectory {
   private mtime(): number {
     try {
       return statSync(this.settings.file).mtimeMs;
-    } catch {
-      throw new KeyMapError(`${TEAM_ENV.keyMapFile} names a file that cannot be read`);
+    } catch (error) {
+      throw this.unreadable(error);
     }
   }
 
@@ -77,7 +86,14 @@ export class KeyDirectory {
       return readKeyMap(this.settings.file, this.settings.secret);
     } catch (error) {
       if (error instanceof KeyMapError) throw new KeyMapError(`${TEAM_ENV.keyMapFile}: ${error.message}`);
-      throw new KeyMapError(`${TEAM_ENV.keyMapFile} names a file that cannot be read`);
+      throw this.unreadable(error);
     }
+  }
+
+  /** Which file could not be read, and why in a few words: the operator fixes a path or a permission. */
+  private unreadable(error: unknown): KeyMapError {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : undefined;
+    const why = code === undefined ? '' : ` (${UNREADABLE_BECAUSE[code] ?? code})`;
+    return new KeyMapError(`${given(TEAM_ENV.keyMapFile, this.settings.file)} cannot be read${why}`);
   }
 }

@@ -28,6 +28,16 @@ test('a deadline out of range is held to the nearest bound, and said', () => {
   assert.deepEqual(said({ MARKET_DATA_DEADLINE_MS: '700' }), ['MARKET_DATA_DEADLINE_MS=700 is less than 1000 milliseconds; using 1000']);
 });
 
+test('MARKET_DATA_DEMO that is neither on nor off is said, not quietly read as off', () => {
+  const result = loadConfig({ MARKET_DATA_DEMO: 'enabled' });
+  assert.equal(result.config.demo, false);
+  assert.deepEqual(said({ MARKET_DATA_DEMO: 'enabled' }), [
+    'MARKET_DATA_DEMO=enabled is neither on (1, true, yes, on) nor off (0, false, no, off); using the default (false)',
+  ]);
+  for (const on of ['1', 'TRUE', ' yes ', 'on']) assert.equal(loadConfig({ MARKET_DATA_DEMO: on }).config.demo, true, on);
+  for (const off of ['0', 'False', 'no', 'off']) assert.deepEqual(said({ MARKET_DATA_DEMO: off }), [], off);
+});
+
 test('a log level that is not one names the levels', () => {
   assert.deepEqual(said({ MARKET_DATA_LOG_LEVEL: 'verbose' }), [
     'MARKET_DATA_LOG_LEVEL=verbose is not a log level (fatal, error, warn, info, debug, trace, silent); using the default (info)',

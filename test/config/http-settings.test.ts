@@ -26,6 +26,17 @@ test('good and missing values are used silently', () => {
   assert.deepEqual(unset.warnings, []);
 });
 
+test('Host names that are not host names are said, escaped, and none of them is trusted', () => {
+  for (const value of ['mcp.example.com,evil\u001b[31m', 'mcp.example.com:443', 'https://mcp.example.com']) {
+    const section = httpSettings({ MARKET_DATA_HTTP_ALLOWED_HOSTS: value });
+    assert.deepEqual(section.settings.allowedHosts, [], value);
+    const [message] = messages(section);
+    assert.match(message ?? '', /^MARKET_DATA_HTTP_ALLOWED_HOSTS=.* is not a list of host names .*; left unset$/, value);
+    assert.ok(!(message ?? '').includes('\u001b'), 'the escape is shown escaped, never sent to the terminal');
+  }
+  assert.deepEqual(httpSettings({ MARKET_DATA_HTTP_ALLOWED_HOSTS: '[::1],10.0.0.7,mcp-1.example.com.' }).warnings, []);
+});
+
 test('a grace that is not a whole number is the default, said with what was given', () => {
   for (const value of ['abc', '2.5e3x', '2500.5']) {
     const section = grace(value);

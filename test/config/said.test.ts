@@ -25,3 +25,17 @@ test('a secret is named, never shown, and a URL loses its password and query', (
   assert.doesNotMatch(url, /hunter2/);
   assert.match(url, /redis:\/\/…@cache\.internal:6379\/0\?…/);
 });
+
+test('a URL that does not parse loses its password too, whatever it holds', () => {
+  for (const [value, shown] of [
+    ['redis://:pa/ss-hunter2@cache:6379', 'redis://…@cache:6379'],
+    ['redis://default:ab#hunter2@cache', 'redis://…@cache'],
+    ['redis:/:hunter2@cache', 'redis:/…@cache'],
+    ['redis:hunter2@cache', 'redis:…@cache'],
+    ['https//user:hunter2@api.example.com', '…@api.example.com'],
+  ] as const) {
+    const url = shownUrl(value);
+    assert.doesNotMatch(url, /hunter2|pa\/ss/, value);
+    assert.equal(url, `"${shown}"`, value);
+  }
+});

@@ -161,6 +161,13 @@ export function decodePageCursor(value: string, operationId: string, ticker: str
   }
   const c = cursor.data;
   if (c.o !== operationId) throw invalidCursor('it belongs to another tool');
+  // The hint after a trimmed page says "ticker and cursor are enough": an agent that sent the
+  // cursor alone did pass it exactly as given, so it is told what is missing, not that it erred.
+  if (c.t !== undefined && ticker === undefined)
+    throw invalidArguments(
+      `"ticker" is missing: this cursor was issued for ${c.t}.`,
+      `Call again with ticker "${c.t}" and the same cursor.`,
+    );
   if (c.t !== ticker) throw invalidCursor('it belongs to another ticker');
   return c;
 }

@@ -52,7 +52,17 @@ export function noneAnswered(what: string, failures: readonly FailedPart[], unit
   if (!first) return apiError('INTERNAL_ERROR', { status: null, recoverable: false, local: true });
   const byName = failures.map((f) => `${f.name} ${f.error.code}`).join(', ');
   const waits = failures.map((f) => f.error.retryAfterSeconds).filter((s): s is number => s !== undefined && s > 0);
-  const spent = typeof units === 'number' && units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
+  // A part still out when the deadline passed or the call was stopped may have been charged
+  // (its error says charged neither way): "no unit spent" would send the agent to repeat it.
+  const outUnknown = failures.some(
+    (f) => (f.error.code === 'DEADLINE_EXCEEDED' || f.error.code === 'CANCELLED') && f.error.charged === undefined,
+  );
+  const spent =
+    typeof units === 'number' && units > 0
+      ? `${units} unit${units === 1 ? '' : 's'} spent`
+      : outUnknown
+        ? 'cost not known: a part was still out'
+        : 'no unit spent';
   return apiError(first.kind, {
     code: first.code,
     status: first.status,
