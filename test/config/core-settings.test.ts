@@ -82,3 +82,15 @@ test("the document's cache folder is the user's cache by the XDG variable, unles
   assert.equal(loadConfig({}).config.cacheDir, join(homedir(), '.cache', 'market-data-mcp'));
   assert.equal(loadConfig({ XDG_CACHE_HOME: '/tmp/xdg', MARKET_DATA_CACHE_DIR: '/srv/mdmcp' }).config.cacheDir, '/srv/mdmcp');
 });
+
+test('MARKET_DATA_LOG_LEVEL in any case is the level it names, not a bad value', () => {
+  for (const [given, level] of [
+    ['WARN', 'warn'],
+    ['Debug', 'debug'],
+    ['error', 'error'],
+  ] as const) {
+    const result = loadConfig({ MARKET_DATA_LOG_LEVEL: given });
+    assert.equal(result.config.logLevel, level, given);
+    assert.deepEqual(said({ MARKET_DATA_LOG_LEVEL: given }), [], given);
+  }
+});
