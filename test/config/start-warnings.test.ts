@@ -98,3 +98,18 @@ test("--demo: an unknown simulator dialect is said, cut and escaped, and the spe
     await server.stop();
   }
 });
+
+test('--http: the warnings are said before a fatal setting stops the start, so one start shows all to fix', async () => {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], {
+    env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: 'hunter2', MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots' } }),
+    stdio: 'pipe',
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1);
+  const warning = stderr.indexOf('MARKET_DATA_HTTP_MAX_CONNECTIONS=lots is not a whole number of connections; using the default (256)');
+  const fatal = stderr.indexOf('MARKET_DATA_HTTP_TOKEN is shorter than 16 characters');
+  assert.ok(warning >= 0 && fatal > warning, stderr);
+  assert.doesNotMatch(stderr, /hunter2/);
+});
