@@ -131,6 +131,8 @@ interface HttpStart {
 function httpStart(portFlag: string, host: string, allowedHosts: string | undefined): HttpStart {
   const httpPort = port(portFlag, '--port');
   const http = httpSettings(process.env);
+  // Said before any setting stops the start, so that one start shows everything to fix.
+  for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
   stopOn(http.problems);
   const oauth = oauthSettings(process.env);
   if (!oauth.ok) throw new Error(oauth.problem);
@@ -139,7 +141,6 @@ function httpStart(portFlag: string, host: string, allowedHosts: string | undefi
   // A key map or a budget that cannot be used stops the start: a node must not spend wrongly.
   const team = teamSettings(process.env);
   stopOn(team.problems);
-  for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
   return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings, team: team.settings };
 }
 

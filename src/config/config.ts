@@ -69,7 +69,13 @@ export const ConfigSchema = z.object({
     .regex(/^[\x21-\x7e]+$/, 'is not an API key: it must be printable ASCII without spaces')
     .optional(),
   baseUrl: baseUrl.optional(),
-  logLevel: z.enum(LOG_LEVELS, { error: `is not a log level (${LOG_LEVELS.join(', ')})` }).default('info'),
+  /** Any case (`WARN`, `Warn`): a level is a word, and pino only knows it in lower case. */
+  logLevel: z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.toLowerCase() : value),
+      z.enum(LOG_LEVELS, { error: `is not a log level (${LOG_LEVELS.join(', ')})` }),
+    )
+    .default('info'),
   /** Every tool call answers within this, a bit under the 60 s hosts commonly allow. */
   deadlineMs: wholeNumber('milliseconds', 1000, 600_000).default(50_000),
   maxResponseBytes: wholeNumber('bytes', 1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),

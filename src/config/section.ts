@@ -98,15 +98,23 @@ function fallbackOf(schema: z.ZodObject, field: string): string {
   return 'left unset';
 }
 
+/** Decimal digits only, with an optional minus (so `-1` is said to be below the least, not to be no number). */
+const DECIMAL = /^-?\d+$/;
+
 /**
  * A whole number of `unit` from `min` to `max`, each fault said as the user reads it.
  * `below` replaces what is said of a value under `min` (a floor with a reason of its own).
+ * A string must be decimal digits (surrounding spaces trimmed): `Number()` would read
+ * `0x10` as 16, `1e3` as 1000 and `0b11` as 3, which no one writing a setting means.
  */
-export function wholeNumber(unit: string, min: number, max: number, below?: string): z.ZodCoercedNumber {
+export function wholeNumber(unit: string, min: number, max: number, below?: string): z.ZodPreprocess<z.ZodNumber> {
   const notOne = `is not a whole number of ${unit}`;
-  return z.coerce
-    .number({ error: notOne })
-    .int({ error: notOne })
-    .min(min, { error: below ?? `is less than ${min} ${unit}` })
-    .max(max, { error: `is more than ${max} ${unit}` });
+  return z.preprocess(
+    (value) => (typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value.trim()) : value),
+    z
+      .number({ error: notOne })
+      .int({ error: notOne })
+      .min(min, { error: below ?? `is less than ${min} ${unit}` })
+      .max(max, { error: `is more than ${max} ${unit}` }),
+  );
 }

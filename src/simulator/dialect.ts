@@ -26,11 +26,11 @@
  */
 import { DEV_ENV } from '../config/env-vars.js';
 import { composeDialect } from './dialect-compose.js';
+import { DIALECT_NAMES, SEEDED_DIALECT, type DialectName } from './dialect-names.js';
 
-export const DIALECT_NAMES = ['spec', 'camel', 'vendor', 'kebab'] as const;
+export { DIALECT_NAMES, type DialectName };
 /** The variable that picks the simulator's dialect: a name above, or `seed:<n>`. */
 export const DIALECT_ENV = DEV_ENV.simDialect;
-export type DialectName = (typeof DIALECT_NAMES)[number];
 
 /** How operation ids are written (none: the document gives none). */
 export const OPERATION_ID_FORMS = [
@@ -263,11 +263,9 @@ export function isNamedDialect(dialect: Dialect): boolean {
   return (DIALECT_NAMES as readonly string[]).includes(dialect.name);
 }
 
-const SEEDED = /^seed:(\d{1,10})$/;
-
 export function dialectNamed(name: string | undefined): Dialect {
   if (name === undefined || name === '') return { name: 'spec', traits: NAMED.spec };
-  const seeded = SEEDED.exec(name);
+  const seeded = SEEDED_DIALECT.exec(name);
   if (seeded) return composeDialect(Number(seeded[1]));
   if (!(DIALECT_NAMES as readonly string[]).includes(name))
     // Quoted as JSON, cut: the name comes from the environment. (config/said.ts is not imported:

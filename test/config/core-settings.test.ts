@@ -82,3 +82,29 @@ test("the document's cache folder is the user's cache by the XDG variable, unles
   assert.equal(loadConfig({}).config.cacheDir, join(homedir(), '.cache', 'market-data-mcp'));
   assert.equal(loadConfig({ XDG_CACHE_HOME: '/tmp/xdg', MARKET_DATA_CACHE_DIR: '/srv/mdmcp' }).config.cacheDir, '/srv/mdmcp');
 });
+
+test('MARKET_DATA_LOG_LEVEL in any case is the level it names, not a bad value', () => {
+  for (const [given, level] of [
+    ['WARN', 'warn'],
+    ['Debug', 'debug'],
+    ['error', 'error'],
+  ] as const) {
+    const result = loadConfig({ MARKET_DATA_LOG_LEVEL: given });
+    assert.equal(result.config.logLevel, level, given);
+    assert.deepEqual(said({ MARKET_DATA_LOG_LEVEL: given }), [], given);
+  }
+});
+
+test('a whole number is decimal digits: hex, exponents and other forms are said, spaces around are trimmed', () => {
+  for (const given of ['0x10', '1e3', '0b11', '0o7', '+60', '60s', 'Infinity']) {
+    assert.equal(loadConfig({ MARKET_DATA_CATALOG_REFRESH_S: given }).config.catalogRefreshS, 900, given);
+    assert.deepEqual(
+      said({ MARKET_DATA_CATALOG_REFRESH_S: given }),
+      [`MARKET_DATA_CATALOG_REFRESH_S=${given} is not a whole number of seconds; using the default (900)`],
+      given,
+    );
+  }
+  assert.equal(loadConfig({ MARKET_DATA_CATALOG_REFRESH_S: ' 60 ' }).config.catalogRefreshS, 60);
+  assert.deepEqual(said({ MARKET_DATA_CATALOG_REFRESH_S: ' 60 ' }), []);
+  assert.equal(loadConfig({ MARKET_DATA_CATALOG_REFRESH_S: '0060' }).config.catalogRefreshS, 60);
+});

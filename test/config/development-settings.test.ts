@@ -5,7 +5,7 @@ import { developmentSettings } from '../../src/config/development.js';
 import { dialectFromEnv } from '../../src/simulator/dialect.js';
 
 test('good and missing values are used silently', () => {
-  assert.deepEqual(developmentSettings({}), { settings: { simDialect: undefined, v8DefaultHeap: false }, warnings: [] });
+  assert.deepEqual(developmentSettings({}), { settings: { simDialect: 'spec', v8DefaultHeap: false }, warnings: [] });
   assert.deepEqual(developmentSettings({ MARKET_DATA_SIM_DIALECT: 'camel', MARKET_DATA_V8_DEFAULT_HEAP: '1' }), {
     settings: { simDialect: 'camel', v8DefaultHeap: true },
     warnings: [],

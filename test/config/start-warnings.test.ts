@@ -76,3 +76,40 @@ test('--http: a token too short stops the start, named and never shown', async (
   assert.match(stderr, /MARKET_DATA_HTTP_TOKEN is shorter than 16 characters/);
   assert.doesNotMatch(stderr, /hunter2/);
 });
+
+test("--demo: an unknown simulator dialect is said, cut and escaped, and the spec's own is served instead of stopping", async () => {
+  const dialect = `x\u001b[2J${'a'.repeat(50)}`;
+  const server = await startHttp({ MARKET_DATA_SIM_DIALECT: dialect }, { args: ['--demo'] });
+  try {
+    const said = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg?: string }).msg);
+    const shown = `"x\\u001b[2J${'a'.repeat(35)}"… (55 characters)`;
+    assert.ok(
+      said.includes(
+        `MARKET_DATA_SIM_DIALECT=${shown} is not a simulator dialect (spec, camel, vendor, kebab, or seed:<n>); using the default (spec)`,
+      ),
+      server.stderr(),
+    );
+    assert.ok(!server.stderr().includes('\u001b'), 'no raw escape on stderr');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('--http: the warnings are said before a fatal setting stops the start, so one start shows all to fix', async () => {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], {
+    env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: 'hunter2', MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots' } }),
+    stdio: 'pipe',
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1);
+  const warning = stderr.indexOf('MARKET_DATA_HTTP_MAX_CONNECTIONS=lots is not a whole number of connections; using the default (256)');
+  const fatal = stderr.indexOf('MARKET_DATA_HTTP_TOKEN is shorter than 16 characters');
+  assert.ok(warning >= 0 && fatal > warning, stderr);
+  assert.doesNotMatch(stderr, /hunter2/);
+});
