@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument, DATASETS } from '../dist/catalog/index.js';
+import { writeFloorServer } from './floor-server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const cli = join(root, 'dist/cli.js');
@@ -60,16 +61,8 @@ export async function startUpstream() {
 
 /** The floor and the thin proxy as scripts in dist/ (where they find the SDK); remove() deletes them. */
 export function writeReferenceServers() {
-  const bare = join(root, 'dist', `.bench-bare-${process.pid}.mjs`);
-  writeFileSync(
-    bare,
-    `import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import * as z from 'zod';
-serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
-s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-return s; });\n`,
-  );
+  const floor = writeFloorServer('bare');
+  const bare = floor.path;
   const thin = join(root, 'dist', `.bench-thin-${process.pid}.mjs`);
   writeFileSync(
     thin,
@@ -93,7 +86,7 @@ return s; });\n`,
     bare,
     thin,
     remove: () => {
-      rmSync(bare, { force: true });
+      floor.remove();
       rmSync(thin, { force: true });
     },
   };

@@ -13,7 +13,7 @@
 // With a baseline (dist/cli.js of another build), its cache-on case joins the same rounds.
 // "V8 default heap" is this build without its heap policy (src/heap-policy.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { DATASETS } from '../dist/catalog/index.js';
 import { startSimulator } from '../dist/simulator/server.js';
+import { writeFloorServer } from './floor-server.mjs';
 
 const mixAt = process.argv.indexOf('--mix');
 const mix = mixAt >= 0 ? process.argv[mixAt + 1] : 'agent';
@@ -153,16 +154,7 @@ function tenThousandRows() {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mdmcp-soak-'));
-const bare = join(root, 'dist', `.bench-bare-soak-${process.pid}.mjs`);
-writeFileSync(
-  bare,
-  `import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import * as z from 'zod';
-serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
-s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-return s; });\n`,
-);
+const { path: bare, remove: removeFloor } = writeFloorServer('bare-soak');
 // No rate window to speak of and no 202s: the figures are the server's memory, not its queue.
 const sim = await startSimulator({
   port: 0,
@@ -233,6 +225,6 @@ try {
   }
 } finally {
   await sim.close();
-  rmSync(bare, { force: true });
+  removeFloor();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -17,11 +17,12 @@
 // than the time to answer), and the machine's 1-minute load average is read before every
 // round and printed beside the figures: compare runs only at like loads.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../dist/simulator/server.js';
+import { writeFloorServer } from './floor-server.mjs';
 import { startFakeUpstream } from './fake-upstream.mjs';
 
 const rounds = Number(process.argv[2] ?? 9);
@@ -100,16 +101,7 @@ const median = (values) => {
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'mdmcp-bench-'));
-const bare = join(root, 'dist', `.bench-bare-${process.pid}.mjs`);
-writeFileSync(
-  bare,
-  `import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import * as z from 'zod';
-serveStdio(() => { const s = new McpServer({ name: 'bare', version: '1.0.0' });
-s.registerTool('echo', { title: 'Echo', description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-return s; });\n`,
-);
+const { path: bare, remove: removeFloor } = writeFloorServer('bare');
 const sim = await startSimulator({ port: 0 });
 const gone = await startSimulator({ port: 0 });
 const big = {
@@ -249,6 +241,6 @@ try {
   await big[500].close();
   await big.distinct.close();
   await big.refs.close();
-  rmSync(bare, { force: true });
+  removeFloor();
   rmSync(dir, { recursive: true, force: true });
 }
