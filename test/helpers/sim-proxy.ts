@@ -10,6 +10,8 @@ export interface Steer {
   delayMs?: number;
   /** Answered instead of the simulator. */
   answer?: { status: number; headers?: Record<string, string>; body: unknown };
+  /** The simulator's JSON answer, passed on as this returns it (an upstream naming its fields otherwise). */
+  rewrite?: (body: unknown) => unknown;
 }
 
 export interface SimProxy {
@@ -37,7 +39,8 @@ export async function startSimProxy(target: string, steer: (path: string) => Ste
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host') headers[name] = value;
       const upstream = await fetch(`${target}${path}`, { headers });
-      const body = Buffer.from(await upstream.arrayBuffer());
+      const raw = Buffer.from(await upstream.arrayBuffer());
+      const body = how.rewrite ? Buffer.from(JSON.stringify(how.rewrite(JSON.parse(raw.toString('utf8'))))) : raw;
       const out: Record<string, string> = {};
       upstream.headers.forEach((value, name) => {
         if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) out[name] = value;

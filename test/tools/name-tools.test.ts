@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { DEALER_TICKER_PATTERN } from '../../src/catalog/index.js';
+import { fieldName } from '../../src/simulator/dialect-body.js';
 import { withSimulator } from '../helpers/http.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { startSimProxy } from '../helpers/sim-proxy.js';
@@ -146,7 +147,10 @@ test('the most shorted names of a sector in one call: only its names, highest fi
       [...pcts].sort((a, b) => b - a),
     );
     const sector = (await answerOf(client, 'stocks_sector_tickers', { sector: 'Technology' })).data as Row[];
-    const names = new Set(sector.map((r) => r['ticker']));
+    // The sector list's rows name the ticker as the dialect does (`symbol` in some): read under its name.
+    const tickerField = fieldName(sim.api.dialect, 'stocks.sector_tickers', 'ticker');
+    const names = new Set(sector.map((r) => r[tickerField]));
+    assert.ok(names.size >= 5 && !names.has(undefined), `the sector's names under ${tickerField}`);
     assert.deepEqual(
       rows.filter((r) => !names.has(r['ticker'])).map((r) => r['ticker']),
       [],

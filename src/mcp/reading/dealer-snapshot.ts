@@ -8,7 +8,7 @@
  * needs is not read: the fields missing are named, never answered blank.
  */
 import { SNAPSHOT_STATES, type DealerSnapshot, type ReadDealerSnapshot } from '../../catalog/index.js';
-import { keyFor, numberByRole, textByRole } from './field-roles.js';
+import { keyFor, numberByRole, textByRole, tickerOf } from './field-roles.js';
 
 type Row = Record<string, unknown>;
 
@@ -80,7 +80,7 @@ export function readSnapshot(row: unknown): ReadSnapshot | UnreadSnapshot | unde
   const state = textByRole(row, STATE) ?? '';
   const known = STATE_ALIASES[state.toLowerCase()];
   const snapshot: ReadDealerSnapshot = {
-    ticker: textByRole(row, ['ticker', 'symbol']) ?? '',
+    ticker: tickerOf(row) ?? '',
     snapshot_at: at,
     session_date_et: textByRole(row, SESSION) ?? ET_DATE.format(new Date(ms)),
     state,

@@ -62,3 +62,17 @@ export function textByRole(row: Row | undefined, aliases: FieldRole): string | u
   const value = key === undefined ? undefined : row[key];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/**
+ * The ticker a row names, however the upstream calls the field: `ticker`, `symbol`,
+ * `tickerSymbol`, `Ticker_Symbol`, `underlying`... The spec leaves every payload but the
+ * dealer history's open, so a list of names is read by role, never by our own field name.
+ */
+const TICKER: FieldRole = {
+  aliases: ['ticker', 'symbol', 'ticker_symbol', 'underlying_symbol', 'underlying_ticker', 'underlying', 'stock', 'stock_symbol'],
+  words: [['ticker'], ['symbol']],
+};
+
+export function tickerOf(row: Row | undefined): string | undefined {
+  return textByRole(row, TICKER);
+}

@@ -6,6 +6,7 @@
 import { validateAgentParam, type DatasetDefinition, type QueryValues } from '../../catalog/index.js';
 import { refusalError } from '../answers/tool-errors.js';
 import { printTimeOf, type RowFilter } from './row-filters.js';
+import { tickerOf } from './field-roles.js';
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +23,6 @@ const DATE_FIELDS = [
   'executed_at',
   'timestamp',
 ];
-const TICKER_FIELDS = ['ticker', 'symbol', 'underlying'];
 const SIDE_FIELDS = ['side', 'transaction_type'];
 
 function stringField(row: Row, names: readonly string[]): string | undefined {
@@ -70,7 +70,7 @@ export function localFilter(values: QueryValues): RowFilter | undefined {
     words.push(`${name}=${value}`);
     if (name === 'tickers') {
       const wanted = new Set(value.split(','));
-      checks.push((row) => wanted.has(stringField(row, TICKER_FIELDS) ?? ''));
+      checks.push((row) => wanted.has(tickerOf(row) ?? ''));
     } else if (name === 'side') checks.push((row) => stringField(row, SIDE_FIELDS) === value);
     else if (name === 'session_date') checks.push((row) => etDateOf(row) === value);
     else if (name === 'from') checks.push((row) => (etDateOf(row) ?? '') >= value);

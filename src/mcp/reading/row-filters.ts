@@ -11,6 +11,7 @@ import { numberOf } from '../../api/paging-evidence.js';
 import { rowsLeftOut } from '../../api/result-meta.js';
 import { validateAgentParam, type DatasetDefinition } from '../../catalog/index.js';
 import { refusalError } from '../answers/tool-errors.js';
+import { tickerOf } from './field-roles.js';
 
 type Row = Record<string, unknown>;
 
@@ -90,7 +91,7 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
     }
     if (name === 'tickers' && typeof value === 'string') {
       const wanted = new Set(value.split(','));
-      checks.push((row) => wanted.has(stringField(row, ['ticker', 'symbol', 'underlying']) ?? ''));
+      checks.push((row) => wanted.has(tickerOf(row) ?? ''));
     }
     if (name === 'direction' && typeof value === 'string') {
       const sign = value === 'increase' ? 1 : -1;

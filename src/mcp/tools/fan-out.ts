@@ -18,6 +18,7 @@ import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments, refusalError } from '../answers/tool-errors.js';
 import type { FailedPart } from './compare-failures.js';
 import { callDataset, type ToolDeps } from './dataset-tool.js';
+import { tickerOf } from '../reading/field-roles.js';
 
 /** Names one call covers at most: the account's 60 requests a minute stay with the agent's other work. */
 export const MAX_NAMES = 10;
@@ -186,7 +187,7 @@ export async function sectorNames(fan: FanOut, sector: string, max: number): Pro
   for (let page = 0; page < 5; page += 1) {
     const answer = await fan.call('stocks.sector_tickers', args);
     for (const row of rowsOf(answer.data)) {
-      const ticker = str(row, 'ticker', 'symbol');
+      const ticker = tickerOf(row);
       if (ticker !== undefined && !names.includes(ticker)) names.push(ticker);
     }
     const next = answer.meta['next_cursor'];

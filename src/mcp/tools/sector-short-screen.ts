@@ -14,7 +14,8 @@ import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { fannedResult, FanOut, num, parseNames, rowsOf, sectorNames, str, type FanOutDeps, type Row } from './fan-out.js';
+import { fannedResult, FanOut, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
@@ -27,8 +28,8 @@ export const SECTOR_SCREEN_DATASETS = [SCREENER, 'stocks.sector_tickers'] as con
 const MAX_SECTOR_NAMES = 50;
 const BATCH = 10;
 const SORTS = ['short_float_pct', 'days_to_cover'] as const;
-/** What a row of the answer keeps: the fields a screen is read for. */
-const KEPT = ['ticker', 'name', 'short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'];
+/** What a row of the answer keeps beside its ticker (named `ticker` here, whatever the upstream calls it): the fields a screen is read for. */
+const KEPT = ['name', 'short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'];
 
 const args = z.object({
   limit: z.int().min(1).max(25).optional(),
@@ -93,9 +94,11 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
   const wanted = new Set(listed.names);
   // Only the sector's names: an upstream that ignores the filter is not believed on its word.
   const rows = read
-    .filter((r) => wanted.has(str(r, 'ticker', 'symbol') ?? ''))
+    .filter((r) => wanted.has(tickerOf(r) ?? ''))
     .sort((a, b) => (num(b, ask.sortBy) ?? -Infinity) - (num(a, ask.sortBy) ?? -Infinity));
-  const shown = rows.slice(0, ask.limit).map((r) => Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])));
+  const shown = rows
+    .slice(0, ask.limit)
+    .map((r) => ({ ticker: tickerOf(r), ...Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])) }));
   const failed = fan.failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
   const notices = screenNotices(
     ask,

@@ -17,6 +17,7 @@ import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import { fannedResult, FanOut, num, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
+import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
@@ -49,7 +50,7 @@ function lastClosedSession(now: number): string {
 }
 
 function shortInterest(data: unknown, ticker: string): Row | undefined {
-  const row = rowsOf(data).find((r) => str(r, 'ticker', 'symbol') === ticker);
+  const row = rowsOf(data).find((r) => tickerOf(r) === ticker);
   if (!row) return undefined;
   return Object.fromEntries(
     ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'].filter((k) => k in row).map((k) => [k, row[k]]),

@@ -23,7 +23,7 @@ import { parseNames } from './fan-out.js';
 import { validateToolArguments } from '../arguments/screen.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
-import { numberByRole, textByRole } from '../reading/field-roles.js';
+import { numberByRole, textByRole, tickerOf } from '../reading/field-roles.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
@@ -142,7 +142,7 @@ async function sectorNames(sector: string, deps: CompareDeps, ask: Ask, notices:
   const directory = deps.datasets().find((d) => d.operationId === 'stocks.sector_tickers');
   if (!directory) throw invalidArguments('The sector directory is not offered by this server.', 'Pass tickers instead.');
   const listed = rowsOf((await ask(directory, { sector })).data)
-    .map((r) => textByRole(r, ['ticker', 'symbol']))
+    .map((r) => tickerOf(r))
     .filter((t): t is string => t !== undefined);
   if (listed.length > MAX_TICKERS)
     notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
