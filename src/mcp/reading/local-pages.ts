@@ -17,7 +17,7 @@ import { PAGING_REPEATED, type NextPage } from '../../api/next-page.js';
 import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import type { DatasetDefinition, QueryValues } from '../../catalog/index.js';
 import { encodePageCursor, pageRepeats, positionOf, visitedThrough, type Paging } from '../arguments/cursor.js';
-import { readBackTo, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
+import { oldestClock, readBackTo, windowNotCovered, WINDOW_BUDGET, type RowFilter } from './row-filters.js';
 import { BackStop, filterWords, localFilter } from './local-filters.js';
 import { windowNotReached } from './window-progress.js';
 
@@ -278,6 +278,8 @@ function scanPage(rows: readonly unknown[], plan: ReadPlan, back: BackStop, walk
 /** What a read fell short of, in words: rows the API cut off, how far back it reached, what matched, a window not reached. */
 interface Shortfall {
   readonly moreRows: string | undefined;
+  /** A time window the read ended short of: its prints before the oldest read were never seen, so the answer is not complete. */
+  readonly windowUnread: boolean;
   readonly reachedBackTo: string | undefined;
   readonly notice: string | undefined;
   /** The read ended with the list, neither at the limit nor past the start asked. */
@@ -289,10 +291,17 @@ function shortfallOf(plan: ReadPlan, back: BackStop, walk: Walked, extra: RowFil
   const { gathered, read } = walk;
   // The upstream cut its list and offers no way past it: neither a larger limit (the pages
   // read were its largest) nor calling again reaches older rows.
-  const moreRows =
+  const cutRows =
     walk.cutByApi && filters.length > 0 && gathered.length < plan.wanted
       ? `The API returned ${read} rows and no cursor to older ones, of which ${gathered.length} matched ${filterWords(filters)}: older rows cannot be read through this API, and a larger limit reads no further.`
       : undefined;
+  // A time window the read ended short of (the list ended, was cut or said nothing more, and no
+  // print before the window's start was seen): never answered as complete.
+  const windowUnread =
+    plan.timed && extra !== undefined && walk.resume === undefined && !walk.passedEarliest
+      ? windowNotCovered(extra, oldestClock(walk.oldestRead === undefined ? [] : [walk.oldestRead]))
+      : undefined;
+  const moreRows = windowUnread ?? cutRows;
   // The read ended short of the session or range start (not because the limit was met): say how far back it reached.
   const listEnded = walk.resume === undefined && !walk.passedEarliest && walk.whole;
   const oldestDate = back.oldestDate;
@@ -316,7 +325,7 @@ function shortfallOf(plan: ReadPlan, back: BackStop, walk: Walked, extra: RowFil
       ? windowNotReached(extra, walk.oldestRead, walk.pagesRead, gathered.length)
       : undefined;
   const notice = [matched, short, notReached, walk.repeated ? PAGING_REPEATED : undefined].filter(Boolean).join(' ') || undefined;
-  return { moreRows, reachedBackTo, notice, listEnded };
+  return { moreRows, windowUnread: windowUnread !== undefined, reachedBackTo, notice, listEnded };
 }
 
 /** The first page's meta for the rows gathered: the quota after the last, the notice, and only what is true of the whole read. */
@@ -327,7 +336,8 @@ function gatheredMeta(dataset: DatasetDefinition, walk: Walked, shortfall: Short
   const merged: ResultMeta = {
     ...meta,
     cache_hit: walk.units === 0,
-    truncated: !walk.whole,
+    // A window not reached is not the whole of it: the rows before it are said (more_rows), not implied absent.
+    truncated: !walk.whole || shortfall.windowUnread,
     ...(notice ? { notice: [notice, meta.notice].filter(Boolean).join(' ') } : {}),
     // The quota and rate left after the last request, not the first.
     ...(last?.quota_remaining !== undefined ? { quota_remaining: last.quota_remaining } : {}),

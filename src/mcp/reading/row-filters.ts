@@ -173,8 +173,13 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   // The upstream applied the limit to the rows it sent, before this filter: say so, or "ask a larger limit" reads as the whole story.
   if (!timed && rowsLeftOut(result.meta) && read.limit !== undefined && kept.length < rows.length)
     return { result: noticed(result.meta), moreRows: limitBeforeFilter(filter, read, kept.length, rows.length) };
-  if (!timed || !cutByApi || oldest === undefined) return { result: noticed(result.meta) };
-  return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
+  if (!timed || oldest === undefined || result.meta.next_page) return { result: noticed(result.meta) };
+  if (cutByApi) return { result: noticed(result.meta), moreRows: unreadWindow(filter, oldest, read) };
+  // The list ended before the window's start: its prints may lie before the oldest one sent, never claimed absent.
+  const uncovered = windowNotCovered(filter, oldest);
+  return uncovered === undefined
+    ? { result: noticed(result.meta) }
+    : { result: noticed({ ...result.meta, truncated: true }), moreRows: uncovered };
 }
 
 /**
@@ -205,7 +210,27 @@ function reachesBack(oldest: string, filter: RowFilter): boolean {
   return filter.fromTime !== undefined && oldest < filter.fromTime;
 }
 
-function oldestClock(rows: readonly unknown[]): string | undefined {
+/**
+ * A time window the prints read stop short of, though the read has ended (the upstream's list
+ * ended, was cut, or said nothing of what follows): the part of the window not read, in words;
+ * undefined when a print read lies at or before its start. Prints come newest first and a
+ * "most recent prints" list ends where the upstream stops serving, not where the session
+ * began, so an answer of no prints there says what was not reached rather than "none".
+ * Without from_time the window's start is the open, which no print tells: only a window
+ * wholly before the oldest print is known not read.
+ */
+export function windowNotCovered(filter: RowFilter, oldest: string | undefined): string | undefined {
+  if (oldest === undefined) return undefined;
+  const none = filter.toTime !== undefined && oldest > filter.toTime;
+  const partly = filter.fromTime !== undefined && oldest > filter.fromTime;
+  if (!none && !partly) return undefined;
+  const window = `${filter.fromTime ?? 'the open'} to ${filter.toTime ?? 'the close'} ET`;
+  const reach = `the prints the API returned reach back only to ${oldest} ET and it gave no way to older ones, so whether the window holds prints before that is not known: older prints cannot be read through this API`;
+  return none ? `None of the window ${window} was read: ${reach}.` : `The window ${window} was read only from ${oldest} ET on: ${reach}.`;
+}
+
+/** HH:MM ET of the oldest print among `rows`. */
+export function oldestClock(rows: readonly unknown[]): string | undefined {
   const clocks = rows.filter((row): row is Row => typeof row === 'object' && row !== null).map(etClockOf);
   return clocks
     .filter((c): c is string => c !== undefined)
