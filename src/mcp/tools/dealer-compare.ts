@@ -15,10 +15,11 @@ import { requestCosts } from './request-costs.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { fannedResult, FanOut, isRow, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { fannedResult, FanOut, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { invalidArguments } from '../answers/tool-errors.js';
+import { readSnapshot } from '../reading/dealer-snapshot.js';
 
 export const DEALER_COMPARE_TOOL = 'derived_dealer_gex_compare';
 const DEALER = 'derived.dealer_gex_history';
@@ -57,8 +58,18 @@ function levelsRow(ticker: string, snapshot: DealerSnapshot): Row {
   };
 }
 
-const isSnapshot = (value: unknown): value is DealerSnapshot =>
-  isRow(value) && typeof value['snapshot_at'] === 'string' && typeof value['spot_usd'] === 'number' && isRow(value['summary']);
+/**
+ * The levels row of the first snapshot an answer's data holds, read by role (dealer-snapshot.ts):
+ * its numbers as JSON numbers or numeric text, as an upstream writing its numbers as strings
+ * sends them, never only in the form the dealer tool happens to answer today.
+ */
+export function levelsOf(ticker: string, data: unknown): Row | undefined {
+  for (const row of rowsOf(data)) {
+    const read = readSnapshot(row);
+    if (read !== undefined && 'snapshot' in read) return levelsRow(ticker, read.snapshot);
+  }
+  return undefined;
+}
 
 /** One ticker's row, by the dealer history's own tool; undefined when it holds nothing for the session (the notice says why). */
 async function rowFor(fan: FanOut, ticker: string, view: View, session: string | undefined): Promise<{ row?: Row; notice?: string }> {
@@ -73,8 +84,8 @@ async function rowFor(fan: FanOut, ticker: string, view: View, session: string |
     const summary = rowsOf(answer.data)[0];
     return summary ? { row: { ticker, ...summary } } : { ...(notice ? { notice } : {}) };
   }
-  const snapshot = (Array.isArray(answer.data) ? answer.data : []).find(isSnapshot);
-  return snapshot ? { row: levelsRow(ticker, snapshot) } : { ...(notice ? { notice } : {}) };
+  const row = levelsOf(ticker, answer.data);
+  return row ? { row } : { ...(notice ? { notice } : {}) };
 }
 
 /** The description, with what a call spends at this upstream's page size (request-costs.ts). */
