@@ -315,6 +315,8 @@ function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView)
     const keptRows = rows.slice(0, kept);
     // Every row of the page shown, and the API did not say whether more follow: has_more is left out, never false.
     const unknownEnd = (result.meta.end_unknown === true || repeated) && !cut && !capped && !leftByApi;
+    // Rows left out where the upstream never showed any exist (a time window read short of its start): said, not claimed.
+    const leftUnknown = leftByApi && result.meta.end_unknown === true && !cut && !capped && next === undefined;
     // A read over several pages said the repeat already (local-pages.ts).
     const endNotice = repeated
       ? PAGING_REPEATED
@@ -326,7 +328,9 @@ function answerKeeping(result: ApiResult, options: ShapeOptions, view: PageView)
       truncated: cut || leftByApi || contentCut,
       ...(unknownEnd
         ? { notice: [meta.notice, endNotice].filter(Boolean).join(' ') }
-        : { has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi }),
+        : leftUnknown
+          ? {}
+          : { has_more: next !== undefined || ((cut || capped) && !paging?.base) || leftByApi }),
       ...(next ? { next_cursor: next } : {}),
       ...(leftByApi ? { more_rows: options.moreRows ?? result.meta.out_of_reach ?? moreRowsAdvice(options) } : {}),
       ...(cut

@@ -354,6 +354,8 @@ function gatheredMeta(dataset: DatasetDefinition, walk: Walked, shortfall: Short
     merged.end_unknown = true;
   // The upstream went round in a circle: every row read is shown once, and the end is not claimed.
   if (walk.repeated && resume === undefined) merged.end_unknown = true;
+  // A window read short of its start: whether prints lie before the oldest read is not known either.
+  if (shortfall.windowUnread) merged.end_unknown = true;
   // `truncated` here speaks of rows.
   delete merged.content_cut;
   return merged;

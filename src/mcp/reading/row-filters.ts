@@ -179,7 +179,7 @@ export function applyRowFilter(result: ApiResult, filter: RowFilter, read: PageR
   const uncovered = windowNotCovered(filter, oldest);
   return uncovered === undefined
     ? { result: noticed(result.meta) }
-    : { result: noticed({ ...result.meta, truncated: true }), moreRows: uncovered };
+    : { result: noticed({ ...result.meta, truncated: true, end_unknown: true }), moreRows: uncovered };
 }
 
 /**
