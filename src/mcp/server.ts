@@ -146,6 +146,13 @@ function buildServer(deps: ServerDeps): BuiltServer {
   const datasets = datasetTools(wiring, deps, toolDeps);
   for (const dataset of deps.registry.datasets()) datasets.register(dataset);
   const described = registerOwnTools(wiring, deps, toolDeps);
+  // The tools over several datasets say again what they spend and what this key can call of them.
+  const describeOwn = (): void => {
+    for (const { describe, handle } of described) {
+      const text = describe();
+      if (handle.description !== text) handle.update({ description: text });
+    }
+  };
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
@@ -154,17 +161,11 @@ function buildServer(deps: ServerDeps): BuiltServer {
     follow: (change) => datasets.follow(change),
     describeCosts(operationId) {
       datasets.describeCosts(operationId);
-      for (const { describe, handle } of described) {
-        const text = describe();
-        if (handle.description !== text) handle.update({ description: text });
-      }
+      describeOwn();
     },
     describeReach() {
       datasets.describeReach();
-      for (const { describe, handle } of described) {
-        const text = describe();
-        if (handle.description !== text) handle.update({ description: text });
-      }
+      describeOwn();
     },
   };
 }
