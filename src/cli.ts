@@ -12,13 +12,14 @@ import { favourSmallHeap } from './heap-policy.js';
 import { createLogger } from './log.js';
 import { tracingWanted } from './observe/tracing-settings.js';
 import { developmentSettings } from './config/development.js';
+import { coreSaid, coreSettings } from './config/core-settings.js';
 import { httpSettings, type HttpSettings } from './config/http.js';
 import { oauthSettings, type OAuthSettings } from './config/oauth.js';
 import type { ConfigProblem } from './config/section.js';
 import { keyMapPlace, teamSettings, type TeamSettings } from './config/team.js';
 import type { NetworkTransport, ToolTracing, TracingFailed } from './observe/tracing.js';
 import type { TeamOps } from './team/team.js';
-import { createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
+import { coreFlags, createRuntime, packageVersion, TOOLSETS, type Runtime } from './runtime.js';
 import { httpAccess, type HttpAccess } from './transports/http-auth.js';
 import { serveOverStdio } from './transports/stdio.js';
 
@@ -92,7 +93,16 @@ async function runServer(args: string[]): Promise<void> {
     process.stdout.write(`${packageVersion()}\n`);
     return;
   }
-  const http = values.http ? httpStart(values.port, values.host, values['allowed-hosts']) : undefined;
+  const chosen = {
+    demo: values.demo,
+    toolsets: values.toolsets,
+    tools: values.tools,
+    excludeTools: values['exclude-tools'],
+    redisUrl: values['redis-url'],
+  };
+  // The core settings' warnings are the runtime's to say; a start --http stops says them first.
+  const coreLines = (): string[] => coreSaid(coreSettings(process.env, coreFlags(chosen)));
+  const http = values.http ? httpStart(values.port, values.host, values['allowed-hosts'], coreLines) : undefined;
   // Metrics, audit and sign-in of the team server (src/observe, src/team, src/auth) load only with --http.
   const team = http ? (await import('./team/team.js')).createTeamOps(http.team) : undefined;
   const transport = http ? 'tcp' : 'pipe';
@@ -102,12 +112,8 @@ async function runServer(args: string[]): Promise<void> {
     wrapGate: team ? (gate, redis) => team.wrapGate(gate, redis) : undefined,
     middleware: traced?.middleware,
     afterClose: traced ? () => traced.shutdown() : undefined,
-    demo: values.demo,
-    toolsets: values.toolsets,
-    tools: values.tools,
-    excludeTools: values['exclude-tools'],
+    ...chosen,
     hideInaccessible: values['hide-inaccessible'],
-    redisUrl: values['redis-url'],
   });
   if (tracing) (await import('./observe/tracing.js')).reportTracing(runtime.log, tracing, transport);
   if (http && team) await serveTeam(runtime, team, http);
@@ -126,26 +132,37 @@ interface HttpStart {
 
 /**
  * Checked before anything starts: a server that cannot be reached safely does not start,
- * and a bad --port is refused before --demo's simulator holds the process open.
+ * and a bad --port is refused before --demo's simulator holds the process open. A setting
+ * that stops the start is said after every warning of the settings read so far (`coreLines`:
+ * the core settings', which the runtime says itself on a start that goes on), so that one
+ * start shows everything to fix.
  */
-function httpStart(portFlag: string, host: string, allowedHosts: string | undefined): HttpStart {
+function httpStart(portFlag: string, host: string, allowedHosts: string | undefined, coreLines: () => readonly string[]): HttpStart {
   const httpPort = port(portFlag, '--port');
   const http = httpSettings(process.env);
-  // Said before any setting stops the start, so that one start shows everything to fix.
-  for (const warning of http.warnings) process.stderr.write(`WARNING: ${warning.message}\n`);
-  stopOn(http.problems);
+  const httpLines = http.warnings.map((warning) => warning.message);
+  const say = (lines: readonly string[]): void => {
+    for (const line of lines) process.stderr.write(`WARNING: ${line}\n`);
+  };
+  const stop: (problem: string) => never = (problem) => {
+    say([...coreLines(), ...httpLines]);
+    throw new Error(problem);
+  };
+  if (http.problems.length > 0) stop(inOneLine(http.problems));
   const oauth = oauthSettings(process.env);
-  if (!oauth.ok) throw new Error(oauth.problem);
+  if (!oauth.ok) stop(oauth.problem);
   const access = httpAccess(http.settings, { bindHost: host, allowedHostsFlag: allowedHosts, signIn: oauth.settings !== undefined });
-  if (!access.ok) throw new Error(access.problem);
+  if (!access.ok) stop(access.problem);
   // A key map or a budget that cannot be used stops the start: a node must not spend wrongly.
   const team = teamSettings(process.env);
-  stopOn(team.problems);
+  if (team.problems.length > 0) stop(inOneLine(team.problems));
+  say(httpLines);
   return { port: httpPort, host, access: access.access, limits: http.settings, oauth: oauth.settings, team: team.settings };
 }
 
-function stopOn(problems: readonly ConfigProblem[]): void {
-  if (problems.length > 0) throw new Error(problems.map((problem) => problem.message).join('; '));
+/** What stops the start, in one line. */
+function inOneLine(problems: readonly ConfigProblem[]): string {
+  return problems.map((problem) => problem.message).join('; ');
 }
 
 /** OpenTelemetry loads only when the OTEL_* variables ask for traces (src/observe/tracing-settings.ts). */

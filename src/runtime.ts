@@ -8,8 +8,9 @@ import type { AccountGate } from './api/gate/account-gate.js';
 import { InProcessAccountGate } from './api/gate/in-process-gate.js';
 import type { SharedAccount } from './redis/factory.js';
 import { DATASETS, inaccessibleOperations, TOOLSETS as CATALOG_TOOLSETS, toolsetOf, type Toolset } from './catalog/index.js';
-import { loadConfig, type Config } from './config/config.js';
-import { developmentSettings, type DevelopmentSettings } from './config/development.js';
+import type { Config } from './config/config.js';
+import { coreSettings, ignoredInDemo } from './config/core-settings.js';
+import type { DevelopmentSettings } from './config/development.js';
 import { ENV } from './config/env-vars.js';
 import { ApiError } from './api/errors.js';
 import { wrongBaseUrl } from './api/wrong-base-url.js';
@@ -129,29 +130,25 @@ interface Settings {
 }
 
 function readSettings(env: NodeJS.ProcessEnv, flags: RuntimeFlags): Settings {
-  const loaded = loadConfig(env, {
-    demo: flags.demo,
-    toolsets: flags.toolsets,
-    tools: flags.tools,
-    excludeTools: flags.excludeTools,
-    redisUrl: flags.redisUrl,
-  });
-  const config = loaded.config;
-  const { settings: development, warnings: developmentWarnings } = developmentSettings(env);
+  const core = coreSettings(env, coreFlags(flags));
+  const { config, development, problems } = core;
   const log = createLogger(config.logLevel);
   // What the user should fix but that does not stop the server: shown in the log and in api_status.
-  const said = [...loaded.warnings, ...developmentWarnings];
-  const warnings = said.map((w) => w.message);
-  for (const warning of said) log.warn({ variable: warning.variable }, warning.message);
-  const problems = loaded.ok ? [] : loaded.problems;
+  const warnings = core.warnings.map((w) => w.message);
+  for (const warning of core.warnings) log.warn({ variable: warning.variable }, warning.message);
   // Demo mode needs neither key nor URL, so a bad one only warns there.
   const configProblem = !config.demo && problems.length > 0 ? problems.map((p) => p.message).join('; ') : undefined;
   if (configProblem) log.error({ problems }, 'configuration is invalid; data tools will answer CONFIG_INVALID until it is fixed');
   else if (problems.length > 0) {
-    warnings.push(...problems.map((p) => `${p.message} (ignored in demo mode)`));
+    warnings.push(...problems.map(ignoredInDemo));
     log.warn({ problems }, 'ignored in demo mode');
   }
   return { config, development, log, warnings, configProblem };
+}
+
+/** The flags the core settings take (they win over the environment). */
+export function coreFlags(flags: RuntimeFlags): Partial<Record<keyof Config, unknown>> {
+  return { demo: flags.demo, toolsets: flags.toolsets, tools: flags.tools, excludeTools: flags.excludeTools, redisUrl: flags.redisUrl };
 }
 
 /** The simulator's module graph (synthetic market, time zones) loads only in demo mode. */

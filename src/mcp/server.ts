@@ -19,9 +19,9 @@ import { registerResources } from './resources.js';
 import type { CatalogChange, DatasetRegistry } from '../registry/dataset-registry.js';
 import { statusTool } from './tools/status-tool.js';
 import { NO_MIDDLEWARE, registerTool, type ToolDefinition, type ToolMiddleware } from './tool.js';
-import { COMPARE_DATASETS, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './tools/volatility-compare.js';
+import { COMPARE_DATASETS, COMPARE_REACH, COMPARE_TOOL, COMPARE_TOOLSET, volatilityCompareTool } from './tools/volatility-compare.js';
 import type { OfferedTool } from './tools/selection.js';
-import { withReach } from './key-reach.js';
+import { withFanOutReach, withReach, type FanOutReach } from './key-reach.js';
 
 export interface ServerDeps {
   client: MarketDataClient;
@@ -89,9 +89,17 @@ export function offeredToolCount(deps: ServerDeps): number {
   return shown + 1 + (offersCompare(deps) ? 1 : 0) + nameTools(deps).length;
 }
 
-/** The tools that are not one dataset's: api_status always, volatility_compare and the tools over several names with their toolsets. */
-function ownTools(deps: ServerDeps): ToolDefinition[] {
-  const status = statusTool({
+/** The tools over several datasets offered (volatility_compare, the tools over several names), with their parts. */
+function offeredFanOuts(deps: ServerDeps): { name: string; reach: FanOutReach }[] {
+  return [
+    ...(offersCompare(deps) ? [{ name: COMPARE_TOOL, reach: COMPARE_REACH }] : []),
+    ...nameTools(deps).map((t) => ({ name: t.name, reach: t.reach })),
+  ];
+}
+
+/** api_status, always offered. */
+function statusOf(deps: ServerDeps): ToolDefinition {
+  return statusTool({
     client: deps.client,
     simulated: deps.simulated,
     baseUrl: deps.baseUrl,
@@ -107,18 +115,8 @@ function ownTools(deps: ServerDeps): ToolDefinition[] {
       const tools = nameTools(deps).map((t) => t.name);
       return { line: costLine(deps.client, datasets, tools), byTool: costsByTool(deps.client, datasets, tools) };
     },
+    fanOuts: () => offeredFanOuts(deps),
   });
-  const tools = [status];
-  if (offersCompare(deps))
-    tools.push(
-      volatilityCompareTool({
-        client: deps.client,
-        datasets: () => readableDatasets(deps),
-        resultTokens: deps.resultTokens,
-        simulated: deps.simulated,
-      }),
-    );
-  return tools;
 }
 
 interface BuiltServer {
@@ -127,7 +125,7 @@ interface BuiltServer {
   follow(change: CatalogChange): void;
   /** States again what a call spends, in the descriptions of the tools it depends on for (a page size of `operationId` was seen). */
   describeCosts(operationId: string): void;
-  /** States again which tools this key cannot call (discover answered). */
+  /** States again which tools this key cannot call, whole or in part (discover answered). */
   describeReach(): void;
 }
 
@@ -148,6 +146,13 @@ function buildServer(deps: ServerDeps): BuiltServer {
   const datasets = datasetTools(wiring, deps, toolDeps);
   for (const dataset of deps.registry.datasets()) datasets.register(dataset);
   const described = registerOwnTools(wiring, deps, toolDeps);
+  // The tools over several datasets say again what they spend and what this key can call of them.
+  const describeOwn = (): void => {
+    for (const { describe, handle } of described) {
+      const text = describe();
+      if (handle.description !== text) handle.update({ description: text });
+    }
+  };
   registerResources(server, deps.client, deps.registry);
   registerPrompts(server);
   registerViews(server);
@@ -156,12 +161,12 @@ function buildServer(deps: ServerDeps): BuiltServer {
     follow: (change) => datasets.follow(change),
     describeCosts(operationId) {
       datasets.describeCosts(operationId);
-      for (const { describe, handle } of described) {
-        const text = describe();
-        if (handle.description !== text) handle.update({ description: text });
-      }
+      describeOwn();
     },
-    describeReach: () => datasets.describeReach(),
+    describeReach() {
+      datasets.describeReach();
+      describeOwn();
+    },
   };
 }
 
@@ -247,21 +252,39 @@ function datasetTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps):
   };
 }
 
-/** A registered tool over several names, with what its description says now. */
+/** A registered tool over several datasets, with what its description says now. */
 interface DescribedTool {
   readonly describe: () => string;
   readonly handle: RegisteredTool;
 }
 
-/** Registers api_status, volatility_compare and the tools over several names; returns the latter, whose descriptions follow costs. */
+/**
+ * Registers api_status, volatility_compare and the tools over several names; returns the
+ * latter two, whose descriptions follow costs and what discover says this key can call.
+ */
 function registerOwnTools(wiring: ToolWiring, deps: ServerDeps, toolDeps: ToolDeps): DescribedTool[] {
   const { server, middleware, contextOf } = wiring;
+  const register = (tool: ToolDefinition): RegisteredTool =>
+    registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
+  register(statusOf(deps));
+  // What discover says of the key's reach first, then the tool's own words (and costs).
+  const described = (tool: ToolDefinition, reach: FanOutReach, words: () => string): DescribedTool => {
+    const describe = (): string => withFanOutReach(words(), deps.client, reach);
+    return { describe, handle: register({ ...tool, config: { ...tool.config, description: describe() } }) };
+  };
+  const tools: DescribedTool[] = [];
+  if (offersCompare(deps)) {
+    const compare = volatilityCompareTool({
+      client: deps.client,
+      datasets: () => readableDatasets(deps),
+      resultTokens: deps.resultTokens,
+      simulated: deps.simulated,
+    });
+    tools.push(described(compare, COMPARE_REACH, () => compare.config.description));
+  }
   const fanOut: FanOutDeps = { tool: toolDeps, datasets: () => readableDatasets(deps) };
-  for (const tool of ownTools(deps)) registerTool(server, middleware(afterDocument(tool, deps.registry)), contextOf);
-  return nameTools(deps).map((nameTool) => ({
-    describe: () => nameTool.describe(fanOut),
-    handle: registerTool(server, middleware(afterDocument(nameTool.tool(fanOut), deps.registry)), contextOf),
-  }));
+  for (const nameTool of nameTools(deps)) tools.push(described(nameTool.tool(fanOut), nameTool.reach, () => nameTool.describe(fanOut)));
+  return tools;
 }
 
 /** One server instance with the tools the registry holds now (HTTP builds one per request; tests connect one in memory). */

@@ -113,3 +113,35 @@ test('--http: the warnings are said before a fatal setting stops the start, so o
   assert.ok(warning >= 0 && fatal > warning, stderr);
   assert.doesNotMatch(stderr, /hunter2/);
 });
+
+test("--http: the core settings' warnings (log level, cache, simulator dialect) are said before a fatal setting stops the start, as the HTTP ones are", async () => {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], {
+    env: serverEnv({
+      env: {
+        MARKET_DATA_HTTP_TOKEN: 'hunter2',
+        MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots',
+        MARKET_DATA_LOG_LEVEL: 'loud',
+        MARKET_DATA_CACHE_ENTRIES: 'many',
+        MARKET_DATA_SIM_DIALECT: 'nope',
+      },
+    }),
+    stdio: 'pipe',
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1);
+  const fatal = stderr.indexOf('MARKET_DATA_HTTP_TOKEN is shorter than 16 characters');
+  assert.ok(fatal >= 0, stderr);
+  const said = [
+    'MARKET_DATA_LOG_LEVEL=loud is not a log level',
+    'MARKET_DATA_CACHE_ENTRIES=many is not a whole number of entries; using the default (500)',
+    'MARKET_DATA_SIM_DIALECT=nope is not a simulator dialect',
+    'MARKET_DATA_HTTP_MAX_CONNECTIONS=lots is not a whole number of connections; using the default (256)',
+  ];
+  for (const warning of said) {
+    const at = stderr.indexOf(warning);
+    assert.ok(at >= 0 && at < fatal, `${warning}: said before the fatal setting\n${stderr}`);
+  }
+  assert.doesNotMatch(stderr, /hunter2/);
+});

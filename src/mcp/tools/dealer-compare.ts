@@ -15,15 +15,19 @@ import { requestCosts } from './request-costs.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { fannedResult, FanOut, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { BY_SECTOR, fannedResult, FanOut, MAX_NAMES, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { invalidArguments } from '../answers/tool-errors.js';
 import { readSnapshot } from '../reading/dealer-snapshot.js';
+import { knownReachRefusal, type FanOutReach, type ReachPart } from '../key-reach.js';
 
 export const DEALER_COMPARE_TOOL = 'derived_dealer_gex_compare';
 const DEALER = 'derived.dealer_gex_history';
 export const DEALER_COMPARE_DATASETS = [DEALER] as const;
+const LEVELS: ReachPart = { name: 'dealer gamma', datasets: DEALER_COMPARE_DATASETS };
+/** What discover may put out of the key's reach: the dealer history, and a sector's names. */
+export const DEALER_COMPARE_REACH: FanOutReach = { parts: [LEVELS], asked: [BY_SECTOR] };
 const VIEWS = ['levels', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
 
@@ -166,6 +170,11 @@ function shapeComparison(deps: FanOutDeps, fan: FanOut, ask: DealerAsk, names: r
 function compareDealers(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
   return fannedResult(deps, async () => {
     const ask = screenDealerAsk(raw);
+    // Refused as each name would be, before a sector's names are bought; and a sector the key cannot list.
+    const refusal =
+      knownReachRefusal(deps.tool.client, DEALER_COMPARE_TOOL, [LEVELS]) ??
+      (ask.sector ? knownReachRefusal(deps.tool.client, DEALER_COMPARE_TOOL, [BY_SECTOR]) : undefined);
+    if (refusal) throw refusal;
     const fan = new FanOut(deps, call, progressReporter(ctx));
     const notices: string[] = [];
     const names = await plannedNames(fan, ask, notices);

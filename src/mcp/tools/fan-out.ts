@@ -16,6 +16,7 @@ import { SECTORS, TICKER_LIST, type DatasetDefinition } from '../../catalog/inde
 import { quoteValue } from '../../sanitize.js';
 import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments, refusalError } from '../answers/tool-errors.js';
+import type { ReachPart } from '../key-reach.js';
 import type { FailedPart } from './compare-failures.js';
 import { callDataset, type ToolDeps } from './dataset-tool.js';
 import { tickerOf } from '../reading/field-roles.js';
@@ -180,12 +181,17 @@ export function parseNames(
   return { tickers: list, sector: undefined };
 }
 
+/** The sector directory: a sector's names, largest first. */
+export const SECTOR_DIRECTORY = 'stocks.sector_tickers';
+/** What `sector=` reads before anything else (key-reach.ts). */
+export const BY_SECTOR: ReachPart = { name: 'sector=', datasets: [SECTOR_DIRECTORY] };
+
 /** Up to `max` of a sector's names from the sector directory, largest first as it lists them (its next pages followed). */
 export async function sectorNames(fan: FanOut, sector: string, max: number): Promise<{ names: string[]; more: boolean }> {
   const names: string[] = [];
   let args: Row = { sector };
   for (let page = 0; page < 5; page += 1) {
-    const answer = await fan.call('stocks.sector_tickers', args);
+    const answer = await fan.call(SECTOR_DIRECTORY, args);
     for (const row of rowsOf(answer.data)) {
       const ticker = tickerOf(row);
       if (ticker !== undefined && !names.includes(ticker)) names.push(ticker);

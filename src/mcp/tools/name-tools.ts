@@ -8,10 +8,23 @@
  */
 import type { ToolDefinition } from '../tool.js';
 import type { OfferedTool } from './selection.js';
-import { BRIEFING_DATASETS, BRIEFING_TOOL, briefingDescription, tickerBriefingTool } from './ticker-briefing.js';
-import { DEALER_COMPARE_DATASETS, DEALER_COMPARE_TOOL, dealerCompareDescription, dealerCompareTool } from './dealer-compare.js';
+import type { FanOutReach } from '../key-reach.js';
+import { BRIEFING_DATASETS, BRIEFING_REACH, BRIEFING_TOOL, briefingDescription, tickerBriefingTool } from './ticker-briefing.js';
+import {
+  DEALER_COMPARE_DATASETS,
+  DEALER_COMPARE_REACH,
+  DEALER_COMPARE_TOOL,
+  dealerCompareDescription,
+  dealerCompareTool,
+} from './dealer-compare.js';
 import type { FanOutDeps } from './fan-out.js';
-import { SECTOR_SCREEN_DATASETS, SECTOR_SCREEN_TOOL, sectorScreenDescription, sectorShortScreenTool } from './sector-short-screen.js';
+import {
+  SECTOR_SCREEN_DATASETS,
+  SECTOR_SCREEN_REACH,
+  SECTOR_SCREEN_TOOL,
+  sectorScreenDescription,
+  sectorShortScreenTool,
+} from './sector-short-screen.js';
 
 export interface NameTool {
   name: string;
@@ -20,6 +33,8 @@ export interface NameTool {
   /** Offered when every one (`all`) or any one (`any`) of these datasets can be read. */
   datasets: readonly string[];
   needs: 'all' | 'any';
+  /** Its parts, for what discover says this key can call of it (key-reach.ts). */
+  reach: FanOutReach;
   tool: (deps: FanOutDeps) => ToolDefinition;
   describe: (deps: FanOutDeps) => string;
 }
@@ -30,6 +45,7 @@ const NAME_TOOLS: readonly NameTool[] = [
     toolset: 'derived',
     datasets: DEALER_COMPARE_DATASETS,
     needs: 'all',
+    reach: DEALER_COMPARE_REACH,
     tool: dealerCompareTool,
     describe: dealerCompareDescription,
   },
@@ -38,6 +54,7 @@ const NAME_TOOLS: readonly NameTool[] = [
     toolset: 'shorts',
     datasets: SECTOR_SCREEN_DATASETS,
     needs: 'all',
+    reach: SECTOR_SCREEN_REACH,
     tool: sectorShortScreenTool,
     describe: sectorScreenDescription,
   },
@@ -47,6 +64,7 @@ const NAME_TOOLS: readonly NameTool[] = [
     toolset: 'shorts',
     datasets: BRIEFING_DATASETS,
     needs: 'any',
+    reach: BRIEFING_REACH,
     tool: tickerBriefingTool,
     describe: briefingDescription,
   },

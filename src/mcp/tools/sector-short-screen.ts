@@ -14,16 +14,19 @@ import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { fannedResult, FanOut, num, parseNames, rowsOf, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import { fannedResult, FanOut, num, parseNames, rowsOf, SECTOR_DIRECTORY, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
 import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
 import { invalidArguments } from '../answers/tool-errors.js';
+import { knownReachRefusal, type FanOutReach } from '../key-reach.js';
 
 export const SECTOR_SCREEN_TOOL = 'shorts_sector_screener';
 const SCREENER = 'shorts.short_screener';
-export const SECTOR_SCREEN_DATASETS = [SCREENER, 'stocks.sector_tickers'] as const;
+export const SECTOR_SCREEN_DATASETS = [SCREENER, SECTOR_DIRECTORY] as const;
+/** One part: a screen needs the sector's names and the screener both. */
+export const SECTOR_SCREEN_REACH: FanOutReach = { parts: [{ name: 'the screen', datasets: SECTOR_SCREEN_DATASETS }] };
 /** A sector's names read at most: five batches of the screener's 10 tickers. */
 const MAX_SECTOR_NAMES = 50;
 const BATCH = 10;
@@ -137,6 +140,9 @@ function screenNotices(ask: ScreenAsk, listed: { names: string[]; more: boolean 
 function screenSector(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
   return fannedResult(deps, async () => {
     const ask = screenAsk(raw);
+    // Refused as the screener would refuse it, before the sector's names are bought.
+    const refusal = knownReachRefusal(deps.tool.client, SECTOR_SCREEN_TOOL, SECTOR_SCREEN_REACH.parts);
+    if (refusal) throw refusal;
     const fan = new FanOut(deps, call, progressReporter(ctx));
     const listed = await sectorNames(fan, ask.sector, MAX_SECTOR_NAMES);
     const read = await readBatches(fan, listed.names, ask);

@@ -19,6 +19,7 @@ import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
+import { fanOutReach, type FanOutReach } from '../key-reach.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -40,6 +41,8 @@ export interface StatusDeps {
   noDataTools: string | undefined;
   /** What a call of each tool whose cost depends on the upstream spends in requests (request-costs.ts): one line, and per tool. */
   costs?: (() => { line: string | undefined; byTool: Record<string, string> }) | undefined;
+  /** The tools over several datasets offered, with their parts: listed as unusable when discover puts every part out of reach. */
+  fanOuts?: (() => readonly { name: string; reach: FanOutReach }[]) | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -51,10 +54,20 @@ function record(value: unknown): Json {
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** A tool the key cannot use and why; `overSeveral` for a tool over several datasets, whose name is not its toolset's. */
+export interface UnusableTool {
+  readonly tool: string;
+  readonly reason: string;
+  readonly overSeveral?: boolean;
+}
+
+const OUT_OF_SCOPE = "out of this key's scope";
+const ADMIN_ONLY = 'limited to administrator accounts (the key has the scope; the account is not an administrator)';
+
 /** Tools of datasets the key cannot call, with why, from discover's dataset list. */
-export function unusableTools(discovered: Json | undefined): { tool: string; reason: string }[] {
+export function unusableTools(discovered: Json | undefined): UnusableTool[] {
   const datasets = Array.isArray(discovered?.['datasets']) ? (discovered['datasets'] as unknown[]) : [];
-  const out: { tool: string; reason: string }[] = [];
+  const out: UnusableTool[] = [];
   for (const item of datasets) {
     const d = record(item);
     const operationId = str(d['operation_id']);
@@ -68,12 +81,22 @@ export function unusableTools(discovered: Json | undefined): { tool: string; rea
         ? 'disabled for now'
         : d['accessible'] === false
           ? scope !== undefined && scopes.includes(scope)
-            ? 'limited to administrator accounts (the key has the scope; the account is not an administrator)'
-            : `out of this key's scope (${scope ?? 'scope'})`
+            ? ADMIN_ONLY
+            : `${OUT_OF_SCOPE} (${scope ?? 'scope'})`
           : undefined;
     if (reason) out.push({ tool: toolNameOf({ operationId }), reason });
   }
   return out;
+}
+
+/** The tools over several datasets none of whose parts discover says the key may call, with why (key-reach.ts). */
+export function unusableFanOuts(discovered: Json | undefined, fanOuts: readonly { name: string; reach: FanOutReach }[]): UnusableTool[] {
+  return fanOuts.flatMap(({ name, reach }) => {
+    const state = fanOutReach(discovered, reach);
+    if (state.kind !== 'none') return [];
+    const lacks = [...new Set(state.unreachable.filter((u) => !u.held).map((u) => u.scope ?? 'scope'))];
+    return [{ tool: name, reason: lacks.length > 0 ? `${OUT_OF_SCOPE} (${lacks.join(', ')})` : ADMIN_ONLY, overSeveral: true }];
+  });
 }
 
 /** Whether the key works, as far as this server knows without spending anything. */
@@ -104,7 +127,7 @@ function keyWords(key: KeyState): string {
 }
 
 /** The one line: what the agent can do right now. */
-export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: { tool: string; reason: string }[]): string {
+export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: readonly UnusableTool[]): string {
   const parts: string[] = [keyWords(key)];
   const rateLeft = num(budget['rate_remaining']);
   const rateLimit = num(budget['rate_limit_per_window']);
@@ -134,11 +157,11 @@ export function statusLine(budget: Json, quota: Json, key: KeyState, unusable: {
 /** The reason in a few words for the default answer; the full one is in details. */
 function shortReason(reason: string): string {
   if (reason.startsWith('limited to administrator')) return 'administrator accounts only';
-  return reason.startsWith("out of this key's scope") ? "out of this key's scope" : reason;
+  return reason.startsWith(OUT_OF_SCOPE) ? OUT_OF_SCOPE : reason;
 }
 
 /** Every unusable tool under its full reason: the details' `cannot_use`, in the default answer's shape. */
-function unusableByReason(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
+function unusableByReason(unusable: readonly UnusableTool[]): Record<string, string[]> {
   const groups: Record<string, string[]> = {};
   for (const { tool, reason } of unusable) (groups[reason] ??= []).push(tool);
   return groups;
@@ -146,21 +169,22 @@ function unusableByReason(unusable: readonly { tool: string; reason: string }[])
 
 /**
  * Unusable tools grouped by reason, a toolset out of scope as `toolset_*`: a scope is per
- * toolset (read:shorts), so all its tools share the reason.
+ * toolset (read:shorts), so all its tools share the reason. A tool over several datasets
+ * is named on its own (a key may lack another toolset's scope it needs), unless a toolset
+ * named covers it already.
  */
-export function groupedUnusable(unusable: readonly { tool: string; reason: string }[]): Record<string, string[]> {
-  const groups: Record<string, string[]> = {};
-  for (const { tool, reason } of unusable) (groups[shortReason(reason)] ??= []).push(tool);
-  for (const [reason, tools] of Object.entries(groups)) {
-    if (reason !== "out of this key's scope") continue;
-    const byToolset = new Map<string, string[]>();
-    for (const tool of tools) {
-      const toolset = tool.split('_')[0] ?? tool;
-      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), tool]);
-    }
-    groups[reason] = [...byToolset.keys()].map((toolset) => `${toolset}_*`);
-  }
-  return groups;
+export function groupedUnusable(unusable: readonly UnusableTool[]): Record<string, string[]> {
+  const groups: Record<string, UnusableTool[]> = {};
+  for (const entry of unusable) (groups[shortReason(entry.reason)] ??= []).push(entry);
+  const toolsetOf = (tool: string): string => tool.split('_')[0] ?? tool;
+  return Object.fromEntries(
+    Object.entries(groups).map(([reason, entries]) => {
+      if (reason !== OUT_OF_SCOPE) return [reason, entries.map((e) => e.tool)];
+      const toolsets = [...new Set(entries.filter((e) => !e.overSeveral).map((e) => toolsetOf(e.tool)))];
+      const alone = entries.filter((e) => e.overSeveral && !toolsets.includes(toolsetOf(e.tool))).map((e) => e.tool);
+      return [reason, [...toolsets.map((toolset) => `${toolset}_*`), ...alone]];
+    }),
+  );
 }
 
 /** Screen: `details` is the one argument, a boolean; refused as every tool refuses a name it does not take. */
@@ -177,7 +201,7 @@ interface StatusRead {
   readonly budget: Json;
   readonly quota: { remaining: number | undefined; limit: number | undefined; resets_at: string | undefined };
   readonly key: KeyState;
-  readonly unusable: { tool: string; reason: string }[];
+  readonly unusable: readonly UnusableTool[];
 }
 
 /** Read: nothing spent but at most one free discover a minute. */
@@ -193,7 +217,8 @@ async function readStatus(deps: StatusDeps, call: CallContext): Promise<StatusRe
     limit: num(budget['quota_limit']) ?? num(upstreamQuota['monthly_limit']),
     resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
   };
-  return { memory, discovered, budget, quota, key: keyState(deps, memory), unusable: unusableTools(discovered) };
+  const unusable = [...unusableTools(discovered), ...unusableFanOuts(discovered, deps.fanOuts?.() ?? [])];
+  return { memory, discovered, budget, quota, key: keyState(deps, memory), unusable };
 }
 
 /** Whether the key works, from what discover last answered or why it was not asked. */

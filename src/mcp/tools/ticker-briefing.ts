@@ -22,15 +22,20 @@ import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
 import { refusalError } from '../answers/tool-errors.js';
+import { knownReachRefusal, type FanOutReach } from '../key-reach.js';
 
 export const BRIEFING_TOOL = 'ticker_briefing';
-export const BRIEFING_DATASETS = [
-  'shorts.short_screener',
-  'shorts.volume_and_ratio',
-  'market.oi_change',
-  'darkpool.by_ticker',
-  'volatility.anomaly',
-] as const;
+/** Each part by the name its answer and `failed` give it: one the key may call is enough for a briefing. */
+export const BRIEFING_REACH: FanOutReach = {
+  parts: [
+    { name: 'short_interest', datasets: ['shorts.short_screener'] },
+    { name: 'short_volume', datasets: ['shorts.volume_and_ratio'] },
+    { name: 'open_interest', datasets: ['market.oi_change'] },
+    { name: 'dark_pool', datasets: ['darkpool.by_ticker'] },
+    { name: 'iv_rank', datasets: ['volatility.anomaly'] },
+  ],
+};
+export const BRIEFING_DATASETS: readonly string[] = BRIEFING_REACH.parts.flatMap((part) => part.datasets);
 /** Dark-pool prints read for the share: the largest page the tool takes. */
 const PRINTS = 500;
 
@@ -182,6 +187,8 @@ function briefingData(ticker: string, session: string, parts: BriefingParts, not
 function brief(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: CallContext): Promise<CallToolResult> {
   return fannedResult(deps, async () => {
     const ticker = screenTicker(raw);
+    const refusal = knownReachRefusal(deps.tool.client, BRIEFING_TOOL, BRIEFING_REACH.parts);
+    if (refusal) throw refusal;
     const now = Date.now();
     const session = lastClosedSession(now);
     const fan = new FanOut(deps, call, progressReporter(ctx));

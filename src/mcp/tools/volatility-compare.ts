@@ -19,7 +19,8 @@ import { ownArguments } from '../arguments/own-arguments.js';
 import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments, refusalError } from '../answers/tool-errors.js';
 import { failureEntry, noneAnswered, type CompareFailure } from './compare-failures.js';
-import { parseNames } from './fan-out.js';
+import { BY_SECTOR, parseNames, SECTOR_DIRECTORY } from './fan-out.js';
+import { knownReachRefusal, type FanOutReach, type ReachPart } from '../key-reach.js';
 import { validateToolArguments } from '../arguments/screen.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
@@ -34,6 +35,10 @@ export const COMPARE_TOOLSET = 'volatility';
  * --hide-inaccessible, hides this tool too).
  */
 export const COMPARE_DATASETS = ['volatility.risk_reversal_skew', 'volatility.anomaly'] as const;
+const SKEW: ReachPart = { name: 'skew', datasets: ['volatility.risk_reversal_skew'] };
+const ANOMALY_PART: ReachPart = { name: 'anomaly', datasets: ['volatility.anomaly'] };
+/** Its measures, either of which gives a row, and a sector's names (key-reach.ts). */
+export const COMPARE_REACH: FanOutReach = { parts: [SKEW, ANOMALY_PART], asked: [BY_SECTOR] };
 const MAX_TICKERS = 10;
 const MEASURES = ['skew', 'anomaly', 'both'] as const;
 type Measure = (typeof MEASURES)[number];
@@ -139,7 +144,7 @@ function askerFor(deps: CompareDeps, call: CallContext, read: ResultMeta[]): Ask
 
 /** A sector's largest names from the sector directory, at most MAX_TICKERS, and a notice when there are more. */
 async function sectorNames(sector: string, deps: CompareDeps, ask: Ask, notices: string[]): Promise<string[]> {
-  const directory = deps.datasets().find((d) => d.operationId === 'stocks.sector_tickers');
+  const directory = deps.datasets().find((d) => d.operationId === SECTOR_DIRECTORY);
   if (!directory) throw invalidArguments('The sector directory is not offered by this server.', 'Pass tickers instead.');
   const listed = rowsOf((await ask(directory, { sector })).data)
     .map((r) => tickerOf(r))
@@ -293,6 +298,12 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
     handler: async (raw, _ctx, call): Promise<CallToolResult> => {
       try {
         const { tickers, sector, measure } = parseArgs(raw);
+        // Refused as every ticker would be, before a sector's names are bought; and a sector the key cannot list.
+        const measured = measure === 'skew' ? [SKEW] : measure === 'anomaly' ? [ANOMALY_PART] : [SKEW, ANOMALY_PART];
+        const refusal =
+          knownReachRefusal(deps.client, COMPARE_TOOL, measured) ??
+          (sector ? knownReachRefusal(deps.client, COMPARE_TOOL, [BY_SECTOR]) : undefined);
+        if (refusal) throw refusal;
         const read: ResultMeta[] = [];
         const notices: string[] = [];
         const ask = askerFor(deps, call, read);
