@@ -9,21 +9,6 @@ const TICKER = '[A-Z][A-Z0-9]*(\\.[A-Z0-9]+)*';
 /** 1 to 10 comma-separated tickers. */
 export const TICKER_LIST = new RegExp(`^${TICKER}(,${TICKER}){0,9}$`);
 
-/** Tickers a list may hold in one call. */
-export const MAX_LIST_TICKERS = 10;
-
-/**
- * A list of well-formed tickers that is only too long: told as such, not as an invalid
- * ticker (the list pattern refuses both alike). Undefined for any other value.
- */
-export function tooManyTickers(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const items = value.split(',');
-  const one = new RegExp(`^${TICKER}$`);
-  if (items.length <= MAX_LIST_TICKERS || !items.every((t) => one.test(t))) return undefined;
-  return `${items.length} tickers: at most ${MAX_LIST_TICKERS} in one call. Split the list into calls of ${MAX_LIST_TICKERS} or fewer.`;
-}
-
 /** Upstream filter: only rows of these tickers. */
 export const tickerFilter = refusedAs(
   // A refinement, not a regex: the list pattern would cost tokens in every tools/list.

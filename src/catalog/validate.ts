@@ -15,7 +15,7 @@ import { quoteValue } from '../sanitize.js';
 import type { ApiErrorCode } from './error-codes.js';
 import { DEALER_TICKER_PATTERN, GENERAL_TICKER_PATTERN, meantBound, refusalCodeOf } from './params.js';
 import type { DatasetDefinition } from './types.js';
-import { tooManyTickers } from './filter-params.js';
+import { tooManyTickers } from './ticker-list-length.js';
 
 export interface ParamRefusal {
   readonly code: ApiErrorCode;
@@ -182,6 +182,12 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
         ? raw.map((item) => item.trim()).join(',')
         : undefined;
     const accepted = joined === undefined ? undefined : [joined, joined.toUpperCase()].find((text) => schema.safeParse(text).success);
+    // A JSON list of well-formed tickers that is also too long: the count is the fix to make, not the form.
+    const tooMany =
+      joined !== undefined && accepted === undefined && refusalCodeOf(schema) === 'TICKER_INVALID'
+        ? tooManyTickers(joined, schema, undefined)
+        : undefined;
+    if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, `Send each part as one comma-separated text. ${describeParam(name, schema)}`);
     const listed =
       joined === undefined
         ? undefined
@@ -208,7 +214,7 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   const result = schema.safeParse(typed);
   if (result.success) return { ok: true, value: result.data };
   const code = refusalCodeOf(schema);
-  const tooMany = code === 'TICKER_INVALID' ? tooManyTickers(typed) : undefined;
+  const tooMany = code === 'TICKER_INVALID' ? tooManyTickers(typed, schema, shape.json.maxItems) : undefined;
   if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, describeParam(name, schema));
   if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };
   return refuse(code, name, `Invalid value ${quoteValue(raw)} for "${name}".`, describeParam(name, schema));
@@ -254,6 +260,7 @@ interface ParamJson {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  maxItems?: number;
   format?: string;
   pattern?: string;
 }
