@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DATASETS } from '../../src/catalog/index.js';
+import { dialectFromEnv } from '../../src/simulator/dialect.js';
+import { listPaging } from '../../src/simulator/dialect-lists.js';
 import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 
 type Answer = { data: unknown; meta: Record<string, unknown> };
@@ -31,13 +34,25 @@ test('the dealer tool refuses BRK.B and a 6-letter ticker by saying what it cove
   }
 });
 
+/** The rows of the directory one call can bring, as the dialect serves it: an upstream without paging cuts its list. */
+function rowsServed(asked: number): number {
+  const directory = DATASETS.find((d) => d.operationId === 'stocks.ticker_exchanges');
+  assert.ok(directory);
+  const paging = listPaging(dialectFromEnv(), directory);
+  return paging?.kind === 'none' && paging.cut !== null ? Math.min(paging.cut, asked) : asked;
+}
+
 test("a cursor carries the call's fields: page two comes in the columns page one did", async () => {
-  // A small result budget: the directory's page is cut, and the answer hands back a cursor.
-  const { client, close } = await connectV2({ args: ['--demo'], env: { MARKET_DATA_RESULT_TOKENS: '1500' } });
+  // The smallest result budget (about 17 rows of two fields): less than any dialect serves a
+  // call (one without paging cuts its lists at 20 rows or more), so the answer is cut here,
+  // and hands back a cursor, whatever the upstream's page.
+  const { client, close } = await connectV2({ args: ['--demo'], env: { MARKET_DATA_RESULT_TOKENS: '500' } });
   try {
     const fields = ['ticker', 'exchange'];
     const first = (await client.callTool({ name: 'stocks_ticker_exchanges', arguments: { limit: 500, fields } }))
       .structuredContent as Answer;
+    const served = rowsServed(500);
+    assert.ok(Array.isArray(first.data) && first.data.length < served, `the budget cut the ${served} rows the upstream serves a call`);
     const cursor = first.meta['next_cursor'];
     assert.equal(typeof cursor, 'string', 'the first page was cut and continues');
     const second = await client.callTool({ name: 'stocks_ticker_exchanges', arguments: { cursor } });
