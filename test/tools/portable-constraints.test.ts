@@ -1,10 +1,14 @@
 /**
  * Codex strips pattern, minimum, maximum, format and default before its model sees a
  * schema: every range, default and date format must survive in the words of the property.
+ * The bounds held are the upstream's (the simulator's dialect), which the tool checks.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DATASETS, paramJsonSchema } from '../../src/catalog/index.js';
+import type * as z from 'zod';
+import { DATASETS, paramJsonSchema, type DatasetDefinition } from '../../src/catalog/index.js';
+import { dialectFromEnv, type Dialect } from '../../src/simulator/dialect.js';
+import { publication } from '../../src/simulator/dialect-params.js';
 import { toolNameOf } from '../../src/mcp/tools/dataset-tool.js';
 import { connectV2 } from '../helpers/mcp.js';
 
@@ -14,20 +18,39 @@ function asCodexSees(property: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(property).filter(([key]) => !STRIPPED.includes(key)));
 }
 
+/**
+ * Each parameter of a dataset's tool under the schema that bounds it: the upstream's, as the
+ * dialect publishes it (its page size, whatever its name, is the tool's `limit`), where it
+ * takes one; ours for the rest (MCP-side shaping, a filter applied here, the dealer tool's views).
+ */
+function offered(dataset: DatasetDefinition, dialect: Dialect): Record<string, z.ZodType> {
+  const { published, params } = publication(dataset, dialect);
+  const upstream: Record<string, z.ZodType> = {};
+  if (!dataset.toolOutput)
+    for (const param of params) {
+      const schema = published.query[param.name];
+      if (schema && param.role.kind === 'filter') upstream[param.role.ours] = schema;
+      if (schema && param.role.kind === 'size') upstream['limit'] = schema;
+    }
+  return {
+    ...dataset.query,
+    ...upstream,
+    ...dataset.shaping,
+    ...(published.ticker ? { ticker: published.ticker } : {}),
+  };
+}
+
 test('with the keywords Codex strips removed, every range, default and date format is still in the description', async () => {
   const { client, close } = await connectV2({ args: ['--demo'] });
   try {
     const { tools } = await client.listTools();
+    const dialect = dialectFromEnv();
     let checked = 0;
     for (const dataset of DATASETS) {
       const tool = tools.find((t) => t.name === toolNameOf(dataset));
       assert.ok(tool, toolNameOf(dataset));
       const properties = (tool.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
-      for (const [name, zod] of Object.entries({
-        ...dataset.query,
-        ...dataset.shaping,
-        ...(dataset.ticker ? { ticker: dataset.ticker } : {}),
-      })) {
+      for (const [name, zod] of Object.entries(offered(dataset, dialect))) {
         const { schema } = paramJsonSchema(zod);
         const seen = asCodexSees(properties[name] ?? {});
         const words = typeof seen['description'] === 'string' ? seen['description'] : '';
