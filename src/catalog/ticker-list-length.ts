@@ -31,7 +31,11 @@ export function tooManyTickers(typed: unknown, schema: z.ZodType, statedMost: nu
 }
 
 /** The longest first part of the list the schema takes, shorter than the list; undefined when none is. */
-function mostTaken(items: readonly unknown[], accepts: (list: readonly unknown[]) => boolean, statedMost: number | undefined): number | undefined {
+function mostTaken(
+  items: readonly unknown[],
+  accepts: (list: readonly unknown[]) => boolean,
+  statedMost: number | undefined,
+): number | undefined {
   const from = Math.min(items.length - 1, statedMost ?? items.length - 1);
   for (let count = from; count >= 1 && from - count < MOST_SEARCHED; count -= 1) if (accepts(items.slice(0, count))) return count;
   return undefined;

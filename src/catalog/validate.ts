@@ -187,7 +187,8 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
       joined !== undefined && accepted === undefined && refusalCodeOf(schema) === 'TICKER_INVALID'
         ? tooManyTickers(joined, schema, undefined)
         : undefined;
-    if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, `Send each part as one comma-separated text. ${describeParam(name, schema)}`);
+    if (tooMany)
+      return refuse('VALIDATION_ERROR', name, tooMany, `Send each part as one comma-separated text. ${describeParam(name, schema)}`);
     const listed =
       joined === undefined
         ? undefined
