@@ -40,6 +40,12 @@ export async function runDemo(): Promise<void> {
   });
   const client = new Client({ name: 'market-data-mcp-demo', version: '1.0.0' });
   await client.connect(transport);
+  // A reader that stops early (`market-data-mcp demo | head`) closes the pipe: the demo ends
+  // there, quietly and with its server, rather than with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    void client.close().finally(() => process.exit(0));
+  });
   try {
     print('market-data-mcp demo: an MCP session against the built-in simulator (synthetic data, no API key)');
     print();

@@ -3,7 +3,8 @@
  * the way a trader reads it, whatever the clock and the simulated market say today.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { test } from 'node:test';
 import { TOOLSETS } from '../../src/catalog/index.js';
 import { CLI } from '../helpers/mcp.js';
@@ -57,4 +58,17 @@ test('the toolsets the demo lists its tools by are ones --toolsets takes, each t
   for (const { toolset } of rows) assert.ok(toolset && Object.hasOwn(TOOLSETS, toolset), `"${toolset}" is a toolset --toolsets takes`);
   assert.match(listing, /^ {2}shorts +.*\bticker_briefing\b/m, 'the briefing is listed with shorts, which offers it');
   assert.match(listing, /api_status/, 'api_status is listed, as always offered');
+});
+
+test('a reader that stops after the first lines (demo | head) ends the demo quietly: exit 0, no stack trace', async () => {
+  const child = spawn(process.execPath, [CLI, 'demo'], { env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = once(child, 'exit');
+  // The first chunk read, the pipe is closed as head closes it.
+  await once(child.stdout, 'data');
+  child.stdout.destroy();
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.doesNotMatch(stderr, /EPIPE|Error|at /, 'no stack trace');
 });
