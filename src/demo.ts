@@ -42,6 +42,7 @@ export async function runDemo(): Promise<void> {
   await client.connect(transport);
   // A reader that stops early (`market-data-mcp demo | head`) closes the pipe: the demo ends
   // there, quietly and with its server, rather than with a stack trace.
+  // eslint-disable-next-line no-restricted-properties -- the demo's stdout is the terminal (see print)
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
     void client.close().finally(() => process.exit(0));

@@ -26,7 +26,11 @@ test('a cursor with whitespace around it reads the same next page as the cursor 
       assert.notEqual(exact.isError, true, textOf(exact));
       for (const copied of [`${cursor}\n`, ` ${cursor}`, `\t${cursor} \n`]) {
         const next = await client.callTool({ name, arguments: { ticker, cursor: copied } });
-        assert.notEqual(next.isError, true, `${name} with ${JSON.stringify(copied.replace(cursor, '<cursor>'))}: ${textOf(next).slice(0, 300)}`);
+        assert.notEqual(
+          next.isError,
+          true,
+          `${name} with ${JSON.stringify(copied.replace(cursor, '<cursor>'))}: ${textOf(next).slice(0, 300)}`,
+        );
         assert.deepEqual((next.structuredContent as Page).data, (exact.structuredContent as Page).data, `${name}: the same next page`);
       }
     }
