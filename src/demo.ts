@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { NOT_FOR_THIS_KEY } from './mcp/key-reach.js';
+import { NAME_TOOL_SETS } from './mcp/tools/name-tools.js';
 
 interface Snapshot {
   snapshot_at: string;
@@ -39,6 +40,13 @@ export async function runDemo(): Promise<void> {
   });
   const client = new Client({ name: 'market-data-mcp-demo', version: '1.0.0' });
   await client.connect(transport);
+  // A reader that stops early (`market-data-mcp demo | head`) closes the pipe: the demo ends
+  // there, quietly and with its server, rather than with a stack trace.
+  // eslint-disable-next-line no-restricted-properties -- the demo's stdout is the terminal (see print)
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    void client.close().finally(() => process.exit(0));
+  });
   try {
     print('market-data-mcp demo: an MCP session against the built-in simulator (synthetic data, no API key)');
     print();
@@ -60,13 +68,18 @@ async function showToolsets(client: Client): Promise<void> {
   const byToolset = new Map<string, string[]>();
   // A tool the demo key cannot call says so in its description (mcp/key-reach.ts): starred here.
   const closed = tools.filter((tool) => tool.description?.startsWith(NOT_FOR_THIS_KEY));
+  // The toolset --toolsets offers a tool with: a dataset's is its name's first word; a tool over
+  // several names has its own (ticker_briefing comes with shorts); api_status comes with any.
+  const nameToolset = new Map(NAME_TOOL_SETS.map((t) => [t.name, t.toolset]));
   for (const tool of tools) {
-    const toolset = tool.name === 'api_status' ? 'status' : (tool.name.split('_')[0] ?? 'other');
+    if (tool.name === 'api_status') continue;
+    const toolset = nameToolset.get(tool.name) ?? tool.name.split('_')[0] ?? 'other';
     const name = closed.includes(tool) ? `${tool.name}*` : tool.name;
     byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), name]);
   }
-  print(`${tools.length} tools, by toolset:`);
+  print(`${tools.length} tools, by toolset (--toolsets):`);
   for (const [toolset, names] of [...byToolset].sort()) print(`  ${toolset.padEnd(14)}${names.join(', ')}`);
+  print(`  ${'(always)'.padEnd(14)}api_status`);
   if (closed.length > 0)
     print('  * not for the demo key (a standard account): its description says so, and a call answers SCOPE_INSUFFICIENT');
   print();

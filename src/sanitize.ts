@@ -31,10 +31,22 @@ export function sanitizeText(value: string, maxLength = 2000): string {
   return truncate(redactSecrets(visible), maxLength);
 }
 
-/** A user-supplied value quoted back in an error: short and printable. */
+/** A hidden or control character as JSON escapes it, `\u202e` (astral ones as their two halves). */
+function escapedUnits(char: string): string {
+  let escaped = '';
+  for (let i = 0; i < char.length; i += 1) escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return escaped;
+}
+
+/**
+ * A user-supplied value quoted back in an error: short and printable, yet what was sent.
+ * Its hidden and control characters are shown escaped (`"S\u0007P\u202eY"`), not dropped:
+ * dropped, the refusal quoted `"SPY"` as the invalid ticker and the agent could not see what to fix.
+ */
 export function quoteValue(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return JSON.stringify(sanitizeText(text, 40));
+  // JSON.stringify escapes the quote, the backslash, C0 controls and lone surrogates; the rest of what hides text is escaped here.
+  return JSON.stringify(truncate(redactSecrets(text), 40)).replace(HIDDEN_OR_CONTROL, escapedUnits);
 }
 
 /** How deep sanitizeDeep follows nesting; deeper payloads are refused by the caller. */

@@ -24,7 +24,16 @@ test('truncation counts whole code points: an emoji at the cut is dropped whole,
     assert.doesNotMatch(out, /\p{Cs}/u, `a lone surrogate at max=${max}: ${JSON.stringify(out)}`);
     assert.ok(out.endsWith('…'));
   }
-  assert.equal(quoteValue('\uD83D'.repeat(3)), '""', 'lone surrogates in input are dropped');
+  assert.equal(quoteValue('\uD83D'.repeat(3)), '"\\ud83d\\ud83d\\ud83d"', 'lone surrogates in input are shown escaped, never sent raw');
+});
+
+test('a refused value is quoted as sent: its hidden and control characters escaped, not dropped', () => {
+  // Dropped, "S\u0007P\u202eY" was quoted back as "SPY": a valid-looking ticker called invalid.
+  assert.equal(quoteValue('S\u0007P\u202eY'), '"S\\u0007P\\u202eY"');
+  assert.equal(quoteValue(`GME${SMUGGLED.slice(0, 2)}`), '"GME\\udb40\\udc49"', 'a tag character, as its two halves');
+  assert.equal(quoteValue('Tech\u200f'), '"Tech\\u200f"');
+  for (const quoted of [quoteValue('S\u0007P\u202eY'), quoteValue(SMUGGLED)])
+    assert.match(quoted, /^[\x20-\x7e]+$/, 'only printable ASCII reaches the agent');
 });
 
 test('sanitized keys that collide are kept apart, and __proto__ stays a plain key', () => {

@@ -120,8 +120,9 @@ const RULES: SectionRules<keyof Config> = {
   names: ENV,
   // The key is named, never shown; a URL is shown without what may be a password or a key.
   shown: { apiKey: 'secret', baseUrl: 'url', redisUrl: 'url' },
-  // A 700 ms deadline means "short", not 50 s. (A cache size of -1 is not read as "off".)
-  clamped: new Set(['deadlineMs']),
+  // A 700 ms deadline means "short", not 50 s; a 300-token result budget means "small", not
+  // 8000. (A cache size of -1 is not read as "off".)
+  clamped: new Set(['deadlineMs', 'resultTokens']),
   // Without them no data call can be made; the others have safe defaults.
   essential: new Set(['apiKey', 'baseUrl']),
 };

@@ -28,6 +28,12 @@ test('a deadline out of range is held to the nearest bound, and said', () => {
   assert.deepEqual(said({ MARKET_DATA_DEADLINE_MS: '700' }), ['MARKET_DATA_DEADLINE_MS=700 is less than 1000 milliseconds; using 1000']);
 });
 
+test('a result budget out of range is held to the nearest bound, and said: a small budget asked never becomes the large default', () => {
+  assert.equal(loadConfig({ MARKET_DATA_RESULT_TOKENS: '300' }).config.resultTokens, 500);
+  assert.deepEqual(said({ MARKET_DATA_RESULT_TOKENS: '300' }), ['MARKET_DATA_RESULT_TOKENS=300 is less than 500 tokens; using 500']);
+  assert.equal(loadConfig({ MARKET_DATA_RESULT_TOKENS: '900000' }).config.resultTokens, 200_000);
+});
+
 test('MARKET_DATA_DEMO that is neither on nor off is said, not quietly read as off', () => {
   const result = loadConfig({ MARKET_DATA_DEMO: 'enabled' });
   assert.equal(result.config.demo, false);

@@ -50,13 +50,33 @@ test('invalid input of each kind is refused with the API code and a fix, and rea
         assert.equal(error.action, 'fix_input', what);
         assert.match(`${error.hint ?? ''} ${error.message}`, hint, what);
         assert.match(textOf(result), /Fix the arguments/, what);
-        assert.doesNotMatch(JSON.stringify(result), /\u202e|\\u0000/, `${what}: nothing hostile echoed`);
+        // Hidden characters come back escaped (\u202e as six printable characters), never raw.
+        assert.doesNotMatch(JSON.stringify(result), /\u202e|(?<!\\)\\u0000/, `${what}: nothing hostile echoed`);
       }
       assert.equal(sim.api.requests.filter((r) => !r.path.startsWith('/v1/openapi')).length, before, 'no request reached the simulator');
     } finally {
       await close();
     }
   });
+});
+
+test('a value refused for a hidden character is quoted as sent, escaped: never as the valid-looking text left once it is dropped', async () => {
+  const { client, close } = await connectV2({ args: ['--demo'], env: { MARKET_DATA_LOG_LEVEL: 'warn' } });
+  try {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['derived_dealer_gex_history', { ticker: 'S\u0007P\u202eY' }, '"S\\u0007P\\u202eY"'],
+      ['stocks_sector_tickers', { sector: 'Technology\u200f' }, '"Technology\\u200f"'],
+      ['shorts_short_screener', { tickers: 'GME,\u202eAMC' }, '"GME,\\u202eAMC"'],
+    ];
+    for (const [name, args, quoted] of cases) {
+      const result = await client.callTool({ name, arguments: args });
+      const error = errorOf(result);
+      assert.ok(error.message.includes(quoted), `${name}: the agent sees what it sent: ${error.message}`);
+      assert.match(textOf(result), /^[\x20-\x7e\n]+$/, `${name}: only printable text reaches the agent`);
+    }
+  } finally {
+    await close();
+  }
 });
 
 /**

@@ -114,8 +114,13 @@ export function upstreamPageOf(cursor: UpstreamPosition): NextPage | undefined {
   return cursor.f !== undefined ? { kind: 'offset', offset: cursor.f } : undefined;
 }
 
+/**
+ * Whether `value` is a cursor of ours. Whitespace around it is not part of it (a cursor has
+ * none inside): an agent that copies meta.next_cursor with a trailing newline or a leading
+ * space passed it as it was given.
+ */
 export function isOurCursor(value: unknown): value is string {
-  return typeof value === 'string' && value.startsWith(PREFIX);
+  return typeof value === 'string' && value.trim().startsWith(PREFIX);
 }
 
 export function encodePageCursor(cursor: PageCursor): string {
@@ -142,9 +147,10 @@ const FIELD_PROBLEM: Record<string, string> = {
   v: 'bad position',
 };
 
-export function decodePageCursor(value: string, operationId: string, ticker: string | undefined): PageCursor {
+export function decodePageCursor(given: string, operationId: string, ticker: string | undefined): PageCursor {
   // Ours stay well under this; anything longer is not worth decoding.
-  if (value.length > 2048) throw invalidCursor('too long');
+  if (given.length > 2048) throw invalidCursor('too long');
+  const value = given.trim();
   // Checked before anything in it is read: an edited or hand-built cursor is refused whole.
   const payload = unseal(value.slice(PREFIX.length));
   if (payload === undefined) throw invalidCursor('not one this server issued');
