@@ -80,6 +80,35 @@ test(`a dealer snapshot over a ${BUDGET}-token budget even without its strikes i
   );
 });
 
+test(`strikes cut inside a dealer snapshot at a ${BUDGET}-token budget are said out of the cursor's reach, which reads older snapshots`, async () => {
+  await withSession({ MARKET_DATA_RESULT_TOKENS: String(BUDGET) }, async (session) => {
+    const whole = await withSessionWhole();
+    const answer = await session.answer('derived_dealer_gex_history', { ticker: 'SPY' });
+    const [shown] = answer.data as { snapshot_at: string; strikes: unknown[] }[];
+    assert.ok(shown, 'one snapshot');
+    const trimmed = answer.meta['trimmed'] as { strikes_returned?: number; how_to_get_more: string } | undefined;
+    assert.ok(trimmed?.strikes_returned !== undefined && trimmed.strikes_returned < whole, `strikes cut: ${JSON.stringify(trimmed)}`);
+    assert.match(trimmed.how_to_get_more, /no cursor reaches/);
+    assert.doesNotMatch(trimmed.how_to_get_more, /Follow meta\.next_cursor/, 'the cursor does not lead to the cut strikes');
+    // What the cursor does read: an older snapshot, not the rest of this one.
+    const cursor = answer.meta.next_cursor;
+    assert.ok(typeof cursor === 'string');
+    const next = await session.answer('derived_dealer_gex_history', { ticker: 'SPY', cursor });
+    const [older] = next.data as { snapshot_at: string }[];
+    assert.ok(older && older.snapshot_at < shown.snapshot_at, `${older?.snapshot_at} before ${shown.snapshot_at}`);
+  });
+});
+
+/** How many strikes SPY's newest snapshot holds, read with a budget that keeps them all. */
+async function withSessionWhole(): Promise<number> {
+  return withSession({ MARKET_DATA_RESULT_TOKENS: '200000' }, async (session) => {
+    const answer = await session.answer('derived_dealer_gex_history', { ticker: 'SPY' });
+    const [snapshot] = answer.data as { strikes: unknown[] }[];
+    assert.ok(snapshot && answer.meta['trimmed'] === undefined, 'the whole snapshot');
+    return snapshot.strikes.length;
+  });
+}
+
 function apiResult(data: unknown): ApiResult {
   return { data, meta: { operation_id: 'test.op', cache_hit: false, age_seconds: 0, truncated: false } };
 }

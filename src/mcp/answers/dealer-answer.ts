@@ -180,14 +180,38 @@ function built(shaping: Shaping, kept: number, last?: DealerSnapshot, brief = fa
               rows_returned: kept,
               rows_left: collected.length - kept,
               ...(last ? { strikes_returned: last.strikes.length } : {}),
-              how_to_get_more: brief
-                ? `Cut to the ${budgetTokens}-token budget: follow meta.next_cursor, or use view=levels.`
-                : `Cut to fit the ${budgetTokens}-token result budget. Follow meta.next_cursor (ticker and cursor are enough), or use view=levels, a shorter from/to range or a lower limit.`,
+              how_to_get_more: howToGetMore(
+                budgetTokens,
+                brief,
+                next !== undefined,
+                last && { kept: last.strikes.length, of: collected[kept - 1]?.snapshot.strikes.length },
+              ),
             },
           }
         : {}),
     },
   };
+}
+
+/**
+ * What the agent can do about a cut answer. Snapshots cut off are read on with the cursor;
+ * strikes cut inside the last snapshot are not (the cursor reads older snapshots), so a cut
+ * of strikes says how many were kept and that only another view or a larger budget shows them.
+ */
+function howToGetMore(
+  budgetTokens: number,
+  brief: boolean,
+  withCursor: boolean,
+  strikes: { kept: number; of: number | undefined } | undefined,
+): string {
+  if (!strikes) {
+    return brief
+      ? `Cut to the ${budgetTokens}-token budget: follow meta.next_cursor, or use view=levels.`
+      : `Cut to fit the ${budgetTokens}-token result budget. Follow meta.next_cursor (ticker and cursor are enough), or use view=levels, a shorter from/to range or a lower limit.`;
+  }
+  const older = withCursor ? ' meta.next_cursor reads older snapshots.' : '';
+  if (brief) return `Cut to the ${budgetTokens}-token budget, strikes too; no cursor reaches them: use view=levels.${older}`;
+  return `Cut to fit the ${budgetTokens}-token result budget: ${strikes.kept > 0 ? `${strikes.kept} of ${strikes.of ?? 'its'} strikes kept (the strongest)` : `none of ${strikes.of ?? 'its'} strikes kept`}, and no cursor reaches the others; use view=levels, or ask the user to raise MARKET_DATA_RESULT_TOKENS.${older}`;
 }
 
 /**
