@@ -233,7 +233,8 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   if (result.success) return { ok: true, value: result.data };
   const code = refusalCodeOf(schema);
   const range = typeof typed === 'number' ? outOfRange(shape.json, typed) : undefined;
-  if (range !== undefined) return refuse(code, name, `${name} must be ${range}; got ${String(typed)}.`, describeParam(name, schema));
+  if (range !== undefined && typeof typed === 'number')
+    return refuse(code, name, `${name} must be ${range}; got ${String(typed)}.`, describeParam(name, schema));
   const tooMany = code === 'TICKER_INVALID' ? tooManyTickers(typed, schema, shape.json.maxItems) : undefined;
   if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, describeParam(name, schema));
   if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };

@@ -30,7 +30,7 @@ for (const tool of ['shorts_short_screener', 'stocks_lit_trades_recent']) {
       assert.doesNotMatch(notice, new RegExp(`No row for[^.]*\\b${known.replace('.', '\\.')}\\b`));
 
       const found = await session.answer(tool, { tickers: known });
-      assert.doesNotMatch(String(found.meta['notice'] ?? ''), /No row for/);
+      assert.doesNotMatch(JSON.stringify(found.meta), /No row for/);
     });
   });
 }
