@@ -45,6 +45,23 @@ export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set([...Object.getOwnProp
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** What a query string may hold for a number: plain decimal, no hex, exponent or blanks. */
 const DECIMAL = /^-?\d{1,15}(\.\d{1,15})?$/;
+/** A whole number as text: digits and an optional minus, nothing else ("5", not "5.5" or "5.0"). */
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+
+/** The JSON types an agent may send as text, when the text is exactly a value of that type. */
+export type TextForm = 'integer' | 'number' | 'boolean';
+
+/**
+ * `raw` as the value its text spells, when it is text of exactly `form` ("5" for an integer,
+ * "2.5" for a number, "true" for a boolean); else `raw` unchanged, for the check to refuse.
+ * Some models send every value as a string: each refusal of "5" cost a round trip, and the
+ * text says nothing else. Nothing looser: no blanks, hex, exponent or empty text.
+ */
+export function fromText(raw: unknown, form: TextForm): unknown {
+  if (typeof raw !== 'string') return raw;
+  if (form === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
+  return (form === 'integer' ? INTEGER_TEXT : DECIMAL).test(raw) ? Number(raw) : raw;
+}
 
 export function isRequiredParam(schema: z.ZodType): boolean {
   return !schema.safeParse(undefined).success;
@@ -215,6 +232,9 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
   const result = schema.safeParse(typed);
   if (result.success) return { ok: true, value: result.data };
   const code = refusalCodeOf(schema);
+  const range = typeof typed === 'number' ? outOfRange(shape.json, typed) : undefined;
+  if (range !== undefined && typeof typed === 'number')
+    return refuse(code, name, `${name} must be ${range}; got ${String(typed)}.`, describeParam(name, schema));
   const tooMany = code === 'TICKER_INVALID' ? tooManyTickers(typed, schema, shape.json.maxItems) : undefined;
   if (tooMany) return refuse('VALIDATION_ERROR', name, tooMany, describeParam(name, schema));
   if (code === 'TICKER_INVALID') return { ok: false, refusal: tickerRefusal(dataset, name, raw) };
@@ -224,17 +244,21 @@ function checkParam(dataset: DatasetDefinition, name: string, schema: z.ZodType,
 /**
  * The value in the parameter's declared JSON type, or undefined when it is not of that
  * type. On the wire everything is text, so a number must be plain decimal text; from an
- * agent a number must be a JSON number: `true`, "0x10" and [5] are not limits.
+ * agent a number is a JSON number or text of exactly the parameter's form ("5" for an
+ * integer, not "5.5"): `true`, "0x10" and [5] are not limits.
  */
 function asDeclaredType(raw: unknown, type: JsonType | undefined, source: InputSource): unknown {
   switch (type) {
     case 'number':
-    case 'integer':
+    case 'integer': {
       if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
-      return source === 'wire' && typeof raw === 'string' && DECIMAL.test(raw) ? Number(raw) : undefined;
-    case 'boolean':
-      if (typeof raw === 'boolean') return raw;
-      return source === 'wire' && (raw === 'true' || raw === 'false') ? raw === 'true' : undefined;
+      const number = fromText(raw, source === 'wire' ? 'number' : type);
+      return typeof number === 'number' ? number : undefined;
+    }
+    case 'boolean': {
+      const flag = fromText(raw, 'boolean');
+      return typeof flag === 'boolean' ? flag : undefined;
+    }
     case 'string':
       return typeof raw === 'string' ? raw : undefined;
     case 'array':
@@ -296,20 +320,30 @@ function refuse(code: ApiErrorCode, param: string, message: string, hint: string
   return { ok: false, refusal: { code, param, message, hint } };
 }
 
+/** A parameter's range in words ("1 to 1000", "at most 100"), when it states one. */
+function rangeWords(json: ParamJson): string | undefined {
+  const [min, max] = [meantBound(json.minimum), meantBound(json.maximum)];
+  if (min !== undefined && max !== undefined) return `${min} to ${max}`;
+  if (max !== undefined) return `at most ${max}`;
+  if (min !== undefined) return `at least ${min}`;
+  return undefined;
+}
+
+/** The range `value` lies outside, in words; undefined when it lies inside (refused for another reason). */
+function outOfRange(json: ParamJson, value: number): string | undefined {
+  const [min, max] = [meantBound(json.minimum), meantBound(json.maximum)];
+  const outside = (min !== undefined && value < min) || (max !== undefined && value > max);
+  return outside ? rangeWords(json) : undefined;
+}
+
 function describeParam(name: string, schema: z.ZodType): string {
   const json = shapeOf(schema).json;
   if (json.enum) return `"${name}" must be one of: ${json.enum.map(String).join(', ')}.`;
   if (json.format === 'date') return `"${name}" must be a real calendar date as YYYY-MM-DD.`;
-  const [min, max] = [meantBound(json.minimum), meantBound(json.maximum)];
-  const range =
-    min !== undefined && max !== undefined
-      ? ` (${min} to ${max})`
-      : max !== undefined
-        ? ` (at most ${max})`
-        : min !== undefined
-          ? ` (at least ${min})`
-          : '';
-  return `"${name}": ${json.description ?? 'see the tool schema'}${range}`;
+  const range = rangeWords(json);
+  if (json.description === undefined)
+    return range === undefined ? `See "${name}" in the tool's input schema.` : `"${name}" must be ${range}.`;
+  return `"${name}": ${json.description}${range === undefined ? '' : ` (${range})`}`;
 }
 
 function tickerRefusal(dataset: DatasetDefinition, param: string, raw: unknown): ParamRefusal {

@@ -68,10 +68,10 @@ test('a session_date the history does not hold says so and names the sessions it
   });
 });
 
-test('limit is type-checked like every other tool: "3" and true are refused as not integers', async () => {
+test('limit is type-checked like every other tool: "3.5" and true are refused as not integers', async () => {
   await withSession({}, async (session) => {
     const before = session.sim.api.requests.length;
-    for (const limit of ['3', true]) {
+    for (const limit of ['3.5', true]) {
       const refused = await session.call(TOOL, { ticker: 'SPY', view: 'full', limit });
       const error = errorOf(refused);
       assert.equal(error.code, 'VALIDATION_ERROR', JSON.stringify(limit));

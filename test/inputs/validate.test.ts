@@ -35,11 +35,13 @@ test('on the wire a number must be plain decimal text: hex, exponents and blanks
     assert.equal(refusal(validateRequest(d, undefined, { limit })).param, 'limit', limit);
 });
 
-test('from an agent a number must be a JSON number: true, "12", "0x10" and [5] are not limits', () => {
+test('from an agent a number is a JSON number or its exact text: true, "12.5", "0x10" and [5] are not limits', () => {
   const d = dataset('shorts.short_screener');
   const ok = validateToolArguments(d, { limit: 12 });
   assert.ok(ok.ok && ok.query['limit'] === 12);
-  for (const limit of [true, '12', '0x10', [5], { n: 5 }]) {
+  const text = validateToolArguments(d, { limit: '12' });
+  assert.ok(text.ok && text.query['limit'] === 12, 'the text of an integer is the integer');
+  for (const limit of [true, '12.5', '0x10', ' 12', [5], { n: 5 }]) {
     const r = refusal(validateToolArguments(d, { limit }));
     assert.equal(r.code, 'VALIDATION_ERROR');
     assert.match(r.message, /expected an integer/);
@@ -74,6 +76,8 @@ test('booleans are checked by type and reach the request as the words true and f
   const agent = validateToolArguments(WITH_FLAGS, { ticker: 'SPY', include_cash: true });
   assert.ok(agent.ok && agent.query['include_cash'] === 'true');
   assert.equal(refusal(validateToolArguments(WITH_FLAGS, { ticker: 'SPY', include_cash: 'yes' })).param, 'include_cash');
+  const text = validateToolArguments(WITH_FLAGS, { ticker: 'SPY', include_cash: 'false' });
+  assert.ok(text.ok && text.query['include_cash'] === 'false', 'the words true and false from an agent too');
   const wire = validateRequest(WITH_FLAGS, 'SPY', { include_cash: 'false' });
   assert.ok(wire.ok && wire.query['include_cash'] === 'false');
   assert.equal(refusal(validateRequest(WITH_FLAGS, 'SPY', { include_cash: '1' })).param, 'include_cash');

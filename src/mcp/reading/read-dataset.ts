@@ -23,6 +23,7 @@ import { withScopeAlternatives } from '../arguments/scope.js';
 import { beforeOpenNotice, followsSessions, knownEmptyDates, knownEmptyWindow, type KnownEmpty } from './known-empty.js';
 import { readLocally, type LocalRead } from './local-pages.js';
 import { readWindow } from './row-filters.js';
+import { withUnmatchedTickers } from './unmatched-tickers.js';
 
 export interface ReadDeps {
   client: MarketDataClient;
@@ -72,7 +73,7 @@ export async function readDataset(request: DatasetCall, deps: ReadDeps): Promise
       client: deps.client,
       ...options,
     }).catch(withAlternatives);
-    const result = noticed(dataset, query.values, pages.result, deps.now);
+    const result = withUnmatchedTickers(request, noticed(dataset, query.values, pages.result, deps.now));
     return { kind: 'read', result, units: pages.units, onePage: false, pages, forget: pages.forget, cachedForMs: pages.cachedForMs };
   }
   // The page the cursor names (a URL the upstream issued is asked as it is); a time window
@@ -83,7 +84,7 @@ export async function readDataset(request: DatasetCall, deps: ReadDeps): Promise
   const read = await readWindow(firstResult, rowFilter, fetchAt);
   return {
     kind: 'read',
-    result: noticed(dataset, query.values, read.result, deps.now),
+    result: withUnmatchedTickers(request, noticed(dataset, query.values, read.result, deps.now)),
     units: read.units,
     onePage: read.pages === 1,
     pages: undefined,

@@ -29,6 +29,8 @@ export interface RowFilter {
    * so once one does, none after it can match and a reader of pages stops there.
    */
   before?: ((row: Row) => boolean) | undefined;
+  /** The tickers a `tickers=` filter keeps: those with no row kept are named (unmatched-tickers.ts). */
+  tickers?: readonly string[] | undefined;
 }
 
 const ET_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -69,6 +71,7 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
   const checks: ((row: Row) => boolean)[] = [];
   const words: string[] = [];
   const window: { fromTime?: string; toTime?: string } = {};
+  let tickers: readonly string[] | undefined;
   for (const name of FILTER_NAMES) {
     const schema = dataset.shaping?.[name];
     const raw = args[name];
@@ -90,7 +93,8 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
       checks.push((row) => (etClockOf(row) ?? '99:99') <= value);
     }
     if (name === 'tickers' && typeof value === 'string') {
-      const wanted = new Set(value.split(','));
+      tickers = value.split(',');
+      const wanted = new Set(tickers);
       checks.push((row) => wanted.has(tickerOf(row) ?? ''));
     }
     if (name === 'direction' && typeof value === 'string') {
@@ -110,7 +114,7 @@ export function rowFilterOf(dataset: DatasetDefinition, args: Readonly<Record<st
   const start = window.fromTime;
   // Strictly earlier: a print of from_time's own minute may lie just before one already read.
   const before = start === undefined ? undefined : (row: Row): boolean => (etClockOf(row) ?? '99:99') < start;
-  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', '), ...window, before };
+  return { keep: (row) => checks.every((check) => check(row)), words: words.join(', '), ...window, before, tickers };
 }
 
 /** ` (back to HH:MM ET)` for a time window, from the prints read (newest first): how far back they reach. */

@@ -55,7 +55,10 @@ interface ScreenAsk {
 
 /** Screen: the sector, the rows shown, the floor and the order, refused before anything is asked. */
 function screenAsk(raw: ToolArguments): ScreenAsk {
-  const given = ownArguments(raw, ['sector', 'limit', 'min_short_float_pct', 'sort_by']);
+  const given = ownArguments(raw, ['sector', 'limit', 'min_short_float_pct', 'sort_by'], {
+    limit: 'integer',
+    min_short_float_pct: 'number',
+  });
   const { sector } = parseNames(given, { sectorOnly: true });
   const parsed = args.safeParse({ limit: given['limit'], min_short_float_pct: given['min_short_float_pct'], sort_by: given['sort_by'] });
   if (!parsed.success)

@@ -189,7 +189,7 @@ export function groupedUnusable(unusable: readonly UnusableTool[]): Record<strin
 
 /** Screen: `details` is the one argument, a boolean; refused as every tool refuses a name it does not take. */
 function screenDetails(args: ToolArguments): boolean {
-  const given = ownArguments(args, ['details'])['details'];
+  const given = ownArguments(args, ['details'], { details: 'boolean' })['details'];
   if (given !== undefined && typeof given !== 'boolean') throw invalidArguments('Invalid value for "details".', 'true or false.');
   return given === true;
 }
