@@ -29,15 +29,12 @@ test('volatility_compare: the sector lookup and the fan-out share one deadline',
     const proxy = await startSimProxy(sim.url, (path) => (/sector/.test(path) || isMeasure(path) ? { delayMs: 1500 } : {}));
     const { client, close } = await connectV2({ baseUrl: proxy.url, key: 'sim-live-key', env: { MARKET_DATA_DEADLINE_MS: '2500' } });
     try {
-      const started = Date.now();
+      // Were the deadline each step's own, both would fit it and the call would be answered.
       const result = await client.callTool({ name: 'volatility_compare', arguments: { sector: 'Energy', measure: 'skew' } });
-      const elapsed = Date.now() - started;
       const error = errorOf(result);
       // The deadline passed in flight, or the gate saw the request would not fit the time left.
       assert.ok(['DEADLINE_EXCEEDED', 'RATE_LIMITED'].includes(error.code), JSON.stringify(result).slice(0, 400));
       assert.match(error.message, /None of the \d+ tickers was answered/);
-      // Generous for a loaded machine, the two steps one after the other take 3 s and then succeed.
-      assert.ok(elapsed < 3500, `answered after ${elapsed} ms`);
     } finally {
       await close();
       await proxy.close();
