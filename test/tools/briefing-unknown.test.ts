@@ -14,7 +14,7 @@ import { connectV2, errorOf, textOf } from '../helpers/mcp.js';
 import { startSimProxy } from '../helpers/sim-proxy.js';
 
 async function withServer(
-  url: (sim: RunningSimulator) => Promise<{ url: string; close?: () => Promise<void> }>,
+  url: (sim: RunningSimulator) => { url: string; close?: () => Promise<void> } | Promise<{ url: string; close?: () => Promise<void> }>,
   run: (client: Client) => Promise<void>,
 ): Promise<void> {
   await withSimulator({ materializationMs: 0, limits: { perWindow: 1000, perIpPerWindow: 1000 } }, async (sim) => {
@@ -31,7 +31,7 @@ async function withServer(
 
 test('a briefing of a ticker no part knows is one NOT_FOUND naming it, with no zeros and no word of funds', async () => {
   await withServer(
-    async (sim) => ({ url: sim.url }),
+    (sim) => ({ url: sim.url }),
     async (client) => {
       const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'ZZZZ' } });
       assert.equal(result.isError, true, `an error, not a briefing: ${textOf(result).slice(0, 300)}`);
