@@ -29,6 +29,13 @@ async function withServer(
   });
 }
 
+/** The same answer with every list in it empty: no rows, in whatever wrapper the dialect gives them. */
+function emptied(value: unknown): unknown {
+  if (Array.isArray(value)) return [];
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, emptied(inner)]));
+}
+
 test('a briefing of a ticker no part knows is one NOT_FOUND naming it, with no zeros and no word of funds', async () => {
   await withServer(
     (sim) => ({ url: sim.url }),
@@ -49,10 +56,7 @@ test('a briefing of a ticker no part knows is one NOT_FOUND naming it, with no z
 test('a known name whose open-interest part answers no rows: no section of zero sums, a notice instead', async () => {
   // The open-interest changes answer with no rows; the other parts answer as usual.
   await withServer(
-    async (sim) =>
-      startSimProxy(sim.url, (path) =>
-        path.startsWith('/v1/market/oi-change') ? { rewrite: (body) => ({ ...(body as Record<string, unknown>), data: [] }) } : {},
-      ),
+    async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: emptied } : {})),
     async (client) => {
       const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
       assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
