@@ -112,7 +112,8 @@ function statusOf(deps: ServerDeps): ToolDefinition {
     noDataTools: deps.noDataTools,
     costs: () => {
       const datasets = readableDatasets(deps);
-      const tools = nameTools(deps).map((t) => t.name);
+      // Every tool over several datasets offered, volatility_compare with them.
+      const tools = offeredFanOuts(deps).map((t) => t.name);
       return { line: costLine(deps.client, datasets, tools), byTool: costsByTool(deps.client, datasets, tools) };
     },
     fanOuts: () => offeredFanOuts(deps),

@@ -69,6 +69,7 @@ export function datasetCostSentence(client: MarketDataClient, dataset: DatasetDe
 }
 
 export interface RequestCosts {
+  volatilityCompare: string;
   dealerCompare: string;
   sectorScreener: string;
   briefing: string;
@@ -77,12 +78,16 @@ export interface RequestCosts {
 /** The cost sentences of the tools over several names. */
 export function requestCosts(client: MarketDataClient, datasets: readonly DatasetDefinition[]): RequestCosts {
   const dealer = dealerCosts(client, datasets);
-  const session = dealer?.session === undefined ? "a session's pages (2 at pages of 60, 4 at 25)" : plural(dealer.session);
+  // The newest session's pages: fewer on a half day; an older session is read past the newer ones.
+  const session =
+    dealer?.session === undefined ? "the session's pages (up to 2 at pages of 60, 4 at 25)" : `up to ${plural(dealer.session)}`;
   const screener = datasets.find((d) => d.operationId === SCREENER);
   const byTickers = screener !== undefined && upstreamRoles(screener).tickers !== undefined;
   const screenerRows = screener ? client.pageRowsSeen(screener.operationId) : undefined;
   return {
-    dealerCompare: `Cost: 1 request a ticker, ${session} with view=sessions; 1 more for a sector.`,
+    // The sector lookup is one page of the sector directory; each ticker is asked once per measure.
+    volatilityCompare: 'Cost: 1 request a ticker and measure (2 a ticker with measure=both); 1 more for a sector (sector= with both: 21).',
+    dealerCompare: `Cost: 1 request a ticker; with view=sessions ${session} a ticker for the newest session, more for older ones; 1 more for a sector.`,
     sectorScreener: byTickers
       ? 'Cost: 1 request + 1 per 10 names.'
       : `Cost: 1 request + the screener's pages${screenerRows ? ` of ${screenerRows} rows` : ''}, read once for every 10 names.`,
@@ -108,6 +113,7 @@ export function costsByTool(
         : `newest snapshot: 1 request; a session of levels: ${plural(dealer.session)}; view=sessions: ${plural(dealer.history)} (pages of ${dealer.rows} snapshots)`;
   const names = requestCosts(client, datasets);
   const byName: Record<string, string> = {
+    volatility_compare: names.volatilityCompare,
     derived_dealer_gex_compare: names.dealerCompare,
     shorts_sector_screener: names.sectorScreener,
     ticker_briefing: names.briefing,
@@ -131,6 +137,7 @@ export function costLine(client: MarketDataClient, datasets: readonly DatasetDef
         ? 'dealer history newest 1, a session its pages (size not seen yet)'
         : `dealer history newest 1, a session ${dealer.session}, view=sessions ${dealer.history}`,
     );
+  if (tools.includes('volatility_compare')) parts.push('volatility compare 1 a ticker and measure');
   if (tools.includes('derived_dealer_gex_compare'))
     parts.push(`dealer compare 1 a ticker${dealer?.session !== undefined ? ` (sessions ${dealer.session})` : ''}`);
   if (tools.includes('shorts_sector_screener')) parts.push('sector screener 1 + 1 per 10 names');

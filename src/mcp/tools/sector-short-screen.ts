@@ -34,8 +34,11 @@ const SORTS = ['short_float_pct', 'days_to_cover'] as const;
 /** What a row of the answer keeps beside its ticker (named `ticker` here, whatever the upstream calls it): the fields a screen is read for. */
 const KEPT = ['name', 'short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'];
 
+/** Rows one answer shows at most. */
+const MAX_LIMIT = 25;
+
 const args = z.object({
-  limit: z.int().min(1).max(25).optional(),
+  limit: z.int().min(1).max(MAX_LIMIT).optional(),
   min_short_float_pct: z.number().min(0).max(100).optional(),
   sort_by: z.enum(SORTS).optional(),
 });
@@ -120,11 +123,21 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
       covers: `sector ${ask.sector}: ${listed.names.length} names screened, ${rows.length} with a row`,
       truncated: rows.length > shown.length,
       has_more: rows.length > shown.length,
+      ...(rows.length > shown.length ? { more_rows: moreRows(ask, rows.length, shown.length) } : {}),
       sorted_by: `${ask.sortBy}, highest first`,
       ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
       ...(deps.tool.simulated ? { simulated: true } : {}),
     },
   };
+}
+
+/** How to get the rows past the limit: there is no cursor, all of them were read; a larger limit shows them, up to MAX_LIMIT. */
+function moreRows(ask: ScreenAsk, withRow: number, shown: number): string {
+  const left = withRow - shown;
+  const rows = `${left} more of the sector's names have a row, ranked below these by ${ask.sortBy}`;
+  if (shown >= MAX_LIMIT) return `${rows}; ${MAX_LIMIT} is the most one call shows (a higher min_short_float_pct keeps fewer).`;
+  if (withRow <= MAX_LIMIT) return `${rows}: ask limit=${withRow} for all of them (no cursor; a repeat is served from the cache).`;
+  return `${rows}: ask limit=${MAX_LIMIT}, the most one call shows, for ${MAX_LIMIT - shown} of them (no cursor).`;
 }
 
 /** What the answer says of names not screened or without a row. */

@@ -22,6 +22,7 @@ import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
 import { refusalError } from '../answers/tool-errors.js';
+import { apiError, type ApiError } from '../../api/errors.js';
 import { knownReachRefusal, type FanOutReach } from '../key-reach.js';
 
 export const BRIEFING_TOOL = 'ticker_briefing';
@@ -161,8 +162,44 @@ async function readParts(fan: FanOut, ticker: string, now: number, session: stri
     part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
     part('iv_rank', 'volatility.anomaly', { ticker }),
   ]);
-  if (fan.failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
   return { interest, volume, oi, prints, iv };
+}
+
+/**
+ * A name no part knows: each part that failed said NOT_FOUND and each that answered holds
+ * nothing for it. One NOT_FOUND error naming it then, not a briefing of empty sections
+ * (zeros summed over no rows read as facts about a real name).
+ */
+function unknownTicker(ticker: string, parts: BriefingParts, fan: FanOut): ApiError | undefined {
+  const notFound = fan.failures.filter((f) => f.error.code === 'NOT_FOUND');
+  if (notFound.length !== fan.failures.length) return undefined;
+  const { interest, volume, oi, prints, iv } = parts;
+  const answered: [string, boolean][] = [
+    ['short_interest', interest !== undefined && shortInterest(interest.data, ticker) === undefined],
+    ['short_volume', volume !== undefined && Object.keys(shortVolume(volume.data)).length === 0],
+    ['open_interest', oi !== undefined && rowsOf(oi.data).length === 0],
+    ['dark_pool', prints !== undefined && rowsOf(prints.data).length === 0],
+    ['iv_rank', iv !== undefined && rowsOf(iv.data)[0] === undefined],
+  ];
+  const empty = answered.filter(([, isEmpty]) => isEmpty).map(([name]) => name);
+  if (empty.length + notFound.length !== BRIEFING_REACH.parts.length) return undefined;
+  const units = fan.spent()['units'];
+  const spent = typeof units === 'number' && units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
+  const said = [
+    ...(notFound.length > 0 ? [`${notFound.map((f) => f.name).join(', ')} NOT_FOUND`] : []),
+    ...(empty.length > 0 ? [`${empty.join(', ')} answered with nothing for it`] : []),
+  ];
+  const first = notFound[0]?.error;
+  return apiError('NOT_FOUND', {
+    status: first?.status ?? null,
+    message: `${ticker}: no part of the briefing knows this ticker (${said.join('; ')}); ${spent}.`,
+    hint: 'Do not retry; check the symbol (e.g. GME or BRK.B).',
+    recoverable: false,
+    docsUrl: first?.docsUrl,
+    requestId: first?.requestId ?? null,
+    local: notFound.every((f) => f.error.local),
+    charged: typeof units === 'number' && units > 0,
+  });
 }
 
 /** Shape: one section per part answered, a notice where a part answered without this name. */
@@ -172,12 +209,15 @@ function briefingData(ticker: string, session: string, parts: BriefingParts, not
   const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
   const si = interest ? shortInterest(interest.data, ticker) : undefined;
   if (interest && !si) notices.push(`${ticker} has no short-interest row (funds and indices are not in the disclosure).`);
+  // No contracts read: no section of sums over nothing, which would read as a session of no change.
+  const oiRead = oi !== undefined && rowsOf(oi.data).length > 0;
+  if (oi && !oiRead) notices.push(`${ticker} has no open-interest change in the session read.`);
   const ivKept = ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et'];
   return {
     ticker,
     ...(si ? { short_interest: si } : {}),
     ...(volume ? { short_volume: volumeRow } : {}),
-    ...(oi ? { open_interest_change: openInterest(oi.data) } : {}),
+    ...(oi && oiRead ? { open_interest_change: openInterest(oi.data) } : {}),
     ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
     ...(ivRow ? { iv_rank: Object.fromEntries(ivKept.filter((k) => k in ivRow).map((k) => [k, ivRow[k]])) } : {}),
   };
@@ -193,6 +233,9 @@ function brief(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: C
     const session = lastClosedSession(now);
     const fan = new FanOut(deps, call, progressReporter(ctx));
     const parts = await readParts(fan, ticker, now, session);
+    const unknown = unknownTicker(ticker, parts, fan);
+    if (unknown) throw unknown;
+    if (fan.failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
     const failed = fan.failures.map((f) => ({ part: f.name, error: failedError(f.error) }));
     const notices: string[] = [];
     const data = briefingData(ticker, session, parts, notices);

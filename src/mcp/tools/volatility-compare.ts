@@ -23,6 +23,7 @@ import { BY_SECTOR, parseNames, SECTOR_DIRECTORY } from './fan-out.js';
 import { knownReachRefusal, type FanOutReach, type ReachPart } from '../key-reach.js';
 import { validateToolArguments } from '../arguments/screen.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
+import { requestCosts } from './request-costs.js';
 import type { ToolDefinition } from '../tool.js';
 import { numberByRole, textByRole, tickerOf } from '../reading/field-roles.js';
 
@@ -282,8 +283,7 @@ export function volatilityCompareTool(deps: CompareDeps): ToolDefinition {
     name: COMPARE_TOOL,
     config: {
       title: 'Skew and volatility anomaly, several tickers',
-      description:
-        'Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. 1 unit per ticker and measure.',
+      description: `Skew (rr25 and its 5-day change) and volatility anomaly of up to 10 tickers or the 10 largest of a sector, steepest put skew first. ${requestCosts(deps.client, deps.datasets()).volatilityCompare}`,
       inputSchema: advertisedSchema({
         type: 'object',
         properties: {
