@@ -45,6 +45,9 @@ function escapedUnits(char: string): string {
  */
 export function quoteValue(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  // A secret split by hidden characters is still the secret: redacted as the text reads once they are gone.
+  const visible = NOT_PLAIN.test(text) ? text.replace(HIDDEN_OR_CONTROL, '') : text;
+  if (redactSecrets(visible) !== visible) return JSON.stringify(truncate(redactSecrets(visible), 40));
   // JSON.stringify escapes the quote, the backslash, C0 controls and lone surrogates; the rest of what hides text is escaped here.
   return JSON.stringify(truncate(redactSecrets(text), 40)).replace(HIDDEN_OR_CONTROL, escapedUnits);
 }

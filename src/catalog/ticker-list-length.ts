@@ -30,13 +30,14 @@ export function tooManyTickers(typed: unknown, schema: z.ZodType, statedMost: nu
   return `${items.length} tickers: at most ${most} in one call. Split the list into calls of ${most} or fewer.`;
 }
 
-/** The longest first part of the list the schema takes, shorter than the list; undefined when none is. */
+/** The longest first part of the list the schema takes, shorter than the list and of two names or more; undefined when none is. */
 function mostTaken(
   items: readonly unknown[],
   accepts: (list: readonly unknown[]) => boolean,
   statedMost: number | undefined,
 ): number | undefined {
   const from = Math.min(items.length - 1, statedMost ?? items.length - 1);
-  for (let count = from; count >= 1 && from - count < MOST_SEARCHED; count -= 1) if (accepts(items.slice(0, count))) return count;
+  // A schema that takes no list of two names is one ticker, not a list: "SPY,QQQ" there is a ticker to fix.
+  for (let count = from; count >= 2 && from - count < MOST_SEARCHED; count -= 1) if (accepts(items.slice(0, count))) return count;
   return undefined;
 }

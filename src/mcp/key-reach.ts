@@ -11,6 +11,7 @@
 import type { MarketDataClient } from '../api/client.js';
 import type { ApiError } from '../api/errors.js';
 import { discoveredUnreachable } from '../catalog/index.js';
+import { knownOutOfScope } from './arguments/discover-memory.js';
 import { knownScopeRefusal } from './arguments/scope.js';
 import { toolNameOf } from './tools/dataset-tool.js';
 
@@ -126,8 +127,12 @@ export function knownReachRefusal(client: MarketDataClient, tool: string, parts:
   const lacking = parts.map((part) => part.datasets.find((id) => knownScopeRefusal(client, id) !== undefined));
   const first = lacking[0] === undefined ? undefined : knownScopeRefusal(client, lacking[0]);
   if (!first || lacking.some((id) => id === undefined)) return undefined;
-  const tools = [...new Set(lacking.flatMap((operationId) => (operationId === undefined ? [] : [toolNameOf({ operationId })])))];
+  const ids = [...new Set(lacking.flatMap((operationId) => (operationId === undefined ? [] : [operationId])))];
+  const tools = ids.map((operationId) => toolNameOf({ operationId }));
+  // Every scope missing, not only the first part's: the user asked to widen the key needs the whole list.
+  const scopes = [...new Set(ids.flatMap((operationId) => knownOutOfScope(client, operationId)?.scope ?? []))];
   return first.with({
     message: `${tool} reads ${inWords(tools)}, which this API key lacks the scope for (discover says so); nothing was sent.`,
+    ...(scopes.length > 1 ? { hint: `This key lacks ${inWords(scopes)} for ${tool}; api_status lists what it can use.` } : {}),
   });
 }

@@ -79,3 +79,15 @@ test('a list of well-formed tickers over the count the upstream takes is refused
     { numRuns: 25 },
   );
 });
+
+test('two names sent to a parameter that takes one ticker are a ticker to fix, in every dataset with one', () => {
+  const single = DATASETS.filter((dataset) => dataset.path.includes('{ticker}'));
+  assert.ok(
+    single.some((dataset) => dataset.operationId === 'derived.dealer_gex_history'),
+    'the dealer tool takes one ticker',
+  );
+  for (const dataset of single) {
+    const refused = checkAgentArguments(dataset, { ticker: 'SPY,QQQ' }, new Set());
+    assert.equal(refused.ok ? 'ok' : refused.refusal.code, 'TICKER_INVALID', `${dataset.operationId}: ${JSON.stringify(refused)}`);
+  }
+});

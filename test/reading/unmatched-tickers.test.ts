@@ -34,3 +34,16 @@ for (const tool of ['shorts_short_screener', 'stocks_lit_trades_recent']) {
     });
   });
 }
+
+test('a page read on with a cursor names no ticker as missing: its rows may all have been on the pages before', async () => {
+  await withSession({}, async (session) => {
+    const tool = 'stocks_lit_trades_recent';
+    const known = await someTicker(session, tool);
+    const first = await session.answer(tool, { tickers: `${known},ZZZZ`, limit: 1 });
+    assert.match(String(first.meta['notice']), /No row for ZZZZ in the rows read\./, 'the first page says it');
+    const cursor = first.meta['next_cursor'];
+    assert.ok(typeof cursor === 'string', `a cursor after one row: ${JSON.stringify(first.meta)}`);
+    const next = await session.answer(tool, { tickers: `${known},ZZZZ`, limit: 1, cursor });
+    assert.doesNotMatch(JSON.stringify(next.meta), /No row for/, 'a later page does not');
+  });
+});

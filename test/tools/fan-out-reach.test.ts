@@ -161,3 +161,25 @@ test('once discover says the key cannot call what a call needs, the sector scree
     ),
   );
 });
+
+test("a call refused before any request names every scope the key lacks for it, not only the first part's", async () => {
+  await withSimulator({}, async (sim) => {
+    const lacking = ['read:shorts', 'read:market', 'read:darkpool', 'read:volatility'];
+    const key = sim.api.book.createKey(
+      'acct_live',
+      standardScopes().filter((s) => !lacking.includes(s)),
+    );
+    await withKey(
+      key,
+      async (client) => {
+        await askStatus(client);
+        const seen = sim.api.requests.length;
+        const error = errorOf(await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'AAPL' } }));
+        assert.equal(error.code, 'SCOPE_INSUFFICIENT', JSON.stringify(error));
+        assert.equal(sim.api.requests.length, seen, 'nothing sent');
+        for (const scope of lacking) assert.match(error.hint ?? '', new RegExp(scope), `${scope} in ${error.hint}`);
+      },
+      sim,
+    );
+  });
+});

@@ -34,7 +34,13 @@ export function unmatchedTickersNotice(asked: readonly string[], data: unknown):
 
 /** The answer with the unmatched tickers said first in its notice, when there are any. */
 export function withUnmatchedTickers(request: DatasetCall, result: ApiResult): ApiResult {
-  const notice = unmatchedTickersNotice(filteredTickers(request), result.data);
+  // A page a cursor reads on to: a ticker whose rows were all on the pages before has none here, and is not missing.
+  const paging = request.paging;
+  if (paging && (paging.upstreamPage !== undefined || paging.skip > 0)) return result;
+  const asked = filteredTickers(request);
+  // Rows are looked at only when tickers were asked: a call without the filter leaves them to shaping.
+  if (asked.length === 0) return result;
+  const notice = unmatchedTickersNotice(asked, result.data);
   if (notice === undefined) return result;
   return { ...result, meta: { ...result.meta, notice: [notice, result.meta.notice].filter(Boolean).join(' ') } };
 }
