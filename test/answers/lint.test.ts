@@ -1,5 +1,5 @@
 /**
- * tools/list costs at most 5,950 o200k tokens with full schemas, and says shared things once
+ * tools/list costs at most 6,000 o200k tokens with full schemas, and says shared things once
  * (5,400 until issue 32 added three tools over several names, about 535 tokens with their
  * hints, each answering in one call what took four to six). Our own dialect's is 5,813; an
  * upstream whose document offers more (a page size on lists ours answers whole, about 17
@@ -12,7 +12,10 @@ import { tokens, withSession } from '../helpers/answers-harness.js';
 
 // 5,000 until issue 33 set the open-world and idempotent hints on every tool (13 tokens a tool, 312 in all);
 // hosts read annotations to decide on confirmation prompts, and most never show them to the model.
-const TOOLS_LIST_TOKENS = 5950;
+// 5,950 until the tools over several names stated what they spend as they spend it (volatility_compare's
+// sector lookup, the dealer compare's older sessions: about 20 tokens): the fixed seeds then listed
+// 5,819 to 5,953 and ours 5,834, with the costs an agent paying by the unit needs to choose a call.
+const TOOLS_LIST_TOKENS = 6000;
 
 test(`tools/list is at most ${TOOLS_LIST_TOKENS} o200k tokens, with no repeated boilerplate or duplicated titles`, async () => {
   await withSession({}, async (session) => {

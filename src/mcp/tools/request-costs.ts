@@ -86,8 +86,8 @@ export function requestCosts(client: MarketDataClient, datasets: readonly Datase
   const screenerRows = screener ? client.pageRowsSeen(screener.operationId) : undefined;
   return {
     // The sector lookup is one page of the sector directory; each ticker is asked once per measure.
-    volatilityCompare: 'Cost: 1 request a ticker and measure (2 a ticker with measure=both); 1 more for a sector (sector= with both: 21).',
-    dealerCompare: `Cost: 1 request a ticker; with view=sessions ${session} a ticker for the newest session, more for older ones; 1 more for a sector.`,
+    volatilityCompare: 'Cost: 1 request a ticker and measure (both: 2); 1 more for a sector.',
+    dealerCompare: `Cost: 1 request a ticker, ${session} with view=sessions (more for older sessions); 1 more for a sector.`,
     sectorScreener: byTickers
       ? 'Cost: 1 request + 1 per 10 names.'
       : `Cost: 1 request + the screener's pages${screenerRows ? ` of ${screenerRows} rows` : ''}, read once for every 10 names.`,
