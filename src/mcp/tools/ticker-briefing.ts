@@ -175,15 +175,9 @@ function unknownTicker(ticker: string, parts: BriefingParts, fan: FanOut): ApiEr
   const notFound = fan.failures.filter((f) => f.error.code === 'NOT_FOUND');
   if (notFound.length !== fan.failures.length) return undefined;
   const { interest, volume, oi, prints, iv } = parts;
-  // Nothing for it: no row at all, or rows that each name another ticker (by role, whatever the upstream calls the field).
-  const nothingFor = (data: unknown): boolean =>
-    rowsOf(data).every((row) => {
-      const named = tickerOf(row);
-      return named !== undefined && named.toUpperCase() !== ticker;
-    });
   const answered: [string, boolean][] = [
-    ['short_interest', interest !== undefined && nothingFor(interest.data)],
-    ['short_volume', volume !== undefined && nothingFor(volume.data)],
+    ['short_interest', interest !== undefined && shortInterest(interest.data, ticker) === undefined],
+    ['short_volume', volume !== undefined && Object.keys(shortVolume(volume.data)).length === 0],
     ['open_interest', oi !== undefined && rowsOf(oi.data).length === 0],
     ['dark_pool', prints !== undefined && rowsOf(prints.data).length === 0],
     ['iv_rank', iv !== undefined && rowsOf(iv.data)[0] === undefined],
