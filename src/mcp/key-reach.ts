@@ -28,9 +28,14 @@ function inWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;
 }
 
+/** The scopes the key lacks among `unreachable` (not those kept from its account), once each; `unnamed` where discover named none. */
+export function lackedScopes(unreachable: readonly Unreachable[], unnamed: string): string[] {
+  return [...new Set(unreachable.filter((u) => !u.held).map((u) => u.scope ?? unnamed))];
+}
+
 /** What the note says in brackets: the scopes the key lacks, and whether a dataset is kept from its account. */
 function because(unreachable: readonly Unreachable[]): string {
-  const lacks = [...new Set(unreachable.filter((u) => !u.held).map((u) => u.scope ?? 'its scope'))];
+  const lacks = lackedScopes(unreachable, 'its scope');
   return [lacks.length > 0 ? `lacks ${inWords(lacks)}` : '', unreachable.some((u) => u.held) ? 'not open to its account' : '']
     .filter(Boolean)
     .join('; ');

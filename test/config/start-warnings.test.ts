@@ -100,14 +100,7 @@ test("--demo: an unknown simulator dialect is said, cut and escaped, and the spe
 });
 
 test('--http: the warnings are said before a fatal setting stops the start, so one start shows all to fix', async () => {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], {
-    env: serverEnv({ env: { MARKET_DATA_HTTP_TOKEN: 'hunter2', MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots' } }),
-    stdio: 'pipe',
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  assert.equal(code, 1);
+  const stderr = await stoppedHttpStart({ MARKET_DATA_HTTP_TOKEN: 'hunter2', MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots' });
   const warning = stderr.indexOf('MARKET_DATA_HTTP_MAX_CONNECTIONS=lots is not a whole number of connections; using the default (256)');
   const fatal = stderr.indexOf('MARKET_DATA_HTTP_TOKEN is shorter than 16 characters');
   assert.ok(warning >= 0 && fatal > warning, stderr);
@@ -115,22 +108,13 @@ test('--http: the warnings are said before a fatal setting stops the start, so o
 });
 
 test("--http: the core settings' warnings (log level, cache, simulator dialect) are said before a fatal setting stops the start, as the HTTP ones are", async () => {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], {
-    env: serverEnv({
-      env: {
-        MARKET_DATA_HTTP_TOKEN: 'hunter2',
-        MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots',
-        MARKET_DATA_LOG_LEVEL: 'loud',
-        MARKET_DATA_CACHE_ENTRIES: 'many',
-        MARKET_DATA_SIM_DIALECT: 'nope',
-      },
-    }),
-    stdio: 'pipe',
+  const stderr = await stoppedHttpStart({
+    MARKET_DATA_HTTP_TOKEN: 'hunter2',
+    MARKET_DATA_HTTP_MAX_CONNECTIONS: 'lots',
+    MARKET_DATA_LOG_LEVEL: 'loud',
+    MARKET_DATA_CACHE_ENTRIES: 'many',
+    MARKET_DATA_SIM_DIALECT: 'nope',
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  assert.equal(code, 1);
   const fatal = stderr.indexOf('MARKET_DATA_HTTP_TOKEN is shorter than 16 characters');
   assert.ok(fatal >= 0, stderr);
   const said = [
@@ -145,3 +129,13 @@ test("--http: the core settings' warnings (log level, cache, simulator dialect) 
   }
   assert.doesNotMatch(stderr, /hunter2/);
 });
+
+/** The stderr of an --http --demo start that a fatal setting stops (exit 1). */
+async function stoppedHttpStart(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--demo'], { env: serverEnv({ env }), stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1, stderr);
+  return stderr;
+}

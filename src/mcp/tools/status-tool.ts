@@ -19,7 +19,7 @@ import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
-import { fanOutReach, type FanOutReach } from '../key-reach.js';
+import { fanOutReach, lackedScopes, type FanOutReach } from '../key-reach.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -94,7 +94,7 @@ export function unusableFanOuts(discovered: Json | undefined, fanOuts: readonly 
   return fanOuts.flatMap(({ name, reach }) => {
     const state = fanOutReach(discovered, reach);
     if (state.kind !== 'none') return [];
-    const lacks = [...new Set(state.unreachable.filter((u) => !u.held).map((u) => u.scope ?? 'scope'))];
+    const lacks = lackedScopes(state.unreachable, 'scope');
     return [{ tool: name, reason: lacks.length > 0 ? `${OUT_OF_SCOPE} (${lacks.join(', ')})` : ADMIN_ONLY, overSeveral: true }];
   });
 }
