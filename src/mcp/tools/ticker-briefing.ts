@@ -16,6 +16,7 @@ import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
+import { toolNameOf } from './dataset-tool.js';
 import { fannedResult, FanOut, num, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
 import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
@@ -89,9 +90,23 @@ function ratioOf(row: Row): number | undefined {
   return short !== undefined && total ? round(short / total, 4) : undefined;
 }
 
+/**
+ * Whether a part's answer holds all the upstream has for the question: not when more rows
+ * follow, nor when it was cut (has_more is left out where that is unknown). Over a part not
+ * read whole, a name missing from it is not a name with nothing, and sums are sums of what was read.
+ */
+function readWhole(answer: ToolAnswer): boolean {
+  return answer.meta['has_more'] !== true && answer.meta['truncated'] !== true;
+}
+
+/** What a part with no row for the name says: that it has none only when the part was read whole. */
+function nothingFor(answer: ToolAnswer, whole: string, partial: string): string {
+  return readWhole(answer) ? whole : partial;
+}
+
 /** The session's open-interest changes of this name: calls against puts, and the largest lines. */
-function openInterest(data: unknown): Row {
-  const rows = rowsOf(data);
+function openInterest(answer: ToolAnswer): Row {
+  const rows = rowsOf(answer.data);
   const sum = (right: string): number => rows.filter((r) => str(r, 'right') === right).reduce((s, r) => s + (num(r, 'oi_change') ?? 0), 0);
   const largest = [...rows]
     .sort((a, b) => Math.abs(num(b, 'oi_change') ?? 0) - Math.abs(num(a, 'oi_change') ?? 0))
@@ -103,6 +118,8 @@ function openInterest(data: unknown): Row {
     net_call_change: sum('C'),
     net_put_change: sum('P'),
     largest,
+    // The sums of the contracts read: the session's whole change only when nothing was left unread.
+    complete: readWhole(answer),
   };
 }
 
@@ -111,8 +128,7 @@ function darkPool(answer: { data: unknown; meta: Row }, session: string, volume:
   const prints = rowsOf(answer.data);
   const shares = prints.reduce((s, r) => s + (num(r, 'size', 'shares') ?? 0), 0);
   const total = volume['date'] === session ? num(volume, 'total_volume') : undefined;
-  // A cut answer is not the whole session, whether or not it says more follow (has_more is left out where that is unknown).
-  const complete = answer.meta['has_more'] !== true && answer.meta['truncated'] !== true;
+  const complete = readWhole(answer);
   return {
     session_date_et: session,
     prints: prints.length,
@@ -169,26 +185,33 @@ async function readParts(fan: FanOut, ticker: string, now: number, session: stri
 /**
  * A name no part knows: each part that failed said NOT_FOUND and each that answered holds
  * nothing for it. One NOT_FOUND error naming it then, not a briefing of empty sections
- * (zeros summed over no rows read as facts about a real name).
+ * (zeros summed over no rows read as facts about a real name). A part read only in part
+ * (more rows follow) and holding nothing for it counts only beside a NOT_FOUND of the
+ * upstream's own: alone, its first pages are no proof that the name is unknown.
  */
 function unknownTicker(ticker: string, parts: BriefingParts, fan: FanOut): ApiError | undefined {
   const notFound = fan.failures.filter((f) => f.error.code === 'NOT_FOUND');
   if (notFound.length !== fan.failures.length) return undefined;
   const { interest, volume, oi, prints, iv } = parts;
-  const answered: [string, boolean][] = [
-    ['short_interest', interest !== undefined && shortInterest(interest.data, ticker) === undefined],
-    ['short_volume', volume !== undefined && Object.keys(shortVolume(volume.data)).length === 0],
-    ['open_interest', oi !== undefined && rowsOf(oi.data).length === 0],
-    ['dark_pool', prints !== undefined && rowsOf(prints.data).length === 0],
-    ['iv_rank', iv !== undefined && rowsOf(iv.data)[0] === undefined],
+  const holdsNothing = (answer: ToolAnswer | undefined, nothing: (answer: ToolAnswer) => boolean): 'whole' | 'read' | undefined =>
+    answer === undefined || !nothing(answer) ? undefined : readWhole(answer) ? 'whole' : 'read';
+  const answered: [string, 'whole' | 'read' | undefined][] = [
+    ['short_interest', holdsNothing(interest, (a) => shortInterest(a.data, ticker) === undefined)],
+    ['short_volume', holdsNothing(volume, (a) => Object.keys(shortVolume(a.data)).length === 0)],
+    ['open_interest', holdsNothing(oi, (a) => rowsOf(a.data).length === 0)],
+    ['dark_pool', holdsNothing(prints, (a) => rowsOf(a.data).length === 0)],
+    ['iv_rank', holdsNothing(iv, (a) => rowsOf(a.data)[0] === undefined)],
   ];
-  const empty = answered.filter(([, isEmpty]) => isEmpty).map(([name]) => name);
-  if (empty.length + notFound.length !== BRIEFING_REACH.parts.length) return undefined;
+  const empty = answered.filter(([, how]) => how === 'whole').map(([name]) => name);
+  const unread = answered.filter(([, how]) => how === 'read').map(([name]) => name);
+  if (unread.length > 0 && notFound.length === 0) return undefined;
+  if (empty.length + unread.length + notFound.length !== BRIEFING_REACH.parts.length) return undefined;
   const units = fan.spent()['units'];
   const spent = typeof units === 'number' && units > 0 ? `${units} unit${units === 1 ? '' : 's'} spent` : 'no unit spent';
   const said = [
     ...(notFound.length > 0 ? [`${notFound.map((f) => f.name).join(', ')} NOT_FOUND`] : []),
     ...(empty.length > 0 ? [`${empty.join(', ')} answered with nothing for it`] : []),
+    ...(unread.length > 0 ? [`${unread.join(', ')} with nothing for it in the rows read`] : []),
   ];
   const first = notFound[0]?.error;
   return apiError('NOT_FOUND', {
@@ -209,16 +232,30 @@ function briefingData(ticker: string, session: string, parts: BriefingParts, not
   const volumeRow = volume ? shortVolume(volume.data) : {};
   const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
   const si = interest ? shortInterest(interest.data, ticker) : undefined;
-  if (interest && !si) notices.push(`${ticker} has no short-interest row (funds and indices are not in the disclosure).`);
+  if (interest && !si)
+    notices.push(
+      nothingFor(
+        interest,
+        `${ticker} has no short-interest row (funds and indices are not in the disclosure).`,
+        `No short-interest row for ${ticker} in the rows read; the upstream holds more, not read here (${toolNameOf({ operationId: 'shorts.short_screener' })} with tickers=${ticker} reads on).`,
+      ),
+    );
   // No contracts read: no section of sums over nothing, which would read as a session of no change.
   const oiRead = oi !== undefined && rowsOf(oi.data).length > 0;
-  if (oi && !oiRead) notices.push(`${ticker} has no open-interest change in the session read.`);
+  if (oi && !oiRead)
+    notices.push(
+      nothingFor(
+        oi,
+        `${ticker} has no open-interest change in the session read.`,
+        `No open-interest change for ${ticker} in the rows read; the upstream holds more, not read here (${toolNameOf({ operationId: 'market.oi_change' })} with tickers=${ticker} reads on).`,
+      ),
+    );
   const ivKept = ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et'];
   return {
     ticker,
     ...(si ? { short_interest: si } : {}),
     ...(volume ? { short_volume: volumeRow } : {}),
-    ...(oi && oiRead ? { open_interest_change: openInterest(oi.data) } : {}),
+    ...(oi && oiRead ? { open_interest_change: openInterest(oi) } : {}),
     ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
     ...(ivRow ? { iv_rank: Object.fromEntries(ivKept.filter((k) => k in ivRow).map((k) => [k, ivRow[k]])) } : {}),
   };
