@@ -134,6 +134,15 @@ export class FanOut {
   }
 }
 
+/**
+ * Whether a part's answer holds all the upstream has for the question: not when more rows
+ * follow, nor when it was cut (has_more is left out where that is unknown). Over a part not
+ * read whole, a name missing from it is not a name with nothing, and sums are sums of what was read.
+ */
+export function readWhole(answer: ToolAnswer): boolean {
+  return answer.meta['has_more'] !== true && answer.meta['truncated'] !== true;
+}
+
 /** The rows of a tool answer's data: a list, or the list a wrapper holds. */
 export function rowsOf(data: unknown): Row[] {
   if (Array.isArray(data)) return data.filter(isRow);

@@ -14,7 +14,19 @@ import { failedError, noneAnswered } from './compare-failures.js';
 import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
-import { fannedResult, FanOut, num, parseNames, rowsOf, SECTOR_DIRECTORY, sectorNames, type FanOutDeps, type Row } from './fan-out.js';
+import {
+  fannedResult,
+  FanOut,
+  num,
+  parseNames,
+  readWhole,
+  rowsOf,
+  SECTOR_DIRECTORY,
+  sectorNames,
+  type FanOutDeps,
+  type Row,
+} from './fan-out.js';
+import { toolNameOf } from './dataset-tool.js';
 import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
@@ -77,14 +89,29 @@ function screenAsk(raw: ToolArguments): ScreenAsk {
   };
 }
 
+/** What the batches read: the screener's rows, and the names of batches read only in part (more rows followed) that had none in them. */
+interface ScreenRead {
+  rows: Row[];
+  unread: Set<string>;
+}
+
 /** Read: the screener's rows for each batch of names; a batch that fails is kept in the fan's failures under its tickers. */
-async function readBatches(fan: FanOut, names: readonly string[], ask: ScreenAsk): Promise<Row[]> {
+async function readBatches(fan: FanOut, names: readonly string[], ask: ScreenAsk): Promise<ScreenRead> {
   const batches: string[][] = [];
   for (let i = 0; i < names.length; i += BATCH) batches.push(names.slice(i, i + BATCH));
+  const unread = new Set<string>();
   const screen = async (batch: string[]): Promise<Row[]> => {
     const floor = ask.minShortFloatPct !== undefined ? { min_short_float_pct: ask.minShortFloatPct } : {};
     const answer = await fan.attempt(batch.join(','), () => fan.call(SCREENER, { tickers: batch.join(','), limit: BATCH, ...floor }));
-    return answer ? rowsOf(answer.data) : [];
+    if (!answer) return [];
+    const rows = rowsOf(answer.data);
+    // An upstream read here over its market-wide pages stops after some of them: a name not in
+    // them is not read, which is not a name without a row.
+    if (!readWhole(answer)) {
+      const seen = new Set(rows.map((r) => tickerOf(r)));
+      for (const name of batch) if (!seen.has(name)) unread.add(name);
+    }
+    return rows;
   };
   // Where the upstream filters by tickers, each batch is its own request, asked at once; where
   // its market-wide pages are read here, one batch after another, so the later ones read the
@@ -95,14 +122,14 @@ async function readBatches(fan: FanOut, names: readonly string[], ask: ScreenAsk
   else for (const batch of batches) read.push(await screen(batch));
   if (batches.length > 0 && fan.failures.length === batches.length)
     throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
-  return read.flat();
+  return { rows: read.flat(), unread };
 }
 
 /** Shape: the sector's own names only, highest first, the rows kept to what a screen is read for, and what is missing said. */
-function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { names: string[]; more: boolean }, read: Row[]): Row {
+function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { names: string[]; more: boolean }, read: ScreenRead): Row {
   const wanted = new Set(listed.names);
   // Only the sector's names: an upstream that ignores the filter is not believed on its word.
-  const rows = read
+  const rows = read.rows
     .filter((r) => wanted.has(tickerOf(r) ?? ''))
     .sort((a, b) => (num(b, ask.sortBy) ?? -Infinity) - (num(a, ask.sortBy) ?? -Infinity));
   const shown = rows
@@ -114,6 +141,7 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
     listed,
     rows.length,
     fan.failures.reduce((n, f) => n + f.name.split(',').length, 0),
+    [...read.unread],
   );
   return {
     data: shown,
@@ -140,11 +168,21 @@ function moreRows(ask: ScreenAsk, withRow: number, shown: number): string {
   return `${rows}: ask limit=${MAX_LIMIT}, the most one call shows, for ${MAX_LIMIT - shown} of them (no cursor).`;
 }
 
-/** What the answer says of names not screened or without a row. */
-function screenNotices(ask: ScreenAsk, listed: { names: string[]; more: boolean }, withRow: number, inFailedBatches: number): string[] {
+/** What the answer says of names not screened, not in the rows read, or without a row. */
+function screenNotices(
+  ask: ScreenAsk,
+  listed: { names: string[]; more: boolean },
+  withRow: number,
+  inFailedBatches: number,
+  unread: readonly string[],
+): string[] {
   const notices: string[] = [];
   if (listed.more) notices.push(`${ask.sector}: its ${listed.names.length} largest names were screened.`);
-  const missing = listed.names.length - withRow - inFailedBatches;
+  if (unread.length > 0)
+    notices.push(
+      `${unread.length} of the sector's names (${unread.join(', ')}) were not in the screener rows read: the upstream holds more rows than were read here (${toolNameOf({ operationId: SCREENER })} with tickers= reads on).`,
+    );
+  const missing = listed.names.length - withRow - inFailedBatches - unread.length;
   if (missing > 0)
     notices.push(
       `${missing} of the sector's ${listed.names.length} names have no row${ask.minShortFloatPct !== undefined ? ` at ${ask.minShortFloatPct} % of float or more` : ' (funds and names the disclosure leaves out)'}.`,

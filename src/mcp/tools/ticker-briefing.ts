@@ -17,7 +17,7 @@ import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import { toolNameOf } from './dataset-tool.js';
-import { fannedResult, FanOut, num, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
+import { fannedResult, FanOut, num, readWhole, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
 import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
@@ -88,15 +88,6 @@ function ratioOf(row: Row): number | undefined {
   const short = num(row, 'short_volume');
   const total = num(row, 'total_volume');
   return short !== undefined && total ? round(short / total, 4) : undefined;
-}
-
-/**
- * Whether a part's answer holds all the upstream has for the question: not when more rows
- * follow, nor when it was cut (has_more is left out where that is unknown). Over a part not
- * read whole, a name missing from it is not a name with nothing, and sums are sums of what was read.
- */
-function readWhole(answer: ToolAnswer): boolean {
-  return answer.meta['has_more'] !== true && answer.meta['truncated'] !== true;
 }
 
 /** What a part with no row for the name says: that it has none only when the part was read whole. */
