@@ -95,11 +95,15 @@ test('a part read only in part, with no row for the name, says so: never that th
       assert.equal(answer.data['open_interest_change'], undefined);
       assert.equal(answer.data['short_interest'], undefined);
       assert.doesNotMatch(notice, /GME has no/, notice);
-      assert.match(notice, /No open-interest change for GME in the rows read; the upstream holds more.*market_oi_change with tickers=GME/);
       assert.match(
         notice,
-        /No short-interest row for GME in the rows read; the upstream holds more.*shorts_short_screener with tickers=GME/,
+        /No open-interest change for GME in the rows read; the upstream holds more(; read on: market_oi_change tickers=GME limit=50 cursor=\S+|, not reachable from here)\./,
       );
+      assert.match(
+        notice,
+        /No short-interest row for GME in the rows read; the upstream holds more(; read on: shorts_short_screener tickers=GME cursor=\S+|, not reachable from here)\./,
+      );
+      assert.equal(answer.meta['truncated'], true, 'the briefing holds only what was read of two parts');
     },
     // "More follow" is written into our wire form's `_meta`: the rewrite knows no other.
     'spec',
@@ -127,4 +131,58 @@ test('open-interest sums over a part of the contracts are marked incomplete; ove
       'spec',
     );
   }
+});
+
+/** Vendor's wire form: rows under `items`, the next page's token at the top as `next`. */
+type VendorPage = { items: Record<string, unknown>[]; next?: string | null; meta?: Record<string, unknown> };
+
+const notGme = (r: Record<string, unknown>): boolean => r['ticker'] !== 'GME' && r['symbol'] !== 'GME';
+
+test('vendor: an upstream that pages the whole market with no ticker filter, GME on none of the pages read: said missing from them, with a cursor that reads on', async () => {
+  // GME is taken out of every open-interest page; the pages still name the next one, so the
+  // server reads its 10 pages and stops with more to read, as it does over a real market.
+  const withoutGme = (body: unknown): unknown => ({ ...(body as VendorPage), items: (body as VendorPage).items.filter(notGme) });
+  await withServer(
+    async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: withoutGme } : {})),
+    async (client) => {
+      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
+      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      const notice = String(answer.meta['notice']);
+      assert.equal(answer.data['open_interest_change'], undefined);
+      assert.doesNotMatch(notice, /GME has no open-interest/, notice);
+      const readOn =
+        /No open-interest change for GME in the rows read; the upstream holds more; read on: market_oi_change tickers=GME limit=50 cursor=(\S+)\./.exec(
+          notice,
+        );
+      assert.ok(readOn, notice);
+      // The advice works: the cursor given reads the pages after those the briefing read.
+      const next = await client.callTool({ name: 'market_oi_change', arguments: { tickers: 'GME', limit: 50, cursor: readOn[1] } });
+      assert.notEqual(next.isError, true, textOf(next).slice(0, 300));
+      const nextMeta = (next.structuredContent as { meta: Record<string, unknown> }).meta;
+      assert.ok(Number(nextMeta['units']) > 0, `pages not read before: ${JSON.stringify(nextMeta).slice(0, 300)}`);
+    },
+    'vendor',
+  );
+});
+
+test('vendor: the same market read to its last page with no GME on it: then, and only then, GME has none', async () => {
+  // The first open-interest page is the last (no next token, not truncated) and holds no GME: the read is whole.
+  const lastWithoutGme = (body: unknown): unknown => ({
+    ...(body as VendorPage),
+    items: (body as VendorPage).items.filter(notGme),
+    next: null,
+    // Vendor's page also says `truncated` of a page with more behind it: not of the last one.
+    meta: { ...(body as VendorPage).meta, truncated: false },
+  });
+  await withServer(
+    async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: lastWithoutGme } : {})),
+    async (client) => {
+      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
+      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      assert.match(String(answer.meta['notice']), /GME has no open-interest change in the session read\./);
+    },
+    'vendor',
+  );
 });

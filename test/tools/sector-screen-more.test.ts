@@ -80,6 +80,8 @@ test('names of the sector missing from a screener answer that says more rows fol
         // Every name dropped, and any the sector lists that the simulator has no row for: none of them was read whole.
         for (const name of dropped) assert.ok(said.includes(name), `${name} in ${notice}`);
         assert.doesNotMatch(notice, /names have no row/, 'no name is said to have no row on pages never read');
+        assert.ok(String(answer.meta['covers']).includes(`(${said.length} not reached)`), String(answer.meta['covers']));
+        assert.equal(answer.meta['truncated'], true);
         for (const name of dropped) assert.ok(!answer.data.some((r) => r['ticker'] === name), `${name} was dropped from every answer`);
       } finally {
         await close();

@@ -135,12 +135,24 @@ export class FanOut {
 }
 
 /**
- * Whether a part's answer holds all the upstream has for the question: not when more rows
- * follow, nor when it was cut (has_more is left out where that is unknown). Over a part not
- * read whole, a name missing from it is not a name with nothing, and sums are sums of what was read.
+ * Whether a part's answer holds all the upstream has for the question: only where its
+ * `has_more` says false. True is more rows; left out is an end the upstream never showed
+ * (a list read here over its pages and stopped, one with no total and no flag). A cut inside
+ * rows alone (a long text) leaves has_more false: no row is missing. Over a part not read
+ * whole, a name missing from it is not a name with nothing, and sums are sums of what was read.
  */
 export function readWhole(answer: ToolAnswer): boolean {
-  return answer.meta['has_more'] !== true && answer.meta['truncated'] !== true;
+  return answer.meta['has_more'] === false;
+}
+
+/**
+ * What a part not read whole says of the rest, and how to read on: its cursor where it has
+ * one (the same call again would read the same first pages), the upstream's own words else.
+ */
+export function restOf(answer: ToolAnswer, tool: string, args: string): string {
+  const holds = answer.meta['has_more'] === true ? 'the upstream holds more' : 'the upstream may hold more';
+  const cursor = answer.meta['next_cursor'];
+  return typeof cursor === 'string' ? `${holds}; read on: ${tool} ${args} cursor=${cursor}` : `${holds}, not reachable from here`;
 }
 
 /** The rows of a tool answer's data: a list, or the list a wrapper holds. */
@@ -206,8 +218,9 @@ export async function sectorNames(fan: FanOut, sector: string, max: number): Pro
       if (ticker !== undefined && !names.includes(ticker)) names.push(ticker);
     }
     const next = answer.meta['next_cursor'];
+    // More names than read: a next page, or a page said cut with no cursor to the rest.
     if (names.length >= max || typeof next !== 'string')
-      return { names: names.slice(0, max), more: names.length > max || typeof next === 'string' };
+      return { names: names.slice(0, max), more: names.length > max || !readWhole(answer) };
     args = { sector, cursor: next };
   }
   return { names: names.slice(0, max), more: true };

@@ -148,8 +148,8 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
     ...(failed.length > 0 ? { failed } : {}),
     meta: {
       ...fan.spent(),
-      covers: `sector ${ask.sector}: ${listed.names.length} names screened, ${rows.length} with a row`,
-      truncated: rows.length > shown.length,
+      covers: `sector ${ask.sector}: ${listed.names.length} names screened${read.unread.size > 0 ? ` (${read.unread.size} not reached)` : ''}, ${rows.length} with a row`,
+      truncated: rows.length > shown.length || read.unread.size > 0,
       has_more: rows.length > shown.length,
       ...(rows.length > shown.length ? { more_rows: moreRows(ask, rows.length, shown.length) } : {}),
       sorted_by: `${ask.sortBy}, highest first`,
@@ -180,7 +180,7 @@ function screenNotices(
   if (listed.more) notices.push(`${ask.sector}: its ${listed.names.length} largest names were screened.`);
   if (unread.length > 0)
     notices.push(
-      `${unread.length} of the sector's names (${unread.join(', ')}) were not in the screener rows read: the upstream holds more rows than were read here (${toolNameOf({ operationId: SCREENER })} with tickers= reads on).`,
+      `${unread.length} of the sector's names (${unread.join(', ')}) were not in the screener rows read; the upstream holds more rows than were read (${toolNameOf({ operationId: SCREENER })} tickers=${unread.join(',')}, then its next_cursor, reads on).`,
     );
   const missing = listed.names.length - withRow - inFailedBatches - unread.length;
   if (missing > 0)

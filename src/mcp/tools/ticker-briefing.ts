@@ -17,7 +17,7 @@ import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import { toolNameOf } from './dataset-tool.js';
-import { fannedResult, FanOut, num, readWhole, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
+import { fannedResult, FanOut, num, readWhole, restOf, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
 import { tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
@@ -38,6 +38,8 @@ export const BRIEFING_REACH: FanOutReach = {
   ],
 };
 export const BRIEFING_DATASETS: readonly string[] = BRIEFING_REACH.parts.flatMap((part) => part.datasets);
+/** Open-interest lines read for the sums and the largest lines. */
+const OI_ROWS = 50;
 /** Dark-pool prints read for the share: the largest page the tool takes. */
 const PRINTS = 500;
 
@@ -165,7 +167,7 @@ async function readParts(fan: FanOut, ticker: string, now: number, session: stri
   const [interest, volume, oi, prints, iv] = await Promise.all([
     part('short_interest', 'shorts.short_screener', { tickers: ticker }),
     part('short_volume', 'shorts.volume_and_ratio', { ticker, from: shiftDate(toEt(now).date, -21) }),
-    part('open_interest', 'market.oi_change', { tickers: ticker, limit: 50 }),
+    part('open_interest', 'market.oi_change', { tickers: ticker, limit: OI_ROWS }),
     // The largest page where the upstream takes a page size; its own page otherwise (each page a request).
     part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
     part('iv_rank', 'volatility.anomaly', { ticker }),
@@ -228,7 +230,7 @@ function briefingData(ticker: string, session: string, parts: BriefingParts, not
       nothingFor(
         interest,
         `${ticker} has no short-interest row (funds and indices are not in the disclosure).`,
-        `No short-interest row for ${ticker} in the rows read; the upstream holds more, not read here (${toolNameOf({ operationId: 'shorts.short_screener' })} with tickers=${ticker} reads on).`,
+        `No short-interest row for ${ticker} in the rows read; ${restOf(interest, toolNameOf({ operationId: 'shorts.short_screener' }), `tickers=${ticker}`)}.`,
       ),
     );
   // No contracts read: no section of sums over nothing, which would read as a session of no change.
@@ -238,7 +240,7 @@ function briefingData(ticker: string, session: string, parts: BriefingParts, not
       nothingFor(
         oi,
         `${ticker} has no open-interest change in the session read.`,
-        `No open-interest change for ${ticker} in the rows read; the upstream holds more, not read here (${toolNameOf({ operationId: 'market.oi_change' })} with tickers=${ticker} reads on).`,
+        `No open-interest change for ${ticker} in the rows read; ${restOf(oi, toolNameOf({ operationId: 'market.oi_change' }), `tickers=${ticker} limit=${OI_ROWS}`)}.`,
       ),
     );
   const ivKept = ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et'];
@@ -274,7 +276,8 @@ function brief(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: C
       meta: {
         ...fan.spent(),
         covers: `${ticker}; dark pool and short volume of session ${session} (ET)`,
-        truncated: false,
+        // A part read only in part (its has_more not false): the briefing holds what was read of it.
+        truncated: Object.values(parts).some((part: ToolAnswer | undefined) => part !== undefined && !readWhole(part)),
         ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
         ...(deps.tool.simulated ? { simulated: true } : {}),
       },

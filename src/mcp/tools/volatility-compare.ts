@@ -12,7 +12,7 @@ import { knownScopeRefusal } from '../arguments/scope.js';
 import { partDeadlinePassed } from '../../api/deadline-error.js';
 import { ApiError } from '../../api/errors.js';
 import { rowsIn } from '../../api/payload-parts.js';
-import type { ResultMeta } from '../../api/result-meta.js';
+import { rowsLeftOut, type ResultMeta } from '../../api/result-meta.js';
 import type { DatasetDefinition } from '../../catalog/index.js';
 import { advertisedSchema } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
@@ -143,14 +143,25 @@ function askerFor(deps: CompareDeps, call: CallContext, read: ResultMeta[]): Ask
   };
 }
 
-/** A sector's largest names from the sector directory, at most MAX_TICKERS, and a notice when there are more. */
+/**
+ * A sector's largest names from the first page of the sector directory, at most MAX_TICKERS,
+ * and a notice when there are more: a page that says more follow is not the whole sector, so
+ * its count is not given as the sector's.
+ */
 async function sectorNames(sector: string, deps: CompareDeps, ask: Ask, notices: string[]): Promise<string[]> {
   const directory = deps.datasets().find((d) => d.operationId === SECTOR_DIRECTORY);
   if (!directory) throw invalidArguments('The sector directory is not offered by this server.', 'Pass tickers instead.');
-  const listed = rowsOf((await ask(directory, { sector })).data)
+  const answer = await ask(directory, { sector });
+  const listed = rowsOf(answer.data)
     .map((r) => tickerOf(r))
     .filter((t): t is string => t !== undefined);
-  if (listed.length > MAX_TICKERS)
+  const more = answer.meta.next_page !== undefined || rowsLeftOut(answer.meta);
+  const taken = Math.min(MAX_TICKERS, listed.length);
+  if (more || answer.meta.end_unknown === true)
+    notices.push(
+      `${sector}: its ${taken} largest names (the directory ${more ? 'lists' : 'may list'} more than the ${listed.length} read); pass tickers for others.`,
+    );
+  else if (listed.length > MAX_TICKERS)
     notices.push(`${sector}: the ${MAX_TICKERS} largest of ${listed.length} names; pass tickers for others.`);
   return listed.slice(0, MAX_TICKERS);
 }
