@@ -108,11 +108,30 @@ export function fanOutReach(body: unknown, reach: FanOutReach): FanOutReachState
 function fanOutNote(state: FanOutReachState): string | undefined {
   if (state.kind === 'reachable') return undefined;
   if (state.kind === 'none') return notFor(state.unreachable);
-  const said = [
+  return `${PARTLY_FOR_THIS_KEY} (discover: ${because(state.unreachable)}): ${leftOut(state)}.`;
+}
+
+/** What the answers of a tool the key may call in part leave out, and what calls it refuses. */
+function leftOut(state: Extract<FanOutReachState, { kind: 'partly' }>): string {
+  return [
     state.missing.length > 0 ? `its answers leave out ${inWords(state.missing)} (listed in failed)` : '',
     state.refused.length > 0 ? `a call with ${inWords(state.refused)} answers SCOPE_INSUFFICIENT` : '',
-  ].filter(Boolean);
-  return `${PARTLY_FOR_THIS_KEY} (discover: ${because(state.unreachable)}): ${said.join('; ')}.`;
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/**
+ * The tools over several datasets the key may call only in part, each with what it leaves
+ * out and why, in the words of its description's note (api_status's `partly_usable`).
+ */
+export function partlyUsableFanOuts(discovered: unknown, fanOuts: readonly { name: string; reach: FanOutReach }[]): Record<string, string> {
+  return Object.fromEntries(
+    fanOuts.flatMap(({ name, reach }) => {
+      const state = fanOutReach(discovered, reach);
+      return state.kind === 'partly' ? [[name, `${because(state.unreachable)}: ${leftOut(state)}`]] : [];
+    }),
+  );
 }
 
 /** The description of a tool over several datasets with its note first, when discover has said something against it. */

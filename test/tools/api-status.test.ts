@@ -24,9 +24,10 @@ test('api_status three times in a minute: at most one free request, no data requ
       for (let i = 0; i < 3; i += 1) {
         const result = await client.callTool({ name: 'api_status', arguments: {} });
         assert.notEqual(result.isError, true);
-        // About 240 tokens, and the line of what calls spend in requests (issue 32) about 50 more.
+        // About 240 tokens, the line of what calls spend in requests (issue 32) about 50 more, and
+        // for this narrow key the tools it may call in part (about 10; 308 in all when written).
         const tokens = countTokens(JSON.stringify(result.structuredContent));
-        assert.ok(tokens <= 300, `${tokens} tokens`);
+        assert.ok(tokens <= 320, `${tokens} tokens`);
         answers.push(result.structuredContent as Status);
       }
       const sent = sim.api.requests.slice(before);

@@ -48,9 +48,12 @@ async function described(client: Client): Promise<Record<string, string>> {
 }
 
 /** api_status asked: discover answers (free), and the server knows the key's scope from then on. */
-async function askStatus(client: Client, details = false): Promise<{ cannot_use: Record<string, string[]> }> {
+async function askStatus(
+  client: Client,
+  details = false,
+): Promise<{ summary: string; cannot_use: Record<string, string[]>; partly_usable?: Record<string, string> }> {
   const status = await client.callTool({ name: 'api_status', arguments: { details } });
-  return status.structuredContent as { cannot_use: Record<string, string[]> };
+  return status.structuredContent as { summary: string; cannot_use: Record<string, string[]>; partly_usable?: Record<string, string> };
 }
 
 test('a narrow key: tools over several datasets it can call none of say "Not for this key", the briefing names the parts it leaves out; nothing before discover', async () => {
@@ -92,10 +95,20 @@ test('a narrow key: tools over several datasets it can call none of say "Not for
         assert.deepEqual([...new Set(answer.failed.map((f) => f.error.code))], ['SCOPE_INSUFFICIENT']);
 
         // api_status names the same tools as unusable: the marks and its list agree.
-        const details = Object.values((await askStatus(client, true)).cannot_use).flat();
+        const status = await askStatus(client, true);
+        const details = Object.values(status.cannot_use).flat();
         for (const name of ['derived_dealer_gex_compare', 'shorts_sector_screener', 'volatility_compare'])
           assert.ok(details.includes(name), name);
         assert.ok(!details.includes('ticker_briefing'), 'the briefing answers in part: not unusable');
+        // ...and the briefing as usable in part: named in the default summary, in its description's words with details.
+        assert.deepEqual(Object.keys(status.partly_usable ?? {}), ['ticker_briefing'], JSON.stringify(status.partly_usable));
+        assert.equal(
+          status.partly_usable?.['ticker_briefing'],
+          'lacks read:shorts, read:darkpool and read:volatility: its answers leave out short_interest, short_volume, dark_pool and iv_rank (listed in failed)',
+        );
+        assert.match(status.summary, /Partly usable: ticker_briefing \(see partly_usable\)\./);
+        const compact = await askStatus(client);
+        assert.match(compact.summary, /Partly usable: ticker_briefing\./);
       },
       sim,
     ),
@@ -122,9 +135,14 @@ test('a key without read:stocks: the sector screener is not for it, the tools th
           );
         assert.doesNotMatch(after['ticker_briefing'] ?? '', /for this key/, 'every part of the briefing is there for it');
         // The compact list names the screener itself: the key holds read:shorts, so shorts_* would say too much.
+        const status = await askStatus(client, true);
         const compact = Object.values((await askStatus(client)).cannot_use).flat();
         assert.ok(compact.includes('shorts_sector_screener'), JSON.stringify(compact));
         assert.ok(!compact.includes('shorts_*'), JSON.stringify(compact));
+        // The compares answer names given as tickers, not a sector: usable in part, and said so.
+        assert.deepEqual(Object.keys(status.partly_usable ?? {}).sort(), ['derived_dealer_gex_compare', 'volatility_compare']);
+        for (const said of Object.values(status.partly_usable ?? {}))
+          assert.equal(said, 'lacks read:stocks: a call with sector= answers SCOPE_INSUFFICIENT');
       },
       sim,
     );

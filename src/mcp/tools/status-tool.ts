@@ -19,7 +19,7 @@ import { withinBudget } from '../answers/results.js';
 import { asApiError, errorResult, invalidArguments } from '../answers/tool-errors.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import type { ToolDefinition } from '../tool.js';
-import { fanOutReach, lackedScopes, type FanOutReach } from '../key-reach.js';
+import { fanOutReach, lackedScopes, partlyUsableFanOuts, type FanOutReach } from '../key-reach.js';
 
 export const STATUS_TOOL = 'api_status';
 
@@ -202,6 +202,8 @@ interface StatusRead {
   readonly quota: { remaining: number | undefined; limit: number | undefined; resets_at: string | undefined };
   readonly key: KeyState;
   readonly unusable: readonly UnusableTool[];
+  /** Tools over several datasets the key may call in part: what each leaves out, and why. */
+  readonly partly: Record<string, string>;
 }
 
 /** Read: nothing spent but at most one free discover a minute. */
@@ -218,7 +220,8 @@ async function readStatus(deps: StatusDeps, call: CallContext): Promise<StatusRe
     resets_at: str(budget['quota_resets_at']) ?? str(upstreamQuota['resets_at']),
   };
   const unusable = [...unusableTools(discovered), ...unusableFanOuts(discovered, deps.fanOuts?.() ?? [])];
-  return { memory, discovered, budget, quota, key: keyState(deps, memory), unusable };
+  const partly = partlyUsableFanOuts(discovered, deps.fanOuts?.() ?? []);
+  return { memory, discovered, budget, quota, key: keyState(deps, memory), unusable, partly };
 }
 
 /** Whether the key works, from what discover last answered or why it was not asked. */
@@ -242,6 +245,9 @@ function statusSummary(deps: StatusDeps, read: StatusRead, details: boolean): st
   return [
     deps.noDataTools ? `No data tools: ${deps.noDataTools}` : '',
     statusLine(read.budget, read.quota, read.key, named),
+    Object.keys(read.partly).length > 0
+      ? `Partly usable: ${Object.keys(read.partly).join(', ')}${details ? ' (see partly_usable)' : ''}.`
+      : '',
     deps.configWarnings.length > 0 ? `Some settings were not used as given: see server.config_warnings.` : '',
   ]
     .filter(Boolean)
@@ -257,6 +263,11 @@ function keyPart(deps: StatusDeps, read: StatusRead): Json {
     ...(memory ? { checked_seconds_ago: Math.max(0, Math.round((Date.now() - memory.at) / 1000)) } : {}),
     ...(memory?.error ? { error: memory.error.toJSON() } : {}),
   };
+}
+
+/** The tools the key may call in part, when there are any (details only; the summary names them): usable, so not in cannot_use, yet not whole. */
+function partlyPart(read: StatusRead): Json {
+  return Object.keys(read.partly).length > 0 ? { partly_usable: read.partly } : {};
 }
 
 /** The default answer: the summary, unusable tools by short reason, the budget's few figures. */
@@ -288,6 +299,7 @@ function detailedStatus(deps: StatusDeps, read: StatusRead, costsByTool: Record<
   return {
     summary: statusSummary(deps, read, true),
     cannot_use: unusableByReason(read.unusable),
+    ...partlyPart(read),
     ...(costsByTool ? { costs: costsByTool } : {}),
     budget: {
       ...budget,
