@@ -97,11 +97,11 @@ test('a part read only in part, with no row for the name, says so: never that th
       assert.doesNotMatch(notice, /GME has no/, notice);
       assert.match(
         notice,
-        /No open-interest change for GME in the rows read; the upstream holds more(; read on: market_oi_change tickers=GME limit=50 cursor=\S+|, not reachable from here)\./,
+        /No open-interest change for GME in the rows read; the upstream holds more( \(meta\.read_on\)|, not reachable from here)\./,
       );
       assert.match(
         notice,
-        /No short-interest row for GME in the rows read; the upstream holds more(; read on: shorts_short_screener tickers=GME cursor=\S+|, not reachable from here)\./,
+        /No short-interest row for GME in the rows read; the upstream holds more( \(meta\.read_on\)|, not reachable from here)\./,
       );
       assert.equal(answer.meta['truncated'], true, 'the briefing holds only what was read of two parts');
     },
@@ -138,7 +138,7 @@ type VendorPage = { items: Record<string, unknown>[]; next?: string | null; meta
 
 const notGme = (r: Record<string, unknown>): boolean => r['ticker'] !== 'GME' && r['symbol'] !== 'GME';
 
-test('vendor: an upstream that pages the whole market with no ticker filter, GME on none of the pages read: said missing from them, with a cursor that reads on', async () => {
+test('vendor: an upstream that pages the whole market with no ticker filter, GME on none of the pages read: said missing from them, with calls that read on', async () => {
   // GME is taken out of every open-interest page; the pages still name the next one, so the
   // server reads its 10 pages and stops with more to read, as it does over a real market.
   const withoutGme = (body: unknown): unknown => ({ ...(body as VendorPage), items: (body as VendorPage).items.filter(notGme) });
@@ -151,16 +151,24 @@ test('vendor: an upstream that pages the whole market with no ticker filter, GME
       const notice = String(answer.meta['notice']);
       assert.equal(answer.data['open_interest_change'], undefined);
       assert.doesNotMatch(notice, /GME has no open-interest/, notice);
-      const readOn =
-        /No open-interest change for GME in the rows read; the upstream holds more; read on: market_oi_change tickers=GME limit=50 cursor=(\S+)\./.exec(
-          notice,
-        );
-      assert.ok(readOn, notice);
-      // The advice works: the cursor given reads the pages after those the briefing read.
-      const next = await client.callTool({ name: 'market_oi_change', arguments: { tickers: 'GME', limit: 50, cursor: readOn[1] } });
-      assert.notEqual(next.isError, true, textOf(next).slice(0, 300));
-      const nextMeta = (next.structuredContent as { meta: Record<string, unknown> }).meta;
-      assert.ok(Number(nextMeta['units']) > 0, `pages not read before: ${JSON.stringify(nextMeta).slice(0, 300)}`);
+      assert.match(notice, /No open-interest change for GME in the rows read; the upstream holds more \(meta\.read_on\)\./);
+      // How to read on, as arguments to pass whole: the open-interest part's, and the dark pool's
+      // (vendor pages GME's session of prints 25 at a time: the briefing read the newest).
+      const readOn = answer.meta['read_on'] as { part: string; tool: string; arguments: Record<string, unknown> }[];
+      assert.deepEqual(readOn.map((r) => r.part).sort(), ['dark_pool', 'open_interest'], JSON.stringify(readOn));
+      assert.match(notice, /Dark-pool figures are of the \d+ newest prints read; the upstream holds more \(meta\.read_on\)\./);
+      const darkPool = answer.data['dark_pool'] as Record<string, unknown>;
+      assert.equal(darkPool['complete'], false);
+      assert.equal(darkPool['share_of_volume_pct'], undefined, "a share over the newest prints only is not the day's");
+      assert.equal(typeof darkPool['share_of_volume_pct_at_least'], 'number');
+      // The advice works: each call given reads the pages after those the briefing read.
+      for (const { part, tool, arguments: args } of readOn) {
+        assert.equal(typeof args['cursor'], 'string', part);
+        const next = await client.callTool({ name: tool, arguments: args });
+        assert.notEqual(next.isError, true, `${part}: ${textOf(next).slice(0, 300)}`);
+        const nextMeta = (next.structuredContent as { meta: Record<string, unknown> }).meta;
+        assert.ok(Number(nextMeta['units']) > 0, `${part}, pages not read before: ${JSON.stringify(nextMeta).slice(0, 300)}`);
+      }
     },
     'vendor',
   );
@@ -184,5 +192,55 @@ test('vendor: the same market read to its last page with no GME on it: then, and
       assert.match(String(answer.meta['notice']), /GME has no open-interest change in the session read\./);
     },
     'vendor',
+  );
+});
+
+test('a narrow key and a name no part it may call knows: one error with the scope refusals, not a briefing of the name alone', async () => {
+  // Our dialect filters open-interest changes by ticker upstream, so the one part the key may
+  // call is read whole (where it is read only in part, the briefing says how to read on instead: the vendor tests above).
+  await withSimulator({ materializationMs: 0, limits: { perWindow: 1000, perIpPerWindow: 1000 }, dialect: 'spec' }, async (sim) => {
+    const { client, close } = await connectV2({ baseUrl: sim.url, key: 'sim-narrow-key' });
+    try {
+      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'ZZZZ' } });
+      assert.equal(result.isError, true, `an error, not {ticker} alone: ${textOf(result).slice(0, 300)}`);
+      const error = errorOf(result);
+      assert.equal(error.code, 'SCOPE_INSUFFICIENT');
+      assert.match(error.message, /^Nothing for ZZZZ; ZZZZ has no open-interest change in the session read; the other parts failed \(/);
+      // And a name it knows: the part the key may call, and a covers that names no part that failed.
+      const known = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+      assert.notEqual(known.isError, true, textOf(known).slice(0, 300));
+      const meta = (known.structuredContent as { meta: Record<string, unknown> }).meta;
+      assert.equal(meta['covers'], 'GME', 'dark pool and short volume failed for this key: not said covered');
+    } finally {
+      await close();
+    }
+  });
+});
+
+test('an upstream that sends numbers as text: the briefing and the sector screener answer numbers', async () => {
+  // Our own wire form with every number of the screener and the anomaly sent as text.
+  const asText = (value: unknown): unknown =>
+    typeof value === 'number'
+      ? String(value)
+      : Array.isArray(value)
+        ? value.map(asText)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === '_meta' ? v : asText(v)]))
+          : value;
+  const textual = (path: string): boolean => path.startsWith('/v1/shorts/short-screener') || path.startsWith('/v1/volatility/');
+  await withServer(
+    async (sim) => startSimProxy(sim.url, (path) => (textual(path) ? { rewrite: asText } : {})),
+    async (client) => {
+      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
+      const data = (result.structuredContent as { data: Record<string, Record<string, unknown>> }).data;
+      assert.equal(typeof data['short_interest']?.['short_float_pct'], 'number', JSON.stringify(data['short_interest']));
+      assert.equal(typeof data['iv_rank']?.['iv30'], 'number', JSON.stringify(data['iv_rank']));
+      const screen = await client.callTool({ name: 'shorts_sector_screener', arguments: { sector: 'Technology', limit: 3 } });
+      const rows = (screen.structuredContent as { data: Record<string, unknown>[] }).data;
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.equal(typeof row['short_float_pct'], 'number', JSON.stringify(row));
+    },
+    'spec',
   );
 });

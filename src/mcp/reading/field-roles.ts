@@ -76,3 +76,27 @@ const TICKER: FieldRole = {
 export function tickerOf(row: Row | undefined): string | undefined {
   return textByRole(row, TICKER);
 }
+
+// The volatility measures by role (volatility_compare, the briefing's IV rank), read as numbers or numeric text.
+
+/** A 30-day implied volatility, however named: `iv30`, `implied_vol_30d`, `atmVolatility30`. */
+const VOL30 = [
+  ['iv', '30'],
+  ['vol', '30'],
+  ['volatility', '30'],
+];
+export const RR25 = {
+  aliases: ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'],
+  words: [
+    ['rr', '25'],
+    ['risk', 'reversal'],
+    ['skew', '25'],
+  ],
+};
+export const ATM_IV30 = { aliases: ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
+export const ANOMALY = { aliases: ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'], words: [['anomaly']] };
+export const PERCENTILE = {
+  aliases: ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'],
+  words: [['percentile'], ['pctile'], ['pct', 'rank'], ['rank']],
+};
+export const IV30 = { aliases: ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };

@@ -145,14 +145,23 @@ export function readWhole(answer: ToolAnswer): boolean {
   return answer.meta['has_more'] === false;
 }
 
+/** How to read on where a part stopped: its tool, and the arguments to call it with (its own, and the cursor). */
+export interface ReadOn {
+  tool: string;
+  arguments: Row;
+}
+
 /**
- * What a part not read whole says of the rest, and how to read on: its cursor where it has
- * one (the same call again would read the same first pages), the upstream's own words else.
+ * What a part not read whole says of the rest, and how to read on: the tool with its own
+ * arguments and the part's cursor (the same call again would read the same first pages), as
+ * arguments an agent passes whole rather than a cursor cut out of a sentence.
  */
-export function restOf(answer: ToolAnswer, tool: string, args: string): string {
+export function restOf(answer: ToolAnswer, tool: string, args: Row): { said: string; readOn?: ReadOn } {
   const holds = answer.meta['has_more'] === true ? 'the upstream holds more' : 'the upstream may hold more';
   const cursor = answer.meta['next_cursor'];
-  return typeof cursor === 'string' ? `${holds}; read on: ${tool} ${args} cursor=${cursor}` : `${holds}, not reachable from here`;
+  return typeof cursor === 'string'
+    ? { said: `${holds} (meta.read_on)`, readOn: { tool, arguments: { ...args, cursor } } }
+    : { said: `${holds}, not reachable from here` };
 }
 
 /** The rows of a tool answer's data: a list, or the list a wrapper holds. */

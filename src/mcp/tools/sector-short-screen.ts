@@ -134,7 +134,8 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
     .sort((a, b) => (num(b, ask.sortBy) ?? -Infinity) - (num(a, ask.sortBy) ?? -Infinity));
   const shown = rows
     .slice(0, ask.limit)
-    .map((r) => ({ ticker: tickerOf(r), ...Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, r[k]])) }));
+    // Numbers as numbers, whether the upstream sent them so or as numeric text (they are sorted as numbers too).
+    .map((r) => ({ ticker: tickerOf(r), ...Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, num(r, k) ?? r[k]])) }));
   const failed = fan.failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
   const notices = screenNotices(
     ask,

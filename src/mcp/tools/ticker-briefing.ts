@@ -17,8 +17,20 @@ import { progressReporter } from '../call-context.js';
 import type { ToolDefinition } from '../tool.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import { toolNameOf } from './dataset-tool.js';
-import { fannedResult, FanOut, num, readWhole, restOf, rowsOf, str, type FanOutDeps, type Row, type ToolAnswer } from './fan-out.js';
-import { tickerOf } from '../reading/field-roles.js';
+import {
+  fannedResult,
+  FanOut,
+  num,
+  readWhole,
+  restOf,
+  rowsOf,
+  str,
+  type FanOutDeps,
+  type ReadOn,
+  type Row,
+  type ToolAnswer,
+} from './fan-out.js';
+import { ANOMALY, IV30, numberByRole, PERCENTILE, tickerOf } from '../reading/field-roles.js';
 import { advertisedSchema, type ToolArguments } from '../arguments/input-schema.js';
 import { ownArguments } from '../arguments/own-arguments.js';
 import { requestCosts } from './request-costs.js';
@@ -61,9 +73,12 @@ function lastClosedSession(now: number): string {
 function shortInterest(data: unknown, ticker: string): Row | undefined {
   const row = rowsOf(data).find((r) => tickerOf(r) === ticker);
   if (!row) return undefined;
-  return Object.fromEntries(
-    ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date'].filter((k) => k in row).map((k) => [k, row[k]]),
-  );
+  return kept(row, ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date']);
+}
+
+/** The fields of `row` named, numbers as numbers whether the upstream sent them so or as numeric text. */
+function kept(row: Row, names: readonly string[]): Row {
+  return Object.fromEntries(names.filter((k) => k in row).map((k) => [k, num(row, k) ?? row[k]]));
 }
 
 /** The latest day's short ratio and the trend of the last five days against the five before. */
@@ -92,9 +107,16 @@ function ratioOf(row: Row): number | undefined {
   return short !== undefined && total ? round(short / total, 4) : undefined;
 }
 
-/** What a part with no row for the name says: that it has none only when the part was read whole. */
-function nothingFor(answer: ToolAnswer, whole: string, partial: string): string {
-  return readWhole(answer) ? whole : partial;
+/** Where implied volatility sits in its year: the measures read by role, as volatility_compare reads them. */
+function ivRank(row: Row): Row {
+  const read = {
+    iv30: numberByRole(row, IV30),
+    iv_percentile_1y: numberByRole(row, PERCENTILE),
+    iv_zscore_1y: num(row, 'iv_zscore_1y'),
+    anomaly_score: numberByRole(row, ANOMALY),
+    session_date_et: str(row, 'session_date_et'),
+  };
+  return Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined));
 }
 
 /** The session's open-interest changes of this name: calls against puts, and the largest lines. */
@@ -104,7 +126,7 @@ function openInterest(answer: ToolAnswer): Row {
   const largest = [...rows]
     .sort((a, b) => Math.abs(num(b, 'oi_change') ?? 0) - Math.abs(num(a, 'oi_change') ?? 0))
     .slice(0, 3)
-    .map((r) => ({ contract: r['contract'], oi_change: r['oi_change'] }));
+    .map((r) => ({ contract: r['contract'], oi_change: num(r, 'oi_change') ?? r['oi_change'] }));
   return {
     ...(str(rows[0], 'session_date_et') ? { session_date_et: str(rows[0], 'session_date_et') } : {}),
     contracts: rows.length,
@@ -127,7 +149,8 @@ function darkPool(answer: { data: unknown; meta: Row }, session: string, volume:
     prints: prints.length,
     shares,
     notional_usd: prints.reduce((s, r) => s + (num(r, 'notional_usd') ?? 0), 0),
-    ...(total ? { share_of_volume_pct: round((shares / total) * 100, 2) } : {}),
+    // Over the newest prints only, the share is a floor: named so, not given as the day's.
+    ...(total ? { [complete ? 'share_of_volume_pct' : 'share_of_volume_pct_at_least']: round((shares / total) * 100, 2) } : {}),
     // Only the newest prints when the session holds more than one page: the share is a floor then.
     complete,
   };
@@ -160,17 +183,37 @@ interface BriefingParts {
   readonly iv: ToolAnswer | undefined;
 }
 
-/** Plan and read: the five parts at once, each by its dataset's own tool. */
-async function readParts(fan: FanOut, ticker: string, now: number, session: string): Promise<BriefingParts> {
-  const part = (name: string, operationId: string, args: Row): Promise<ToolAnswer | undefined> =>
-    fan.attempt(name, () => fan.call(operationId, args));
-  const [interest, volume, oi, prints, iv] = await Promise.all([
-    part('short_interest', 'shorts.short_screener', { tickers: ticker }),
-    part('short_volume', 'shorts.volume_and_ratio', { ticker, from: shiftDate(toEt(now).date, -21) }),
-    part('open_interest', 'market.oi_change', { tickers: ticker, limit: OI_ROWS }),
+/** Each part's arguments to its dataset's tool: what it asks, and what a read on from its cursor asks again. */
+interface PartArgs {
+  readonly interest: Row;
+  readonly volume: Row;
+  readonly oi: Row;
+  readonly prints: Row;
+  readonly iv: Row;
+}
+
+/** Plan: each part's arguments. */
+function partArgs(fan: FanOut, ticker: string, now: number, session: string): PartArgs {
+  return {
+    interest: { tickers: ticker },
+    volume: { ticker, from: shiftDate(toEt(now).date, -21) },
+    oi: { tickers: ticker, limit: OI_ROWS },
     // The largest page where the upstream takes a page size; its own page otherwise (each page a request).
-    part('dark_pool', 'darkpool.by_ticker', { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) }),
-    part('iv_rank', 'volatility.anomaly', { ticker }),
+    prints: { ticker, session_date: session, ...(printsPaged(fan) ? { limit: PRINTS } : {}) },
+    iv: { ticker },
+  };
+}
+
+/** Read: the five parts at once, each by its dataset's own tool. */
+async function readParts(fan: FanOut, args: PartArgs): Promise<BriefingParts> {
+  const part = (name: string, operationId: string, given: Row): Promise<ToolAnswer | undefined> =>
+    fan.attempt(name, () => fan.call(operationId, given));
+  const [interest, volume, oi, prints, iv] = await Promise.all([
+    part('short_interest', 'shorts.short_screener', args.interest),
+    part('short_volume', 'shorts.volume_and_ratio', args.volume),
+    part('open_interest', 'market.oi_change', args.oi),
+    part('dark_pool', 'darkpool.by_ticker', args.prints),
+    part('iv_rank', 'volatility.anomaly', args.iv),
   ]);
   return { interest, volume, oi, prints, iv };
 }
@@ -219,39 +262,58 @@ function unknownTicker(ticker: string, parts: BriefingParts, fan: FanOut): ApiEr
   });
 }
 
-/** Shape: one section per part answered, a notice where a part answered without this name. */
-function briefingData(ticker: string, session: string, parts: BriefingParts, notices: string[]): Row {
+/** What the briefing's shaping gives the answer beside its data: notices, and how to read on where a part stopped. */
+interface Said {
+  readonly notices: string[];
+  readonly readOn: (ReadOn & { part: string })[];
+}
+
+/** The rest of a part not read whole, said in `said`'s notices and read_on; its words for the notice. */
+function restSaid(said: Said, part: string, answer: ToolAnswer, operationId: string, args: Row): string {
+  const rest = restOf(answer, toolNameOf({ operationId }), args);
+  if (rest.readOn) said.readOn.push({ part, ...rest.readOn });
+  return rest.said;
+}
+
+/** Shape: one section per part answered, a notice where a part answered without this name or only in part. */
+function briefingData(ticker: string, session: string, parts: BriefingParts, args: PartArgs, said: Said): Row {
   const { interest, volume, oi, prints, iv } = parts;
   const volumeRow = volume ? shortVolume(volume.data) : {};
   const ivRow = iv ? rowsOf(iv.data)[0] : undefined;
   const si = interest ? shortInterest(interest.data, ticker) : undefined;
   if (interest && !si)
-    notices.push(
-      nothingFor(
-        interest,
-        `${ticker} has no short-interest row (funds and indices are not in the disclosure).`,
-        `No short-interest row for ${ticker} in the rows read; ${restOf(interest, toolNameOf({ operationId: 'shorts.short_screener' }), `tickers=${ticker}`)}.`,
-      ),
+    said.notices.push(
+      readWhole(interest)
+        ? `${ticker} has no short-interest row (funds and indices are not in the disclosure).`
+        : `No short-interest row for ${ticker} in the rows read; ${restSaid(said, 'short_interest', interest, 'shorts.short_screener', args.interest)}.`,
     );
   // No contracts read: no section of sums over nothing, which would read as a session of no change.
   const oiRead = oi !== undefined && rowsOf(oi.data).length > 0;
-  if (oi && !oiRead)
-    notices.push(
-      nothingFor(
-        oi,
-        `${ticker} has no open-interest change in the session read.`,
-        `No open-interest change for ${ticker} in the rows read; ${restOf(oi, toolNameOf({ operationId: 'market.oi_change' }), `tickers=${ticker} limit=${OI_ROWS}`)}.`,
-      ),
+  if (oi && !readWhole(oi))
+    said.notices.push(
+      oiRead
+        ? `Open-interest sums are of the ${rowsOf(oi.data).length} contracts read; ${restSaid(said, 'open_interest', oi, 'market.oi_change', args.oi)}.`
+        : `No open-interest change for ${ticker} in the rows read; ${restSaid(said, 'open_interest', oi, 'market.oi_change', args.oi)}.`,
     );
-  const ivKept = ['iv30', 'iv_percentile_1y', 'iv_zscore_1y', 'anomaly_score', 'session_date_et'];
+  else if (oi && !oiRead) said.notices.push(`${ticker} has no open-interest change in the session read.`);
+  if (prints && !readWhole(prints))
+    said.notices.push(
+      `Dark-pool figures are of the ${rowsOf(prints.data).length} newest prints read; ${restSaid(said, 'dark_pool', prints, 'darkpool.by_ticker', args.prints)}.`,
+    );
   return {
     ticker,
     ...(si ? { short_interest: si } : {}),
     ...(volume ? { short_volume: volumeRow } : {}),
     ...(oi && oiRead ? { open_interest_change: openInterest(oi) } : {}),
     ...(prints ? { dark_pool: darkPool(prints, session, volumeRow) } : {}),
-    ...(ivRow ? { iv_rank: Object.fromEntries(ivKept.filter((k) => k in ivRow).map((k) => [k, ivRow[k]])) } : {}),
+    ...(ivRow ? { iv_rank: ivRank(ivRow) } : {}),
   };
+}
+
+/** What the briefing's answer covers: the name, and the session only where a part of that session was answered. */
+function coversOf(ticker: string, session: string, parts: BriefingParts): string {
+  const ofSession = [parts.prints ? 'dark pool' : '', parts.volume ? 'short volume' : ''].filter(Boolean);
+  return ofSession.length > 0 ? `${ticker}; ${ofSession.join(' and ')} of session ${session} (ET)` : ticker;
 }
 
 /** Screen → read → shape → answer; a briefing with nothing in it is one error naming each part's code. */
@@ -263,22 +325,34 @@ function brief(deps: FanOutDeps, raw: ToolArguments, ctx: ServerContext, call: C
     const now = Date.now();
     const session = lastClosedSession(now);
     const fan = new FanOut(deps, call, progressReporter(ctx));
-    const parts = await readParts(fan, ticker, now, session);
+    const args = partArgs(fan, ticker, now, session);
+    const parts = await readParts(fan, args);
     const unknown = unknownTicker(ticker, parts, fan);
     if (unknown) throw unknown;
     if (fan.failures.length === BRIEFING_DATASETS.length) throw noneAnswered('Nothing was answered', fan.failures, fan.spent()['units']);
     const failed = fan.failures.map((f) => ({ part: f.name, error: failedError(f.error) }));
-    const notices: string[] = [];
-    const data = briefingData(ticker, session, parts, notices);
+    const said: Said = { notices: [], readOn: [] };
+    const data = briefingData(ticker, session, parts, args, said);
+    // Nothing but the name, and parts failed: the ones that answered hold nothing for it. Where
+    // one was read only in part and says how to read on (meta.read_on), that is the answer.
+    if (Object.keys(data).length === 1 && fan.failures.length > 0 && said.readOn.length === 0) {
+      const answered = said.notices.map((n) => n.replace(/\.$/, '')).join('; ');
+      throw noneAnswered(
+        `Nothing for ${ticker}${answered ? `; ${answered}; the other parts failed` : ''}`,
+        fan.failures,
+        fan.spent()['units'],
+      );
+    }
     return {
       data,
       ...(failed.length > 0 ? { failed } : {}),
       meta: {
         ...fan.spent(),
-        covers: `${ticker}; dark pool and short volume of session ${session} (ET)`,
-        // A part read only in part (its has_more not false): the briefing holds what was read of it.
-        truncated: Object.values(parts).some((part: ToolAnswer | undefined) => part !== undefined && !readWhole(part)),
-        ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+        covers: coversOf(ticker, session, parts),
+        // A part whose figures need all its rows (a name looked up, sums) read only in part: the briefing holds what was read of it.
+        truncated: [parts.interest, parts.oi, parts.prints].some((part) => part !== undefined && !readWhole(part)),
+        ...(said.notices.length > 0 ? { notice: said.notices.join(' ') } : {}),
+        ...(said.readOn.length > 0 ? { read_on: said.readOn } : {}),
         ...(deps.tool.simulated ? { simulated: true } : {}),
       },
     };

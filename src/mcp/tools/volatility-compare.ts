@@ -25,7 +25,7 @@ import { validateToolArguments } from '../arguments/screen.js';
 import { READ_ONLY_API_TOOL } from './annotations.js';
 import { requestCosts } from './request-costs.js';
 import type { ToolDefinition } from '../tool.js';
-import { numberByRole, textByRole, tickerOf } from '../reading/field-roles.js';
+import { ANOMALY, ATM_IV30, IV30, numberByRole, PERCENTILE, RR25, textByRole, tickerOf } from '../reading/field-roles.js';
 
 export const COMPARE_TOOL = 'volatility_compare';
 /** The toolset it is offered with (--toolsets volatility), as the datasets it reads. */
@@ -53,28 +53,6 @@ export interface CompareDeps {
 
 type Row = Record<string, unknown>;
 const num = numberByRole;
-/** Each measure's field by role: the names public APIs give it, read as a number or numeric text (field-roles.ts). */
-/** A 30-day implied volatility, however named: `iv30`, `implied_vol_30d`, `atmVolatility30`. */
-const VOL30 = [
-  ['iv', '30'],
-  ['vol', '30'],
-  ['volatility', '30'],
-];
-const RR25 = {
-  aliases: ['rr25', 'rr_25d', 'risk_reversal_25d', 'rr25d', 'risk_reversal_25', 'skew_25d'],
-  words: [
-    ['rr', '25'],
-    ['risk', 'reversal'],
-    ['skew', '25'],
-  ],
-};
-const ATM_IV30 = { aliases: ['atm_iv30', 'iv30', 'atm_iv_30d', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
-const ANOMALY = { aliases: ['anomaly_score', 'score', 'anomaly', 'z_score', 'zscore'], words: [['anomaly']] };
-const PERCENTILE = {
-  aliases: ['iv_percentile_1y', 'percentile_1y', 'iv_percentile', 'iv_pct_1y', 'iv_rank_1y'],
-  words: [['percentile'], ['pctile'], ['pct', 'rank'], ['rank']],
-};
-const IV30 = { aliases: ['iv30', 'atm_iv30', 'iv_30d', 'implied_volatility_30d'], words: VOL30 };
 const DATE = { aliases: ['date', 'session_date', 'trade_date', 'as_of', 'timestamp'], words: [['date'], ['day']] };
 const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 /**
