@@ -33,6 +33,15 @@ async function withServer(
   );
 }
 
+type Briefing = { data: Record<string, unknown>; meta: Record<string, unknown> };
+
+/** GME's briefing, answered (not an error). */
+async function briefGme(client: Client): Promise<Briefing> {
+  const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
+  assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
+  return result.structuredContent as Briefing;
+}
+
 /** The same answer with every list in it empty: no rows, in whatever wrapper the dialect gives them. */
 function emptied(value: unknown): unknown {
   if (Array.isArray(value)) return [];
@@ -62,9 +71,7 @@ test('a known name whose open-interest part answers no rows: no section of zero 
   await withServer(
     async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: emptied } : {})),
     async (client) => {
-      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
-      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
-      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      const answer = await briefGme(client);
       assert.ok(answer.data['short_volume'], 'the other parts are there');
       assert.equal(answer.data['open_interest_change'], undefined, JSON.stringify(answer.data['open_interest_change']));
       assert.match(String(answer.meta['notice']), /GME has no open-interest change/);
@@ -88,9 +95,7 @@ test('a part read only in part, with no row for the name, says so: never that th
   await withServer(
     async (sim) => startSimProxy(sim.url, (path) => (partial(path) ? { rewrite: emptiedWithMore } : {})),
     async (client) => {
-      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
-      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
-      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      const answer = await briefGme(client);
       const notice = String(answer.meta['notice']);
       assert.equal(answer.data['open_interest_change'], undefined);
       assert.equal(answer.data['short_interest'], undefined);
@@ -145,9 +150,7 @@ test('vendor: an upstream that pages the whole market with no ticker filter, GME
   await withServer(
     async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: withoutGme } : {})),
     async (client) => {
-      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
-      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
-      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      const answer = await briefGme(client);
       const notice = String(answer.meta['notice']);
       assert.equal(answer.data['open_interest_change'], undefined);
       assert.doesNotMatch(notice, /GME has no open-interest/, notice);
@@ -186,9 +189,7 @@ test('vendor: the same market read to its last page with no GME on it: then, and
   await withServer(
     async (sim) => startSimProxy(sim.url, (path) => (path.startsWith('/v1/market/oi-change') ? { rewrite: lastWithoutGme } : {})),
     async (client) => {
-      const result = await client.callTool({ name: 'ticker_briefing', arguments: { ticker: 'GME' } });
-      assert.notEqual(result.isError, true, textOf(result).slice(0, 300));
-      const answer = result.structuredContent as { data: Record<string, unknown>; meta: Record<string, unknown> };
+      const answer = await briefGme(client);
       assert.match(String(answer.meta['notice']), /GME has no open-interest change in the session read\./);
     },
     'vendor',
