@@ -164,6 +164,11 @@ export function restOf(answer: ToolAnswer, tool: string, args: Row): { said: str
     : { said: `${holds}, not reachable from here` };
 }
 
+/** The fields of `row` named, numbers as numbers whether the upstream sent them so or as numeric text. */
+export function keptFields(row: Row, names: readonly string[]): Row {
+  return Object.fromEntries(names.filter((k) => k in row).map((k) => [k, num(row, k) ?? row[k]]));
+}
+
 /** The rows of a tool answer's data: a list, or the list a wrapper holds. */
 export function rowsOf(data: unknown): Row[] {
   if (Array.isArray(data)) return data.filter(isRow);

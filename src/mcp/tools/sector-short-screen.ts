@@ -17,6 +17,7 @@ import { READ_ONLY_API_TOOL } from './annotations.js';
 import {
   fannedResult,
   FanOut,
+  keptFields,
   num,
   parseNames,
   readWhole,
@@ -135,7 +136,7 @@ function shapeScreen(deps: FanOutDeps, fan: FanOut, ask: ScreenAsk, listed: { na
   const shown = rows
     .slice(0, ask.limit)
     // Numbers as numbers, whether the upstream sent them so or as numeric text (they are sorted as numbers too).
-    .map((r) => ({ ticker: tickerOf(r), ...Object.fromEntries(KEPT.filter((k) => k in r).map((k) => [k, num(r, k) ?? r[k]])) }));
+    .map((r) => ({ ticker: tickerOf(r), ...keptFields(r, KEPT) }));
   const failed = fan.failures.map((f) => ({ tickers: f.name, error: failedError(f.error) }));
   const notices = screenNotices(
     ask,

@@ -20,6 +20,7 @@ import { toolNameOf } from './dataset-tool.js';
 import {
   fannedResult,
   FanOut,
+  keptFields,
   num,
   readWhole,
   restOf,
@@ -73,12 +74,7 @@ function lastClosedSession(now: number): string {
 function shortInterest(data: unknown, ticker: string): Row | undefined {
   const row = rowsOf(data).find((r) => tickerOf(r) === ticker);
   if (!row) return undefined;
-  return kept(row, ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date']);
-}
-
-/** The fields of `row` named, numbers as numbers whether the upstream sent them so or as numeric text. */
-function kept(row: Row, names: readonly string[]): Row {
-  return Object.fromEntries(names.filter((k) => k in row).map((k) => [k, num(row, k) ?? row[k]]));
+  return keptFields(row, ['short_float_pct', 'days_to_cover', 'short_interest_shares', 'settlement_date']);
 }
 
 /** The latest day's short ratio and the trend of the last five days against the five before. */
